@@ -1,0 +1,51 @@
+#pragma once
+// Symbolic tensor sizes. A Dim is a small immutable expression: a constant, a named symbol
+// (bound at run time from the inputs' shapes), or a sum/product of Dims. Kernels never see
+// Dims: they receive the evaluated sizes as arguments, which is what lets one compiled kernel
+// serve every size ("symbolic shapes").
+//
+//   Dim b = Dim::sym("B"), h = Dim::sym("H");
+//   Dim n = b * h;                    // prints "B*H"
+//   n.eval({{"B", 8}, {"H", 5140}})   // 41120
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace solder {
+
+using Bindings = std::map<std::string, int64_t>;
+
+class Dim {
+ public:
+  Dim() : Dim(int64_t{1}) {}
+  Dim(int64_t v);  // NOLINT: constants convert implicitly, so {8192, Dim::sym("H")} reads well
+  Dim(int v) : Dim(int64_t{v}) {}
+  static Dim sym(std::string name);
+
+  bool is_const() const;
+  std::optional<int64_t> const_value() const;
+  bool is_one() const { return const_value() == 1; }
+  // Throws solder::Error naming the missing symbol.
+  int64_t eval(const Bindings& b) const;
+  std::string str() const;
+  void collect_symbols(std::vector<std::string>& out) const;
+
+  friend Dim operator+(const Dim& a, const Dim& b);
+  friend Dim operator*(const Dim& a, const Dim& b);
+  friend bool operator==(const Dim& a, const Dim& b) { return a.str() == b.str(); }
+
+ private:
+  struct Node;
+  explicit Dim(std::shared_ptr<const Node> n) : node_(std::move(n)) {}
+  std::shared_ptr<const Node> node_;
+};
+
+using Shape = std::vector<Dim>;
+std::string shape_str(const Shape& s);  // "[B, 768]"
+// Parses "B", "768", "S*D", "H+-2". Throws solder::Error.
+Dim parse_dim(const std::string& text);
+
+}  // namespace solder

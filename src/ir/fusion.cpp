@@ -1,0 +1,266 @@
+#include "solder/fusion.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "ir/infer.h"
+#include "solder/error.h"
+
+namespace solder {
+
+namespace {
+constexpr OpInfo kOps[] = {
+#define SOLDER_OP_ROW(e, n, k, a) {Op::e, n, OpKind::k, a},
+    SOLDER_OPS(SOLDER_OP_ROW)
+#undef SOLDER_OP_ROW
+};
+
+// PyTorch's three priorities for result_type: dimensioned tensors > rank-0 tensors > constants.
+enum Priority { kDimensioned, kZeroDim, kWrapped };
+
+Priority priority(const Fusion& f, int id) {
+  const Value& v = f.value(id);
+  if (v.producer >= 0 && f.nodes()[v.producer].op == Op::Constant) return kWrapped;
+  return v.rank() == 0 ? kZeroDim : kDimensioned;
+}
+
+DType result_type(const Fusion& f, const std::vector<int>& ids) {
+  std::optional<DType> group[3];
+  for (int id : ids) {
+    auto p = priority(f, id);
+    DType t = f.value(id).dtype;
+    group[p] = group[p] ? promote_types(*group[p], t) : t;
+  }
+  std::optional<DType> r;
+  for (int p = kDimensioned; p <= kWrapped; ++p) {
+    if (!group[p]) continue;
+    if (!r) r = group[p];
+    else if (dtype_category(*group[p]) > dtype_category(*r))
+      r = p == kWrapped ? (dtype_category(*group[p]) == 2 ? DType::F32 : DType::I64) : *group[p];
+  }
+  return *r;
+}
+
+bool is_float_math(Op op) {
+  switch (op) {
+    case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Reciprocal:
+    case Op::Tanh: case Op::Sigmoid: case Op::Erf: case Op::Sin: case Op::Cos:
+    case Op::Gelu: case Op::GeluTanh: case Op::Silu:
+      return true;
+    default: return false;
+  }
+}
+
+uint64_t fnv(uint64_t h, const void* p, size_t n) {
+  const auto* b = static_cast<const unsigned char*>(p);
+  for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+template <class T>
+uint64_t fnv(uint64_t h, const T& v) {
+  return fnv(h, &v, sizeof(v));
+}
+uint64_t fnv(uint64_t h, const std::string& s) { return fnv(fnv(h, s.data(), s.size()), s.size()); }
+}  // namespace
+
+const OpInfo& op_info(Op op) { return kOps[static_cast<int>(op)]; }
+
+std::optional<Op> parse_op(const std::string& name) {
+  for (const auto& o : kOps)
+    if (name == o.name) return o.op;
+  return std::nullopt;
+}
+
+bool Attrs::operator==(const Attrs& o) const {
+  auto same_double = [](double a, double b) { return a == b || (a != a && b != b); };
+  return same_double(value, o.value) && dtype == o.dtype && same_double(lo, o.lo) &&
+         same_double(hi, o.hi) && axes == o.axes && keepdim == o.keepdim &&
+         correction == o.correction && shape == o.shape && axis == o.axis && start == o.start &&
+         end == o.end && step == o.step;
+}
+
+const Value& Tensor::value() const {
+  if (!fusion_) throw Error("use of an empty Tensor handle");
+  return fusion_->value(id_);
+}
+
+std::string Tensor::describe() const {
+  const Value& v = value();
+  return v.name + " " + std::string(dtype_name(v.dtype)) + shape_str(v.shape);
+}
+
+std::string Fusion::fresh_name() {
+  for (size_t n = values_.size();; ++n) {
+    std::string s = std::string("t").append(std::to_string(n));
+    if (find(s) < 0) return s;
+  }
+}
+
+int Fusion::find(const std::string& value_name) const {
+  for (size_t i = 0; i < values_.size(); ++i)
+    if (values_[i].name == value_name) return static_cast<int>(i);
+  return -1;
+}
+
+void Fusion::rename(int id, const std::string& name) {
+  int other = find(name);
+  if (other >= 0 && other != id) throw Error("the name '" + name + "' is already used in fusion " + name_);
+  values_.at(id).name = name;
+}
+
+Tensor Fusion::input(const std::string& name, DType dtype, Shape shape) {
+  if (find(name) >= 0) throw Error("input '" + name + "': the name is already used in fusion " + name_);
+  for (const auto& d : shape)
+    if (auto c = d.const_value(); c && *c < 0)
+      throw Error("input '" + name + "': negative size in " + shape_str(shape));
+  values_.push_back(Value{dtype, std::move(shape), name, -1});
+  int id = static_cast<int>(values_.size()) - 1;
+  inputs_.push_back(id);
+  return Tensor(this, id);
+}
+
+void Fusion::output(const Tensor& t) {
+  if (&t.fusion() != this) throw Error("output: the tensor " + t.describe() + " belongs to another fusion");
+  output(t.id());
+}
+
+void Fusion::output(int id) {
+  if (id < 0 || id >= static_cast<int>(values_.size())) throw Error("output: no value with id " + std::to_string(id));
+  if (std::find(outputs_.begin(), outputs_.end(), id) == outputs_.end()) outputs_.push_back(id);
+}
+
+std::vector<Tensor> Fusion::add(Op op, const std::vector<Tensor>& in, const Attrs& attrs) {
+  std::vector<int> ids;
+  for (const auto& t : in) {
+    if (&t.fusion() != this)
+      throw Error(std::string(op_name(op)) + ": operand " + t.describe() + " belongs to another fusion");
+    ids.push_back(t.id());
+  }
+  std::vector<Tensor> out;
+  for (int id : add(op, ids, attrs)) out.emplace_back(this, id);
+  return out;
+}
+
+std::vector<int> Fusion::add(Op op, const std::vector<int>& in_ids, const Attrs& attrs_in) {
+  for (int id : in_ids)
+    if (id < 0 || id >= static_cast<int>(values_.size()))
+      throw Error(std::string(op_name(op)) + ": operand id " + std::to_string(id) + " does not exist");
+  std::vector<int> in = in_ids;
+  const OpKind kind = op_info(op).kind;
+  auto cast_to = [&](int& id, DType t) {
+    if (values_[id].dtype == t) return;
+    Attrs a;
+    a.dtype = t;
+    id = add(Op::Cast, std::vector<int>{id}, a)[0];
+  };
+  // Make PyTorch's implicit promotion explicit, so every later stage sees uniform operands.
+  if (kind == OpKind::Binary || kind == OpKind::Compare || kind == OpKind::Cat || kind == OpKind::Matmul) {
+    DType t = result_type(*this, in);
+    if ((op == Op::Div || op == Op::Pow) && !is_floating(t)) t = DType::F32;
+    for (int& id : in) cast_to(id, t);
+  } else if (kind == OpKind::Ternary && in.size() == 3) {
+    DType t = result_type(*this, {in[1], in[2]});
+    cast_to(in[1], t);
+    cast_to(in[2], t);
+  } else if (is_float_math(op) && in.size() == 1 && !is_floating(values_[in[0]].dtype)) {
+    cast_to(in[0], DType::F32);
+  }
+  Attrs attrs = attrs_in;
+  std::vector<Inferred> outs = infer(*this, op, in, attrs);
+  Node n{op, in, {}, attrs};
+  int node_index = static_cast<int>(nodes_.size());
+  for (auto& o : outs) {
+    values_.push_back(Value{o.dtype, std::move(o.shape), fresh_name(), node_index});
+    n.out.push_back(static_cast<int>(values_.size()) - 1);
+  }
+  nodes_.push_back(std::move(n));
+  return nodes_.back().out;
+}
+
+uint64_t Fusion::hash() const {
+  uint64_t h = 1469598103934665603ull;
+  for (int id : inputs_) {
+    h = fnv(h, values_[id].dtype);
+    h = fnv(h, shape_str(values_[id].shape));
+  }
+  for (const auto& n : nodes_) {
+    h = fnv(h, n.op);
+    for (int i : n.in) h = fnv(h, i);
+    for (int o : n.out) h = fnv(h, o);
+    const Attrs& a = n.attrs;
+    h = fnv(h, a.value); h = fnv(h, a.dtype); h = fnv(h, a.lo); h = fnv(h, a.hi);
+    for (auto x : a.axes) h = fnv(h, x);
+    h = fnv(h, a.keepdim); h = fnv(h, a.correction); h = fnv(h, shape_str(a.shape));
+    h = fnv(h, a.axis); h = fnv(h, a.start); h = fnv(h, a.end); h = fnv(h, a.step);
+  }
+  for (int id : outputs_) h = fnv(h, id);
+  return h;
+}
+
+void verify(const Fusion& f) {
+  const auto& vals = f.values();
+  std::vector<char> defined(vals.size(), 0);
+  for (int id : f.inputs()) {
+    if (vals[id].producer != -1) throw Error("verify: input " + vals[id].name + " has a producer");
+    defined[id] = 1;
+  }
+  for (size_t ni = 0; ni < f.nodes().size(); ++ni) {
+    const Node& n = f.nodes()[ni];
+    for (int i : n.in)
+      if (i < 0 || i >= static_cast<int>(vals.size()) || !defined[i])
+        throw Error("verify: node " + std::to_string(ni) + " (" + op_name(n.op) + ") uses a value before it is defined");
+    Attrs a = n.attrs;
+    auto outs = infer(f, n.op, n.in, a);
+    if (outs.size() != n.out.size()) throw Error("verify: node " + std::to_string(ni) + " has the wrong number of outputs");
+    for (size_t k = 0; k < outs.size(); ++k) {
+      const Value& v = vals[n.out[k]];
+      if (v.dtype != outs[k].dtype || !(v.shape == outs[k].shape) || v.producer != static_cast<int>(ni))
+        throw Error("verify: value " + v.name + " disagrees with what " + op_name(n.op) + " produces");
+      defined[n.out[k]] = 1;
+    }
+  }
+  if (f.outputs().empty()) throw Error("verify: fusion " + f.name() + " has no outputs");
+  for (int o : f.outputs())
+    if (!defined[o]) throw Error("verify: output " + vals[o].name + " is never defined");
+}
+
+Bindings bind_shapes(const Fusion& f, const std::vector<std::vector<int64_t>>& sizes) {
+  if (sizes.size() != f.inputs().size())
+    throw Error("fusion " + f.name() + " takes " + std::to_string(f.inputs().size()) + " inputs, got " +
+                std::to_string(sizes.size()));
+  Bindings b;
+  // First pass binds plain symbols; second checks every dim (incl. constants and expressions).
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      const Value& v = f.value(f.inputs()[i]);
+      if (sizes[i].size() != v.shape.size())
+        throw Error("input " + v.name + " is declared " + shape_str(v.shape) + " (rank " +
+                    std::to_string(v.rank()) + ") but got rank " + std::to_string(sizes[i].size()));
+      for (size_t d = 0; d < sizes[i].size(); ++d) {
+        const Dim& dim = v.shape[d];
+        int64_t got = sizes[i][d];
+        if (got < 0) throw Error("input " + v.name + ": negative size " + std::to_string(got));
+        std::vector<std::string> syms;
+        dim.collect_symbols(syms);
+        if (pass == 0) {
+          if (syms.size() == 1 && dim.str() == syms[0] && !b.count(syms[0])) b[syms[0]] = got;
+          continue;
+        }
+        int64_t want = dim.eval(b);
+        if (want != got)
+          throw Error("input " + v.name + " is declared " + shape_str(v.shape) + ": dim " + std::to_string(d) +
+                      " (" + dim.str() + ") is " + std::to_string(want) + " from the other inputs, got " +
+                      std::to_string(got));
+      }
+    }
+  }
+  return b;
+}
+
+std::vector<int64_t> eval_shape(const Shape& s, const Bindings& b) {
+  std::vector<int64_t> r;
+  for (const auto& d : s) r.push_back(d.eval(b));
+  return r;
+}
+
+}  // namespace solder

@@ -1,0 +1,30 @@
+#pragma once
+// NVRTC: CUDA C++ -> cubin for a given arch, with ptxas's resource report. Runs without a GPU.
+#include <string>
+#include <vector>
+
+namespace solder {
+
+struct PtxasInfo {
+  int registers = -1;
+  int spill_store_bytes = 0;
+  int spill_load_bytes = 0;
+  int stack_bytes = 0;
+  int smem_bytes = 0;
+  bool spills() const { return spill_store_bytes > 0 || spill_load_bytes > 0; }
+};
+
+struct CompiledKernel {
+  std::string name;  // the __global__ function's (extern "C") name
+  std::string arch;  // e.g. "sm_90a"
+  std::vector<char> cubin;
+  PtxasInfo ptxas;
+  std::string log;  // NVRTC + ptxas log
+  double compile_ms = 0;
+};
+
+// Compiles `source` (which must define extern "C" __global__ `kernel_name`) to a cubin.
+// Throws solder::Error with the NVRTC log (and the kernel name) on a compile error.
+CompiledKernel compile_cuda(const std::string& source, const std::string& kernel_name, const std::string& arch);
+
+}  // namespace solder

@@ -1,0 +1,34 @@
+#pragma once
+// Device properties that schedulers read. On a machine without a GPU the recorded H100 profile
+// is used, so heuristics (and CI's checks of them) see the machine we tune for.
+#include <string>
+
+namespace solder {
+
+struct DeviceInfo {
+  std::string name;
+  int cc_major = 9, cc_minor = 0;
+  int sm_count = 132;
+  int warp_size = 32;
+  int max_threads_per_sm = 2048;
+  int max_threads_per_block = 1024;
+  int max_blocks_per_sm = 32;
+  int regs_per_sm = 65536;
+  int regs_per_block = 65536;
+  int max_regs_per_thread = 255;
+  int smem_per_sm = 233472;           // bytes
+  int smem_per_block_optin = 232448;  // bytes, after cuFuncSetAttribute
+  int l2_bytes = 52428800;
+  int mem_bus_bits = 5120;
+  int mem_clock_khz = 2619000;
+  bool from_profile = true;  // true when no GPU was queried
+  // "sm_90a" for Hopper (wgmma etc. need the 'a' target), else "sm_XY".
+  std::string arch() const;
+  double dram_peak_gbs() const;  // theoretical: 2 * clock * bus width / 8
+};
+
+DeviceInfo h100_profile();
+// The current device when a GPU is present, else h100_profile().
+const DeviceInfo& current_device();
+
+}  // namespace solder

@@ -1,0 +1,57 @@
+#pragma once
+// Device memory through a caching allocator (blocks are kept per rounded size and reused),
+// and the loaded-module/launch helpers. All calls require has_gpu().
+#include <cuda.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/compiler.h"
+
+namespace solder {
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t bytes);  // from the caching allocator; throws on OOM naming the size
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& o) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  CUdeviceptr ptr() const { return ptr_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  CUdeviceptr ptr_ = 0;
+  size_t bytes_ = 0;
+  size_t capacity_ = 0;
+};
+
+// Frees every cached block (e.g. before a benchmark that needs the memory).
+void release_cached_device_memory();
+
+// A compiled kernel loaded into the current context.
+class LoadedKernel {
+ public:
+  explicit LoadedKernel(const CompiledKernel& k);
+  ~LoadedKernel();
+  LoadedKernel(const LoadedKernel&) = delete;
+  LoadedKernel& operator=(const LoadedKernel&) = delete;
+  CUfunction function() const { return fn_; }
+  const std::string& name() const { return name_; }
+  // Raises the dynamic shared-memory limit when smem > 48 KiB (once per value).
+  void launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
+              CUstream stream, void** args);
+  int max_active_blocks_per_sm(int block_threads, size_t smem) const;
+
+ private:
+  CUmodule mod_ = nullptr;
+  CUfunction fn_ = nullptr;
+  std::string name_;
+  unsigned smem_limit_ = 48 * 1024;
+};
+
+}  // namespace solder

@@ -1,0 +1,41 @@
+#pragma once
+// Compiled kernels by symbolic key: in memory for the process and on disk across processes.
+// The key is built by the executor from the fusion hash, dtypes, ranks, contiguity/broadcast
+// pattern, alignment class and the scheduler's parameters; never from raw sizes.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "runtime/compiler.h"
+
+namespace solder {
+
+struct CacheStats {
+  int64_t memory_hits = 0;
+  int64_t disk_hits = 0;
+  int64_t compiles = 0;        // misses in both caches
+  int64_t corrupt_rebuilt = 0; // disk entries that failed validation and were recompiled
+};
+
+class KernelCache {
+ public:
+  // dir: disk cache folder; empty = default ($SOLDER_CACHE_DIR, else $XDG_CACHE_HOME/solder,
+  // else ~/.cache/solder). "off" disables the disk cache.
+  explicit KernelCache(std::string dir = "");
+  // Returns the kernel for `key`, compiling with `build` on a miss. Disk entries carry a magic,
+  // the full key and a checksum; anything that fails validation is rebuilt and overwritten.
+  std::shared_ptr<const CompiledKernel> get(const std::string& key,
+                                            const std::function<CompiledKernel()>& build);
+  const CacheStats& stats() const { return stats_; }
+  const std::string& dir() const { return dir_; }
+  static KernelCache& global();
+
+ private:
+  std::string dir_;
+  CacheStats stats_;
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace solder
