@@ -1,0 +1,107 @@
+#include "codegen/device_runtime.h"
+
+namespace solder {
+
+namespace {
+constexpr std::string_view kSource = R"CUDA(
+// ---- solder device runtime ----
+typedef unsigned char u8;
+typedef unsigned short u16;
+typedef long long i64;
+
+template <class E, int V> struct __align__(sizeof(E) * V) Vec { E e[V]; };
+
+template <class E, int V> __device__ __forceinline__ Vec<E, V> ld_vec(const E* p) {
+  return *reinterpret_cast<const Vec<E, V>*>(p);
+}
+template <class E, int V> __device__ __forceinline__ void st_vec(E* p, const Vec<E, V>& v) {
+  *reinterpret_cast<Vec<E, V>*>(p) = v;
+}
+
+// f16: PTX cvt rounds to nearest even.
+__device__ __forceinline__ float f16_to_f(u16 h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+__device__ __forceinline__ u16 f_to_f16(float f) { u16 h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+__device__ __forceinline__ float bf16_to_f(u16 h) { return __int_as_float(((unsigned)h) << 16); }
+__device__ __forceinline__ u16 f_to_bf16(float f) { u16 h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+
+// fp8 (OCP): hardware converts with .satfinite; PyTorch's cast is non-saturating, so values
+// whose magnitude rounds past the largest finite become NaN (e4m3fn) or Inf (e5m2).
+__device__ __forceinline__ u8 f_to_e4m3(float f) {
+  u16 r; asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(r) : "f"(0.0f), "f"(f));
+  u8 b = (u8)(r & 0xff);
+  if (fabsf(f) >= 464.0f) b = (u8)(0x7f | (b & 0x80));
+  return b;
+}
+__device__ __forceinline__ u8 f_to_e5m2(float f) {
+  u16 r; asm("cvt.rn.satfinite.e5m2x2.f32 %0, %1, %2;" : "=h"(r) : "f"(0.0f), "f"(f));
+  u8 b = (u8)(r & 0xff);
+  if (fabsf(f) >= 61440.0f) b = (u8)(0x7c | (b & 0x80));
+  return b;
+}
+__device__ __forceinline__ float e4m3_to_f(u8 b) {
+  unsigned r; u16 in = b; asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(r) : "h"(in));
+  return f16_to_f((u16)(r & 0xffff));
+}
+__device__ __forceinline__ float e5m2_to_f(u8 b) {
+  unsigned r; u16 in = b; asm("cvt.rn.f16x2.e5m2x2 %0, %1;" : "=r"(r) : "h"(in));
+  return f16_to_f((u16)(r & 0xffff));
+}
+// "Round to dtype" while staying in float registers (each op's result is rounded once).
+__device__ __forceinline__ float round_f16(float f) { return f16_to_f(f_to_f16(f)); }
+__device__ __forceinline__ float round_bf16(float f) { return bf16_to_f(f_to_bf16(f)); }
+__device__ __forceinline__ float round_e4m3(float f) { return e4m3_to_f(f_to_e4m3(f)); }
+__device__ __forceinline__ float round_e5m2(float f) { return e5m2_to_f(f_to_e5m2(f)); }
+
+// Math with PyTorch's NaN rules (max/min/clamp propagate NaN).
+template <class T> __device__ __forceinline__ T s_max(T a, T b) { return (a > b || a != a) ? a : b; }
+template <class T> __device__ __forceinline__ T s_min(T a, T b) { return (a < b || a != a) ? a : b; }
+template <class T> __device__ __forceinline__ T s_relu(T a) { return a < T(0) ? T(0) : a; }
+template <class T> __device__ __forceinline__ T s_abs(T a) { return a < T(0) ? -a : a; }
+__device__ __forceinline__ float s_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+__device__ __forceinline__ double s_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+__device__ __forceinline__ float s_gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
+__device__ __forceinline__ double s_gelu(double x) { return 0.5 * x * (1.0 + erf(x * 0.70710678118654752)); }
+__device__ __forceinline__ float s_gelu_tanh(float x) {
+  return 0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+}
+__device__ __forceinline__ double s_gelu_tanh(double x) {
+  return 0.5 * x * (1.0 + tanh(0.79788456080286536 * (x + 0.044715 * x * x * x)));
+}
+__device__ __forceinline__ float s_silu(float x) { return x / (1.0f + expf(-x)); }
+__device__ __forceinline__ double s_silu(double x) { return x / (1.0 + exp(-x)); }
+
+// Reductions: identity and combine per kind.
+struct RedSum { template <class T> __device__ static T id() { return T(0); }
+                template <class T> __device__ static T op(T a, T b) { return a + b; } };
+struct RedMax { template <class T> __device__ static T id() { return -__int_as_float(0x7f800000); }
+                template <class T> __device__ static T op(T a, T b) { return s_max(a, b); } };
+struct RedMin { template <class T> __device__ static T id() { return __int_as_float(0x7f800000); }
+                template <class T> __device__ static T op(T a, T b) { return s_min(a, b); } };
+
+// Combine across `width` consecutive lanes (a power of two <= 32).
+template <class R, int WIDTH, class T> __device__ __forceinline__ T warp_reduce(T v) {
+#pragma unroll
+  for (int o = WIDTH / 2; o > 0; o >>= 1) v = R::op(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+// Grid-wide float accumulation: one atomic per warp. max/min use the ordered-int trick, which
+// is exact for every non-NaN float; a NaN is recorded in a flag word so it still propagates.
+__device__ __forceinline__ void atomic_combine(RedSum, float* a, float v) { atomicAdd(a, v); }
+__device__ __forceinline__ void atomic_combine(RedMax, float* a, float v) {
+  if (v != v) { atomicExch(reinterpret_cast<unsigned*>(a) + 1, 1u); return; }
+  if (v >= 0.0f) atomicMax(reinterpret_cast<int*>(a), __float_as_int(v));
+  else atomicMin(reinterpret_cast<unsigned*>(a), __float_as_uint(v));
+}
+__device__ __forceinline__ void atomic_combine(RedMin, float* a, float v) {
+  if (v != v) { atomicExch(reinterpret_cast<unsigned*>(a) + 1, 1u); return; }
+  if (v >= 0.0f) atomicMin(reinterpret_cast<int*>(a), __float_as_int(v));
+  else atomicMax(reinterpret_cast<unsigned*>(a), __float_as_uint(v));
+}
+// ---- end of runtime ----
+)CUDA";
+}  // namespace
+
+std::string_view device_runtime_source() { return kSource; }
+
+}  // namespace solder

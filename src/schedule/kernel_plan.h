@@ -1,0 +1,66 @@
+#pragma once
+// A KernelPlan is everything codegen needs to write one kernel: the category, the iteration
+// domain in kernel order (row dims, then column dims; reduced dims are the column dims of an
+// inner reduction), how each operand is addressed, and the scheduler's parameters. It is a
+// small value: it prints (for `solder explain`), compares and keys the kernel cache. Sizes are
+// NOT part of it: one compiled kernel serves every size with the same plan.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "segment/segment.h"
+
+namespace solder {
+
+// How an operand's address depends on (row, col) of the collapsed [R, C] domain.
+enum class Access : uint8_t {
+  Scalar,   // one element
+  Row,      // depends on row only: base + row * ld          (e.g. a [B, 1] statistic)
+  Col,      // depends on col only, unit stride: base + col  (e.g. a [H] weight)
+  Full,     // base + row * ld + col, unit column stride     (vectorizable)
+  General,  // arbitrary strides over every domain dim       (one element at a time)
+};
+const char* access_name(Access a);
+
+struct KernelParams {
+  int vec = 1;              // elements per vector access (16 bytes of the widest operand at most)
+  int threads = 256;        // threads per block
+  int threads_per_row = 0;  // inner: threads cooperating on one row (power of two)
+  int rows_per_block = 1;   // inner: threads / threads_per_row
+  int batch = 0;            // inner: vectors per thread held in registers; 0 = looped over the row
+  int unroll = 1;           // pointwise/full: vectors per thread per row in flight
+  std::string str() const;
+  bool operator==(const KernelParams&) const = default;
+};
+
+struct OperandPlan {
+  int value = -1;
+  bool is_output = false;
+  Access access = Access::General;
+};
+
+// Compile-time structure of a kernel segment (independent of sizes and pointers).
+struct KernelShape {
+  KernelCategory category = KernelCategory::Pointwise;
+  std::vector<int> dim_order;  // kernel-order position -> dim of Segment::domain
+  int split = 0;               // kernel-order dims [0, split) are rows, the rest columns
+  std::vector<int> operands;   // value ids: segment inputs then outputs
+  int num_inputs = 0;
+  std::vector<uint32_t> span;  // per fusion value: bit k set = varies along kernel dim k
+  std::vector<int> value_dim_of;  // unused placeholder for future per-value dim maps
+};
+
+// Analyzes a kernel segment: kernel dim order (rows then reduced dims), split, spans.
+KernelShape analyze_kernel(const Fusion& f, const Segment& s);
+
+struct KernelPlan {
+  KernelShape shape;
+  std::vector<OperandPlan> operands;  // parallel to shape.operands
+  KernelParams params;
+  std::string name;  // solder_<cat>_<ops>_<segment>
+  // Everything that changes the generated code, as text (the cache key adds the fusion hash).
+  std::string key() const;
+  std::string describe(const Fusion& f) const;
+};
+
+}  // namespace solder

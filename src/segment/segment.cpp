@@ -1,0 +1,216 @@
+#include "segment/segment.h"
+
+#include <algorithm>
+#include <set>
+
+#include "ir/infer.h"
+#include "solder/error.h"
+
+namespace solder {
+
+namespace {
+
+bool is_view(Op op) { return op_info(op).kind == OpKind::View; }
+
+// True when `inner` broadcasts into `outer` without changing it.
+bool fits_in(const Shape& inner, const Shape& outer) {
+  try {
+    return broadcast_shapes(inner, outer, "fits") == outer;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+struct Builder {
+  const Fusion& f;
+  std::vector<Segment> segs;
+  std::vector<int> seg_of;        // value id -> producing segment (-1: fusion input or constant)
+  std::vector<char> is_const;     // value produced by a constant node (inlined into kernels)
+  std::vector<char> depends_full; // value depends on a full reduction within its segment
+
+  explicit Builder(const Fusion& fu)
+      : f(fu), seg_of(fu.values().size(), -1), is_const(fu.values().size(), 0), depends_full(fu.values().size(), 0) {}
+
+  int open_kernel(KernelCategory c, Shape domain) {
+    Segment s;
+    s.kind = SegmentKind::Kernel;
+    s.category = c;
+    s.domain = std::move(domain);
+    segs.push_back(std::move(s));
+    return static_cast<int>(segs.size()) - 1;
+  }
+
+  // Can node `n` join kernel segment `si`? May widen a pointwise domain or change category.
+  bool try_join(int si, const Node& n) {
+    Segment& s = segs[si];
+    if (s.kind != SegmentKind::Kernel) return false;
+    bool dep_full = false;
+    for (int x : n.in)
+      if (seg_of[x] == si && depends_full[x]) dep_full = true;
+    const OpKind kind = op_info(n.op).kind;
+    if (kind == OpKind::Reduction) {
+      const Shape& in = f.value(n.in[0]).shape;
+      bool all = static_cast<int>(n.attrs.axes.size()) == static_cast<int>(in.size());
+      if (dep_full) return false;
+      if (s.category == KernelCategory::Pointwise) {
+        if (!fits_in(s.domain, in)) return false;
+        s.domain = in;
+        s.category = all ? KernelCategory::Full : KernelCategory::Inner;
+        s.reduce_axes = n.attrs.axes;
+        return true;
+      }
+      if (!(in == s.domain)) return false;
+      if (s.category == KernelCategory::Full) return all;
+      return n.attrs.axes == s.reduce_axes;
+    }
+    for (int x : n.in) {
+      // A reduction result without its kept dims would broadcast along the wrong axis here.
+      const Value& xv = f.value(x);
+      if (seg_of[x] == si && xv.producer >= 0 && op_info(f.nodes()[xv.producer].op).kind == OpKind::Reduction &&
+          xv.rank() != static_cast<int>(s.domain.size()) && !(s.category == KernelCategory::Full))
+        return false;
+    }
+    const Shape& out = f.value(n.out[0]).shape;
+    if (dep_full) {
+      // After a grid-wide reduction only scalar epilogue math may follow in the same kernel.
+      for (const auto& d : out)
+        if (!d.is_one()) return false;
+      return true;
+    }
+    if (fits_in(out, s.domain)) return true;
+    if (s.category == KernelCategory::Pointwise && fits_in(s.domain, out)) {
+      s.domain = out;
+      return true;
+    }
+    return false;
+  }
+
+  void add_to(int si, int node_index) {
+    const Node& n = f.nodes()[node_index];
+    segs[si].nodes.push_back(node_index);
+    bool dep = op_info(n.op).kind == OpKind::Reduction && segs[si].category == KernelCategory::Full;
+    for (int x : n.in)
+      if (seg_of[x] == si && depends_full[x]) dep = true;
+    for (int o : n.out) {
+      seg_of[o] = si;
+      depends_full[o] = dep;
+    }
+  }
+
+  void place(int node_index) {
+    const Node& n = f.nodes()[node_index];
+    const OpKind kind = op_info(n.op).kind;
+    if (n.op == Op::Constant) {
+      is_const[n.out[0]] = 1;
+      return;
+    }
+    if (is_view(n.op) || kind == OpKind::Cat || kind == OpKind::Matmul) {
+      Segment s;
+      s.kind = is_view(n.op) ? SegmentKind::View : kind == OpKind::Cat ? SegmentKind::Cat : SegmentKind::Matmul;
+      segs.push_back(std::move(s));
+      add_to(static_cast<int>(segs.size()) - 1, node_index);
+      return;
+    }
+    // Join the latest kernel segment that produces an operand (dependencies only point to
+    // earlier segments, so joining the latest keeps the order acyclic); with no such operand,
+    // try the latest kernel (horizontal fusion of independent work over one domain).
+    int target = -1;
+    for (int x : n.in) target = std::max(target, seg_of[x]);
+    if (target < 0)
+      for (int i = static_cast<int>(segs.size()) - 1; i >= 0 && target < 0; --i)
+        if (segs[i].kind == SegmentKind::Kernel) target = i;
+    if (target >= 0 && segs[target].kind == SegmentKind::Kernel && try_join(target, n)) {
+      add_to(target, node_index);
+      return;
+    }
+    int si;
+    if (kind == OpKind::Reduction) {
+      const Shape& in = f.value(n.in[0]).shape;
+      bool all = n.attrs.axes.size() == in.size();
+      si = open_kernel(all ? KernelCategory::Full : KernelCategory::Inner, in);
+      segs[si].reduce_axes = n.attrs.axes;
+    } else {
+      si = open_kernel(KernelCategory::Pointwise, f.value(n.out[0]).shape);
+    }
+    add_to(si, node_index);
+  }
+
+  void wire() {
+    std::vector<char> is_output(f.values().size(), 0);
+    for (int o : f.outputs()) is_output[o] = 1;
+    for (size_t si = 0; si < segs.size(); ++si) {
+      Segment& s = segs[si];
+      std::set<int> ins;
+      for (int ni : s.nodes)
+        for (int x : f.nodes()[ni].in)
+          if (!is_const[x] && seg_of[x] != static_cast<int>(si)) ins.insert(x);
+      s.inputs.assign(ins.begin(), ins.end());
+    }
+    // A value is materialized when it is a fusion output or read by another segment.
+    std::vector<char> needed(f.values().size(), 0);
+    for (int o : f.outputs()) needed[o] = 1;
+    for (const auto& s : segs)
+      for (int x : s.inputs) needed[x] = 1;
+    for (size_t si = 0; si < segs.size(); ++si)
+      for (int ni : segs[si].nodes)
+        for (int o : f.nodes()[ni].out)
+          if (needed[o]) segs[si].outputs.push_back(o);
+  }
+};
+
+}  // namespace
+
+SegmentedFusion segment_fusion(Fusion f) {
+  Builder b(f);
+  for (size_t i = 0; i < f.nodes().size(); ++i) b.place(static_cast<int>(i));
+  b.wire();
+  // A constant that is itself an output gets a one-node kernel so it is materialized.
+  SegmentedFusion out{std::move(f), std::move(b.segs)};
+  return out;
+}
+
+const char* segment_kind_name(SegmentKind k) {
+  switch (k) {
+    case SegmentKind::Kernel: return "kernel";
+    case SegmentKind::View: return "view";
+    case SegmentKind::Cat: return "cat";
+    case SegmentKind::Matmul: return "matmul";
+  }
+  return "?";
+}
+
+const char* kernel_category_name(KernelCategory c) {
+  switch (c) {
+    case KernelCategory::Pointwise: return "pointwise";
+    case KernelCategory::Inner: return "inner-reduction";
+    case KernelCategory::Full: return "full-reduction";
+  }
+  return "?";
+}
+
+std::string describe_segments(const SegmentedFusion& s) {
+  const Fusion& f = s.fusion;
+  std::string r;
+  for (size_t i = 0; i < s.segments.size(); ++i) {
+    const Segment& g = s.segments[i];
+    r += "segment " + std::to_string(i) + ": " + segment_kind_name(g.kind);
+    if (g.kind == SegmentKind::Kernel) {
+      r += std::string(" ") + kernel_category_name(g.category) + " over " + shape_str(g.domain);
+      if (!g.reduce_axes.empty()) {
+        r += " reducing dims [";
+        for (size_t k = 0; k < g.reduce_axes.size(); ++k) r += (k ? ", " : "") + std::to_string(g.reduce_axes[k]);
+        r += "]";
+      }
+    }
+    r += "\n  ops:";
+    for (int ni : g.nodes) r += std::string(" ") + op_name(f.nodes()[ni].op);
+    r += "\n  reads:";
+    for (int x : g.inputs) r += " " + f.value(x).name;
+    r += "\n  writes:";
+    for (int x : g.outputs) r += " " + f.value(x).name;
+    r += "\n";
+  }
+  return r;
+}
+
+}  // namespace solder

@@ -1,0 +1,45 @@
+#pragma once
+// Splits a fusion into segments, each run by one mechanism:
+//  * Kernel  — a fused CUDA kernel over one iteration domain (pointwise, inner/row reduction
+//              incl. persistent normalization, or full reduction to a scalar).
+//  * View    — reshape/permute/expand/squeeze/unsqueeze/slice of an already materialized
+//              tensor: new strides on the same memory, no launch (seed 003's bookend lesson);
+//              a copy only when strides cannot express the result.
+//  * Cat     — each operand written into its slice of one buffer.
+//  * Matmul  — matmul/linear through cuBLASLt.
+// Segments are listed in execution order; a value produced in one segment and used in a later
+// one is an output of the first (materialized) and an input of the second.
+#include <string>
+#include <vector>
+
+#include "solder/fusion.h"
+
+namespace solder {
+
+enum class SegmentKind { Kernel, View, Cat, Matmul };
+enum class KernelCategory { Pointwise, Inner, Full };
+
+struct Segment {
+  SegmentKind kind = SegmentKind::Kernel;
+  std::vector<int> nodes;    // node indices, fusion order
+  std::vector<int> inputs;   // value ids read from memory (never constants)
+  std::vector<int> outputs;  // value ids materialized by this segment
+  // Kernel segments only.
+  KernelCategory category = KernelCategory::Pointwise;
+  Shape domain;                    // the iteration space, as declared (original dim order)
+  std::vector<int64_t> reduce_axes;  // Inner: reduced dims of `domain`; Full: all dims
+};
+
+struct SegmentedFusion {
+  Fusion fusion;  // after passes; node/value ids refer to this
+  std::vector<Segment> segments;
+};
+
+SegmentedFusion segment_fusion(Fusion f);
+
+const char* segment_kind_name(SegmentKind k);
+const char* kernel_category_name(KernelCategory c);
+// One line per segment: kind, category, domain, nodes' ops, inputs -> outputs.
+std::string describe_segments(const SegmentedFusion& s);
+
+}  // namespace solder
