@@ -1,0 +1,167 @@
+#include "codegen/expr_emitter.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "solder/error.h"
+#include "solder/host_tensor.h"
+
+namespace solder {
+
+const char* storage_type(DType t) {
+  switch (t) {
+    case DType::Bool: case DType::F8E4M3: case DType::F8E5M2: return "u8";
+    case DType::F16: case DType::BF16: return "u16";
+    case DType::F32: return "float";
+    case DType::F64: return "double";
+    case DType::I32: return "int";
+    case DType::I64: return "i64";
+  }
+  return "?";
+}
+
+const char* compute_type(DType t) {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::F64: return "double";
+    case DType::I32: return "int";
+    case DType::I64: return "i64";
+    default: return "float";
+  }
+}
+
+std::string load_convert(DType t, const std::string& raw) {
+  switch (t) {
+    case DType::F16: return "f16_to_f(" + raw + ")";
+    case DType::BF16: return "bf16_to_f(" + raw + ")";
+    case DType::F8E4M3: return "e4m3_to_f(" + raw + ")";
+    case DType::F8E5M2: return "e5m2_to_f(" + raw + ")";
+    case DType::Bool: return "(" + raw + " != 0)";
+    default: return raw;
+  }
+}
+
+std::string store_convert(DType t, const std::string& v) {
+  switch (t) {
+    case DType::F16: return "f_to_f16(" + v + ")";
+    case DType::BF16: return "f_to_bf16(" + v + ")";
+    case DType::F8E4M3: return "f_to_e4m3(" + v + ")";
+    case DType::F8E5M2: return "f_to_e5m2(" + v + ")";
+    case DType::Bool: return "(u8)(" + v + ")";
+    default: return v;
+  }
+}
+
+std::string literal(DType t, double v) {
+  char buf[64];
+  if (t == DType::Bool) return v != 0 ? "true" : "false";
+  if (t == DType::I32) return "(int)" + std::to_string(static_cast<long long>(v));
+  if (t == DType::I64) return "(i64)" + std::to_string(static_cast<long long>(v)) + "LL";
+  if (t == DType::F64) {
+    if (std::isnan(v)) return "__longlong_as_double(0x7ff8000000000000LL)";
+    if (std::isinf(v)) return v > 0 ? "__longlong_as_double(0x7ff0000000000000LL)" : "__longlong_as_double(0xfff0000000000000LL)";
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return std::string("(") + buf + ")";
+  }
+  // Float registers: the value rounded to its dtype, spelled by its bits (exact, and inf/nan safe).
+  float x = static_cast<float>(round_to(t, v));
+  unsigned bits;
+  std::memcpy(&bits, &x, 4);
+  std::snprintf(buf, sizeof buf, "__int_as_float(0x%08x)", bits);
+  return buf;
+}
+
+namespace {
+// Rounds a float-register result to a narrower float dtype.
+std::string rounded(DType t, const std::string& e) {
+  switch (t) {
+    case DType::F16: return "round_f16(" + e + ")";
+    case DType::BF16: return "round_bf16(" + e + ")";
+    case DType::F8E4M3: return "round_e4m3(" + e + ")";
+    case DType::F8E5M2: return "round_e5m2(" + e + ")";
+    default: return e;
+  }
+}
+bool is_f64(DType t) { return t == DType::F64; }
+}  // namespace
+
+ExprEmitter::ExprEmitter(const Fusion& f, std::function<std::string(int)> provided)
+    : f_(f), provided_(std::move(provided)) {}
+
+std::string ExprEmitter::value(int id, std::string& code, const std::string& indent) {
+  if (auto it = done_.find(id); it != done_.end()) return it->second;
+  std::string p = provided_(id);
+  if (!p.empty()) return done_[id] = p;
+  const Value& v = f_.value(id);
+  if (v.producer < 0) throw Error("codegen: input " + v.name + " was not provided to the kernel");
+  const Node& n = f_.nodes()[v.producer];
+  if (n.op == Op::Constant) return done_[id] = literal(v.dtype, n.attrs.value);
+  std::vector<std::string> args;
+  for (int x : n.in) args.push_back(value(x, code, indent));
+  std::string name = std::string("v").append(std::to_string(id));
+  code += indent + "const " + compute_type(v.dtype) + " " + name + " = " + op_expr(n, args, v.dtype) + ";\n";
+  return done_[id] = name;
+}
+
+std::string ExprEmitter::op_expr(const Node& n, const std::vector<std::string>& a, DType out) {
+  const bool dbl = is_f64(out);
+  auto fn = [&](const char* flt, const char* d) { return std::string(dbl ? d : flt) + "(" + a[0] + ")"; };
+  DType in0 = n.in.empty() ? out : f_.value(n.in[0]).dtype;
+  switch (n.op) {
+    case Op::Neg: return rounded(out, "-" + a[0]);
+    case Op::Abs: return "s_abs(" + a[0] + ")";
+    case Op::Exp: return rounded(out, fn("expf", "exp"));
+    case Op::Log: return rounded(out, fn("logf", "log"));
+    case Op::Sqrt: return rounded(out, fn("sqrtf", "sqrt"));
+    case Op::Rsqrt: return rounded(out, fn("rsqrtf", "rsqrt"));
+    case Op::Reciprocal: return rounded(out, std::string(dbl ? "1.0" : "1.0f") + " / " + a[0]);
+    case Op::Tanh: return rounded(out, fn("tanhf", "tanh"));
+    case Op::Sigmoid: return rounded(out, "s_sigmoid(" + a[0] + ")");
+    case Op::Erf: return rounded(out, fn("erff", "erf"));
+    case Op::Sin: return rounded(out, fn("sinf", "sin"));
+    case Op::Cos: return rounded(out, fn("cosf", "cos"));
+    case Op::Relu: return "s_relu(" + a[0] + ")";
+    case Op::Gelu: return rounded(out, "s_gelu(" + a[0] + ")");
+    case Op::GeluTanh: return rounded(out, "s_gelu_tanh(" + a[0] + ")");
+    case Op::Silu: return rounded(out, "s_silu(" + a[0] + ")");
+    case Op::LogicalNot: return "!(" + a[0] + ")";
+    case Op::Add: return rounded(out, a[0] + " + " + a[1]);
+    case Op::Sub: return rounded(out, a[0] + " - " + a[1]);
+    case Op::Mul: return rounded(out, a[0] + " * " + a[1]);
+    case Op::Div: return rounded(out, a[0] + " / " + a[1]);
+    case Op::Pow: return rounded(out, std::string(dbl ? "pow(" : "powf(") + a[0] + ", " + a[1] + ")");
+    case Op::Maximum: return "s_max(" + a[0] + ", " + a[1] + ")";
+    case Op::Minimum: return "s_min(" + a[0] + ", " + a[1] + ")";
+    case Op::Eq: return "(" + a[0] + " == " + a[1] + ")";
+    case Op::Ne: return "(" + a[0] + " != " + a[1] + ")";
+    case Op::Lt: return "(" + a[0] + " < " + a[1] + ")";
+    case Op::Le: return "(" + a[0] + " <= " + a[1] + ")";
+    case Op::Gt: return "(" + a[0] + " > " + a[1] + ")";
+    case Op::Ge: return "(" + a[0] + " >= " + a[1] + ")";
+    case Op::LogicalAnd: return "((" + a[0] + ") != 0 && (" + a[1] + ") != 0)";
+    case Op::LogicalOr: return "((" + a[0] + ") != 0 || (" + a[1] + ") != 0)";
+    case Op::Where: return "(" + a[0] + " ? " + a[1] + " : " + a[2] + ")";
+    case Op::Clamp: {  // min(max(x, lo), hi); comparisons are false for NaN, so NaN passes through
+      std::string e = a[0];
+      if (n.attrs.lo != -INFINITY) e = "(" + e + " < " + literal(out, n.attrs.lo) + " ? " + literal(out, n.attrs.lo) + " : " + e + ")";
+      if (n.attrs.hi != INFINITY) e = "(" + e + " > " + literal(out, n.attrs.hi) + " ? " + literal(out, n.attrs.hi) + " : " + e + ")";
+      return e;
+    }
+    case Op::Cast: {
+      DType to = n.attrs.dtype;
+      if (to == DType::Bool) return "(" + a[0] + " != 0)";
+      if (is_floating(to)) {
+        std::string c = std::string("(") + compute_type(to) + ")(" + a[0] + ")";
+        return to == DType::F64 || to == DType::F32 ? c : rounded(to, c);
+      }
+      // float -> int truncates toward zero (C semantics, like PyTorch); NaN maps to 0.
+      if (is_floating(in0)) return std::string("(") + compute_type(to) + ")(" + a[0] + " != " + a[0] + " ? 0 : " + a[0] + ")";
+      return std::string("(") + compute_type(to) + ")(" + a[0] + ")";
+    }
+    default: break;
+  }
+  throw Error(std::string("codegen: op ") + op_name(n.op) + " cannot be emitted as element math");
+}
+
+}  // namespace solder

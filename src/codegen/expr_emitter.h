@@ -1,0 +1,36 @@
+#pragma once
+// The straight-line per-element math shared by every kernel template: C types per dtype,
+// literals, loads/stores with conversion, and one expression per IR op. Values are emitted as
+// `const <ctype> v<id> = ...;` in topological order, stopping at values the template already
+// provides (loaded inputs, row statistics, register-held arrays).
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "solder/fusion.h"
+
+namespace solder {
+
+const char* storage_type(DType t);  // element type in memory: u16 for f16/bf16, u8 for fp8/bool
+const char* compute_type(DType t);  // register type: float for f16/bf16/f32/fp8, double, int, i64, bool
+std::string load_convert(DType t, const std::string& raw);     // storage -> compute
+std::string store_convert(DType t, const std::string& value);  // compute -> storage (exact: values are pre-rounded)
+std::string literal(DType t, double v);
+
+// Emits the values in `targets` (and what they need) into `code`. `provided(id)` returns the
+// expression for a value the template supplies, or "" to compute it from its producer.
+class ExprEmitter {
+ public:
+  ExprEmitter(const Fusion& f, std::function<std::string(int)> provided);
+  // Returns the expression naming value `id` (after emitting its computation if needed).
+  std::string value(int id, std::string& code, const std::string& indent);
+
+ private:
+  std::string op_expr(const Node& n, const std::vector<std::string>& a, DType out);
+  const Fusion& f_;
+  std::function<std::string(int)> provided_;
+  std::map<int, std::string> done_;
+};
+
+}  // namespace solder

@@ -1,0 +1,111 @@
+#include <cmath>
+#include <cstring>
+
+#include "codegen/kernel_writer.h"
+
+namespace solder::codegen_detail {
+
+// ---------------------------------------------------------------------------------------------
+// Pointwise and full reduction: a grid-stride loop over [R, C], VEC elements per access.
+void write_flat(Writer& w, KernelSource& ks_out) {
+  const auto& P = w.plan.params;
+  const bool full = w.ks.category == KernelCategory::Full;
+  std::string& c = w.code;
+  std::vector<int> outs = w.output_slots();
+  // Full reductions: element outputs are written in the loop, scalar results at the end.
+  std::vector<int> elem_outs, post_outs;
+  for (int k : outs) (full && w.sp.stage[w.op(k).value] > 0 ? post_outs : elem_outs).push_back(k);
+  std::vector<int> targets;
+  for (int k : elem_outs) targets.push_back(w.op(k).value);
+  for (const auto& st : w.sp.steps) {
+    if (st.var_step || st.kind == Op::VarMean)
+      throw Error("codegen: var_mean over every dim is not supported on the GPU yet (" + w.plan.name + ")");
+    targets.push_back(st.input);
+  }
+  auto stop = [&](int) { return false; };
+  std::vector<int> ins = w.element_inputs(targets, stop);
+
+  c += "extern \"C\" __global__ void __launch_bounds__(" + num(P.threads) + ") " + w.plan.name + "(const Params p) {\n";
+  c += "  constexpr int VEC = " + num(P.vec) + ", THREADS = " + num(P.threads) + ", UNROLL = " + num(P.unroll) + ";\n";
+  w.pointers(1);
+  c += "  const i64 R = p.R, C = p.C;\n";
+  std::vector<std::string> acc;
+  for (size_t i = 0; i < w.sp.steps.size(); ++i) {
+    DType t = w.f.value(w.f.nodes()[w.sp.steps[i].node].out[0]).dtype;
+    acc.push_back("acc" + num(static_cast<long long>(i)));
+    c += "  " + std::string(compute_type(t)) + " " + acc.back() + " = " + red_identity(w.sp.steps[i].kind, t) + ";\n";
+  }
+  c += "  for (i64 row = blockIdx.y; row < R; row += gridDim.y) {\n";
+  c += "    for (i64 chunk = blockIdx.x; chunk * (THREADS * UNROLL * VEC) < C; chunk += gridDim.x) {\n";
+  c += "#pragma unroll\n      for (int u = 0; u < UNROLL; ++u) {\n";
+  c += "        const i64 col0 = ((chunk * UNROLL + u) * THREADS + threadIdx.x) * VEC;\n";
+  for (int vector_path = 1; vector_path >= 0; --vector_path) {
+    if (vector_path) c += "        if (col0 + VEC <= C) {\n";
+    else c += "        } else if (col0 < C) {\n";
+    if (vector_path) {
+      w.vector_loads(ins, 5, "row", "col0");
+      w.store_decls(elem_outs, 5);
+    }
+    c += "#pragma unroll\n          for (int j = 0; j < VEC; ++j) {\n";
+    if (!vector_path) c += "            if (col0 + j >= C) break;\n";
+    c += "            const i64 col = col0 + j;\n";
+    w.scalar_loads(ins, 6, "row", "col", !vector_path);
+    ExprEmitter em(w.f, [&](int v) { return w.is_input(v) ? w.elem_input(v, vector_path) : std::string(); });
+    for (int k : elem_outs) w.store_elem(k, em.value(w.op(k).value, c, I(6)), 6, "row", "col", vector_path);
+    for (size_t i = 0; i < w.sp.steps.size(); ++i) {
+      std::string x = em.value(w.sp.steps[i].input, c, I(6));
+      c += I(6) + acc[i] + " = " + combine(w.sp.steps[i].kind, acc[i], x) + ";\n";
+    }
+    c += "          }\n";
+    if (vector_path) w.store_vectors(elem_outs, 5, "row", "col0");
+  }
+  c += "        }\n      }\n    }\n  }\n";
+  if (!full) {
+    c += "}\n";
+    return;
+  }
+  // Grid reduction: warp combine, one atomic per warp, the last block finishes and resets.
+  const size_t nsteps = w.sp.steps.size();
+  for (size_t i = 0; i < nsteps; ++i) {
+    Op kind = w.sp.steps[i].kind;
+    c += "  " + acc[i] + " = warp_reduce<" + red_struct(kind) + ", 32>(" + acc[i] + ");\n";
+    c += "  if ((threadIdx.x & 31) == 0) atomic_combine(" + std::string(red_struct(kind)) + "(), p.scratch + " +
+         num(2 * static_cast<long long>(i)) + ", (float)" + acc[i] + ");\n";
+    float idv = kind == Op::Max ? -INFINITY : kind == Op::Min ? INFINITY : 0.0f;
+    unsigned bits;
+    std::memcpy(&bits, &idv, 4);
+    ks_out.scratch_init.push_back(bits);
+    ks_out.scratch_init.push_back(0);
+  }
+  ks_out.scratch_init.push_back(0);  // block counter
+  const std::string counter = "((unsigned*)p.scratch)[" + num(2 * static_cast<long long>(nsteps)) + "]";
+  c += "  __shared__ bool last_block;\n  __threadfence();\n  __syncthreads();\n";
+  c += "  if (threadIdx.x == 0) last_block = atomicAdd(&" + counter + ", 1u) == gridDim.x * gridDim.y - 1;\n";
+  c += "  __syncthreads();\n  if (!last_block || threadIdx.x != 0) return;\n  __threadfence();\n";
+  c += "  volatile float* s = p.scratch;\n";
+  std::map<int, std::string> results;
+  for (size_t i = 0; i < nsteps; ++i) {
+    const auto& st = w.sp.steps[i];
+    int out = w.f.nodes()[st.node].out[0];
+    DType t = w.f.value(out).dtype;
+    std::string raw = "(s[" + num(2 * static_cast<long long>(i) + 1) + "] != 0.0f ? __int_as_float(0x7fc00000) : s[" +
+                      num(2 * static_cast<long long>(i)) + "])";
+    if (st.kind == Op::Mean) raw = "(" + raw + " / (float)C)";
+    std::string name = "r" + num(out);
+    c += "  const " + std::string(compute_type(t)) + " " + name + " = (" + compute_type(t) + ")" + raw + ";\n";
+    results[out] = name;
+  }
+  for (size_t i = 0; i < ks_out.scratch_init.size() - 1; ++i)
+    c += "  ((volatile unsigned*)p.scratch)[" + num(static_cast<long long>(i)) + "] = " + num(ks_out.scratch_init[i]) + "u;\n";
+  c += "  " + counter + " = 0u;\n";
+  ExprEmitter em(w.f, [&](int v) {
+    if (results.count(v)) return results[v];
+    if (w.is_input(v)) return load_convert(w.dt(v), w.ptr(w.operand_index.at(v)) + "[0]");
+    return std::string();
+  });
+  for (int k : post_outs)
+    c += "  " + w.ptr(k) + "[0] = " + store_convert(w.dt(w.op(k).value), em.value(w.op(k).value, c, "  ")) + ";\n";
+  c += "}\n";
+}
+
+}  // namespace solder::codegen_detail

@@ -1,0 +1,168 @@
+// Row reductions and persistent normalization: TPR threads share one row, RPB rows per block.
+// Persistent (batch > 0): each thread holds `batch` vectors of the row in registers; element
+// values needed by later passes stay there, so the row is read from memory once. Looped
+// (batch == 0): each pass streams the row again (rows too long for registers).
+#include <algorithm>
+
+#include "codegen/kernel_writer.h"
+
+namespace solder::codegen_detail {
+
+void write_inner(Writer& w) {
+  const auto& P = w.plan.params;
+  const bool persistent = P.batch > 0;
+  const StagePlan& sp = w.sp;
+  std::string& c = w.code;
+  const int tpr = P.threads_per_row, rpb = P.rows_per_block;
+  const int wpr = std::max(1, tpr / 32);
+  std::set<int> mat(sp.materialized.begin(), sp.materialized.end());
+
+  c += "extern \"C\" __global__ void __launch_bounds__(" + num(P.threads) + ") " + w.plan.name + "(const Params p) {\n";
+  c += "  constexpr int VEC = " + num(P.vec) + ", TPR = " + num(tpr) + ", RPB = " + num(rpb) +
+       (persistent ? ", BATCH = " + num(P.batch) : std::string()) + ";\n";
+  w.pointers(1);
+  c += "  const int tr = threadIdx.x % TPR, ry = threadIdx.x / TPR;\n  const i64 R = p.R, C = p.C;\n";
+  std::vector<std::string> acc(sp.steps.size());
+  std::vector<DType> acc_t(sp.steps.size());
+  for (size_t i = 0; i < sp.steps.size(); ++i) {
+    acc[i] = "acc" + num(static_cast<long long>(i));
+    acc_t[i] = w.f.value(w.f.nodes()[sp.steps[i].node].out[0]).dtype;
+    if (tpr > 32)
+      c += "  __shared__ " + std::string(compute_type(acc_t[i])) + " sm" + num(static_cast<long long>(i)) + "[RPB][" +
+           num(wpr) + "];\n";
+  }
+  c += "  for (i64 rb = (i64)blockIdx.x * RPB; rb < R; rb += (i64)gridDim.x * RPB) {\n";
+  c += "    const i64 row = rb + ry;\n    const bool row_ok = row < R;\n    const i64 rowc = row_ok ? row : R - 1;\n";
+
+  // Row scope: statistics and anything that varies only along rows.
+  std::map<int, std::string> row_names;
+  ExprEmitter row_em(w.f, [&](int v) -> std::string {
+    if (row_names.count(v)) return row_names[v];
+    if (w.is_input(v)) return load_convert(w.dt(v), w.ptr(w.operand_index.at(v)) + "[" + w.offset(w.operand_index.at(v), "rowc", "0") + "]");
+    return "";
+  });
+  std::vector<int> outs = w.output_slots();
+  auto store_row_outputs = [&](int stage) {
+    for (int k : outs) {
+      int v = w.op(k).value;
+      if (!sp.row_level[v] || sp.stage[v] != stage) continue;
+      std::string val = row_em.value(v, c, I(2));
+      c += "    if (tr == 0 && row_ok" + std::string(w.op(k).access == Access::Scalar ? " && row == 0" : "") + ") " +
+           w.ptr(k) + "[" + w.offset(k, "row", "0") + "] = " + store_convert(w.dt(v), val) + ";\n";
+    }
+  };
+  store_row_outputs(0);
+  if (persistent)
+    for (int v : sp.materialized)
+      c += "    " + std::string(compute_type(w.dt(v))) + " m" + num(v) + "[BATCH][VEC];\n";
+
+  for (int q = 0; q <= sp.max_level; ++q) {
+    std::vector<int> targets, elem_outs, steps_here;
+    for (size_t i = 0; i < sp.steps.size(); ++i)
+      if (sp.steps[i].level == q + 1) {
+        steps_here.push_back(static_cast<int>(i));
+        targets.push_back(sp.steps[i].input);
+      }
+    for (int k : outs)
+      if (!sp.row_level[w.op(k).value] && sp.stage[w.op(k).value] == q) {
+        elem_outs.push_back(k);
+        targets.push_back(w.op(k).value);
+      }
+    std::vector<int> mat_here;
+    for (int v : sp.materialized)
+      if (sp.stage[v] == q) {
+        mat_here.push_back(v);
+        targets.push_back(v);
+      }
+    if (targets.empty()) continue;
+    auto held = [&](int v) { return persistent && mat.count(v) && sp.stage[v] < q; };
+    // Row-level values this pass reads are computed once per row, before the element loop.
+    std::set<int> row_needed;
+    std::vector<int> ins = w.element_inputs(targets, [&](int v) {
+      if (held(v)) return true;
+      if (sp.row_level[v]) {
+        row_needed.insert(v);
+        return true;
+      }
+      return false;
+    });
+    for (int v : row_needed) row_em.value(v, c, I(2));
+    for (int i : steps_here)
+      c += "    " + std::string(compute_type(acc_t[i])) + " " + acc[i] + " = " + red_identity(sp.steps[i].kind, acc_t[i]) + ";\n";
+
+    if (persistent)
+      c += "#pragma unroll\n    for (int b = 0; b < BATCH; ++b) {\n      const i64 col0 = (i64)(b * TPR + tr) * VEC;\n"
+           "      const bool ok = row_ok && col0 < C;\n";
+    else
+      c += "    for (i64 col0 = (i64)tr * VEC; col0 < C; col0 += (i64)TPR * VEC) {\n      const bool ok = row_ok;\n";
+    c += "      if (ok) {\n";
+    w.vector_loads(ins, 4, "row", "col0");
+    w.store_decls(elem_outs, 4);
+    c += "#pragma unroll\n        for (int j = 0; j < VEC; ++j) {\n          const i64 col = col0 + j;\n";
+    w.scalar_loads(ins, 5, "row", "col", false);
+    ExprEmitter em(w.f, [&](int v) -> std::string {
+      if (held(v)) return "m" + num(v) + "[b][j]";
+      if (sp.row_level[v] && row_names.count(v)) return row_names[v];
+      if (sp.row_level[v]) return row_em.value(v, c, I(5));  // already emitted above: returns its name
+      if (w.is_input(v)) return w.elem_input(v, true);
+      return "";
+    });
+    for (int v : mat_here) c += I(5) + "m" + num(v) + "[b][j] = " + em.value(v, c, I(5)) + ";\n";
+    for (int i : steps_here) {
+      const auto& st = sp.steps[i];
+      std::string x = em.value(st.input, c, I(5));
+      if (st.var_step) {
+        std::string d = "d" + num(i);
+        c += I(5) + "const float " + d + " = " + x + " - rm" + num(st.node) + ";\n";
+        c += I(5) + acc[i] + " += " + d + " * " + d + ";\n";
+      } else {
+        c += I(5) + acc[i] + " = " + combine(st.kind, acc[i], x) + ";\n";
+      }
+    }
+    for (int k : elem_outs) w.store_elem(k, em.value(w.op(k).value, c, I(5)), 5, "row", "col", true);
+    c += "        }\n";
+    w.store_vectors(elem_outs, 4, "row", "col0");
+    c += "      }\n    }\n";
+
+    // Combine across the row's threads: shuffles within a warp, shared memory across warps.
+    for (int i : steps_here) {
+      const auto& st = sp.steps[i];
+      const char* rs = red_struct(st.var_step || st.kind == Op::VarMean || st.kind == Op::Mean ? Op::Sum : st.kind);
+      c += "    " + acc[i] + " = warp_reduce<" + rs + ", " + num(std::min(tpr, 32)) + ">(" + acc[i] + ");\n";
+      if (tpr > 32) {
+        std::string sm = "sm" + num(i);
+        c += "    if ((tr & 31) == 0) " + sm + "[ry][tr >> 5] = " + acc[i] + ";\n    __syncthreads();\n";
+        c += "    " + acc[i] + " = " + sm + "[ry][0];\n";
+        c += "#pragma unroll\n    for (int k = 1; k < " + num(wpr) + "; ++k) " + acc[i] + " = " +
+             combine(st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum, acc[i], sm + "[ry][k]") + ";\n";
+        c += "    __syncthreads();\n";
+      }
+      const Node& n = w.f.nodes()[st.node];
+      auto declare = [&](int out, const std::string& expr) {
+        std::string name = "r" + num(out);
+        DType t = w.dt(out);
+        c += "    const " + std::string(compute_type(t)) + " " + name + " = " +
+             (is_floating(t) && t != DType::F32 && t != DType::F64
+                  ? (t == DType::F16 ? "round_f16(" : "round_bf16(") + expr + ")"
+                  : expr) + ";\n";
+        row_names[out] = name;
+      };
+      if (st.kind == Op::VarMean && !st.var_step) {
+        c += "    const float rm" + num(st.node) + " = " + acc[i] + " / (float)C;\n";
+      } else if (st.var_step) {
+        c += "    const float rv" + num(st.node) + " = " + acc[i] + " / (float)(C - " + num(n.attrs.correction) + " > 0 ? C - " +
+             num(n.attrs.correction) + " : 0);\n";
+        declare(n.out[0], "rv" + num(st.node));
+        declare(n.out[1], "rm" + num(st.node));
+      } else if (st.kind == Op::Mean) {
+        declare(n.out[0], acc[i] + " / (" + compute_type(acc_t[i]) + ")C");
+      } else {
+        declare(n.out[0], acc[i]);
+      }
+    }
+    store_row_outputs(q + 1);
+  }
+  c += "  }\n}\n";
+}
+
+}  // namespace solder::codegen_detail

@@ -1,0 +1,206 @@
+#include "schedule/scheduler.h"
+
+#include <algorithm>
+
+#include "schedule/stages.h"
+#include "solder/error.h"
+
+namespace solder {
+
+namespace {
+
+int64_t pow2ceil(int64_t v) {
+  int64_t p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+// Classifies how an operand is addressed over [R, C]; sets `ld` for Row/Full.
+Access classify(const std::vector<int64_t>& dims, const std::vector<int64_t>& st, int split, int64_t& ld) {
+  const int rank = static_cast<int>(dims.size());
+  auto part = [&](int lo, int hi, bool need_unit, int64_t& stride_out) -> int {  // 0 none, 1 linear, 2 general
+    std::vector<int> rel;
+    for (int d = lo; d < hi; ++d)
+      if (dims[d] > 1) rel.push_back(d);
+    bool any = false, all = true;
+    for (int d : rel) (st[d] != 0 ? any : all) = st[d] != 0 ? true : false;
+    if (!any) return 0;
+    if (!all) return 2;
+    for (size_t i = 0; i + 1 < rel.size(); ++i)
+      if (st[rel[i]] != st[rel[i + 1]] * dims[rel[i + 1]]) return 2;
+    stride_out = st[rel.back()];
+    if (need_unit && stride_out != 1) return 2;
+    return 1;
+  };
+  int64_t row_ld = 0, col_st = 0;
+  int r = part(0, split, false, row_ld);
+  int c = part(split, rank, true, col_st);
+  ld = row_ld;
+  if (r == 2 || c == 2) return Access::General;
+  if (r == 0 && c == 0) return Access::Scalar;
+  if (r == 1 && c == 0) return Access::Row;
+  if (r == 0 && c == 1) return Access::Col;
+  return Access::Full;
+}
+
+std::string kernel_name(const Fusion& f, const Segment& s, int index, bool has_elem_outputs) {
+  std::string cat = s.category == KernelCategory::Pointwise ? "pw"
+                    : s.category == KernelCategory::Full    ? "red"
+                    : has_elem_outputs                      ? "norm"
+                                                            : "red";
+  std::string name = "solder_" + cat;
+  std::vector<std::string> seen;
+  for (int ni : s.nodes) {
+    std::string op = op_name(f.nodes()[ni].op);
+    if (std::find(seen.begin(), seen.end(), op) != seen.end()) continue;
+    seen.push_back(op);
+    if (seen.size() <= 4) name += "_" + op;
+  }
+  return name + "_" + std::to_string(index);
+}
+
+}  // namespace
+
+LaunchFacts make_facts(const Fusion& f, const Segment& s, const KernelShape& ks, const std::vector<int64_t>& domain,
+                       const std::vector<std::vector<int64_t>>& shapes, const std::vector<std::vector<int64_t>>& strides,
+                       const std::vector<uint64_t>& addresses) {
+  LaunchFacts lf;
+  const int rank = static_cast<int>(ks.dim_order.size());
+  for (int pos = 0; pos < rank; ++pos) lf.dims.push_back(domain[ks.dim_order[pos]]);
+  for (int pos = 0; pos < rank; ++pos) (pos < ks.split ? lf.R : lf.C) *= lf.dims[pos];
+  for (size_t k = 0; k < ks.operands.size(); ++k) {
+    int v = ks.operands[k];
+    const Value& val = f.value(v);
+    OperandFacts of{val.dtype, std::vector<int64_t>(rank, 0), addresses[k]};
+    // Map the operand's dims onto domain dims (original order), then to kernel order.
+    std::vector<int> dom_of(shapes[k].size(), -1);
+    const Node* red = val.producer >= 0 ? &f.nodes()[val.producer] : nullptr;
+    if (red && op_info(red->op).kind == OpKind::Reduction && !red->attrs.keepdim &&
+        std::find(s.nodes.begin(), s.nodes.end(), val.producer) != s.nodes.end()) {
+      size_t j = 0;
+      for (int d = 0; d < rank && j < dom_of.size(); ++d)
+        if (!std::binary_search(red->attrs.axes.begin(), red->attrs.axes.end(), d)) dom_of[j++] = d;
+    } else {
+      int off = rank - static_cast<int>(shapes[k].size());
+      for (size_t i = 0; i < shapes[k].size(); ++i) dom_of[i] = off + static_cast<int>(i);
+    }
+    for (size_t i = 0; i < shapes[k].size(); ++i) {
+      if (dom_of[i] < 0 || shapes[k][i] == 1) continue;
+      int pos = static_cast<int>(std::find(ks.dim_order.begin(), ks.dim_order.end(), dom_of[i]) - ks.dim_order.begin());
+      of.strides[pos] = strides[k][i];
+    }
+    lf.operands.push_back(std::move(of));
+  }
+  lf.ld.assign(ks.operands.size(), 0);
+  return lf;
+}
+
+int estimate_registers(const KernelPlan& plan, int materialized) {
+  const auto& p = plan.params;
+  if (p.batch == 0) return 48;
+  // Held row values + one batch of loads in flight + addressing/reduction overhead.
+  return 40 + materialized * p.batch * p.vec + p.batch * p.vec / 2;
+}
+
+bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelShape& ks, LaunchFacts& facts,
+                     const DeviceInfo& dev, int attempt, KernelPlan& plan) {
+  plan = KernelPlan{};
+  plan.shape = ks;
+  bool has_elem_outputs = false;
+  // Access class per operand.
+  int widest = 1;
+  for (size_t k = 0; k < ks.operands.size(); ++k) {
+    OperandPlan op;
+    op.value = ks.operands[k];
+    op.is_output = static_cast<int>(k) >= ks.num_inputs;
+    op.access = classify(facts.dims, facts.operands[k].strides, ks.split, facts.ld[k]);
+    if (op.access == Access::Full || op.access == Access::Col) {
+      widest = std::max(widest, dtype_size(facts.operands[k].dtype));
+      if (op.is_output) has_elem_outputs = true;
+    }
+    plan.operands.push_back(op);
+  }
+  plan.name = kernel_name(f, s, index, has_elem_outputs);
+
+  // vec: the widest vector (16 bytes of the widest operand at most) that every vectorized
+  // operand's address, row stride and the row length allow. Pointwise kernels over a single
+  // row may end in a masked tail; others need C % vec == 0 so every row starts aligned.
+  int vec = 16 / widest;
+  const bool tail_ok = ks.category != KernelCategory::Inner && facts.R == 1;
+  for (; vec > 1; vec /= 2) {
+    bool ok = tail_ok || facts.C % vec == 0;
+    for (size_t k = 0; k < plan.operands.size() && ok; ++k) {
+      Access a = plan.operands[k].access;
+      if (a != Access::Full && a != Access::Col) continue;
+      uint64_t bytes = static_cast<uint64_t>(vec) * dtype_size(facts.operands[k].dtype);
+      if (facts.operands[k].address % bytes) ok = false;
+      if (a == Access::Full && facts.ld[k] % vec) ok = false;
+    }
+    if (ok) break;
+  }
+  KernelParams& p = plan.params;
+  p.vec = vec;
+
+  if (ks.category != KernelCategory::Inner) {
+    // 256 threads: 8 resident blocks fill an SM's 2048 threads. unroll: large single-row
+    // problems give each thread 4 vectors per pass (more bytes in flight, fewer blocks).
+    if (attempt > 0) return false;
+    p.threads = 256;
+    p.unroll = (facts.R == 1 && facts.C >= (1 << 20)) ? 4 : 1;
+    return true;
+  }
+
+  // Inner reduction / persistent normalization.
+  const int64_t nvec = (facts.C + vec - 1) / vec;
+  StagePlan sp = plan_stages(f, s, ks, true);
+  const int held = std::max<int>(1, static_cast<int>(sp.materialized.size()));
+  // threads_per_row: enough threads that each holds ~4 vectors (H=768 fp16 -> 32 threads x 3),
+  // at least a warp, at most 256 while the batch stays <= 10, then 512 / 1024.
+  int64_t tpr = std::clamp<int64_t>(pow2ceil((nvec + 3) / 4), 32, 256);
+  // Very short rows: fewer than 32 threads per row, several rows per warp.
+  if (nvec <= 16) tpr = std::max<int64_t>(1, pow2ceil(nvec));
+  while (tpr < 1024 && (nvec + tpr - 1) / tpr > 10) tpr *= 2;
+  for (int a = 0; a < attempt; ++a) tpr = std::min<int64_t>(1024, tpr * 2);  // after spills: smaller batch
+  int64_t batch = (nvec + tpr - 1) / tpr;
+  p.threads_per_row = static_cast<int>(tpr);
+  p.threads = static_cast<int>(std::max<int64_t>(tpr, 256));
+  p.rows_per_block = p.threads / p.threads_per_row;
+  p.batch = static_cast<int>(batch);
+  // Registers: a block must fit the SM's register file, and a thread has at most 255.
+  int limit = std::min(dev.max_regs_per_thread, dev.regs_per_block / p.threads);
+  bool too_big = estimate_registers(plan, held) > limit || batch > 16;
+  if (too_big || attempt >= 3) {
+    if (attempt >= 4) return false;
+    // Looped: stream the row once per pass (re-reads hit L2 for rows of a few hundred KB).
+    p.batch = 0;
+    p.threads_per_row = static_cast<int>(std::min<int64_t>(1024, std::max<int64_t>(32, pow2ceil(nvec / 8))));
+    p.threads = std::max(p.threads_per_row, 256);
+    p.rows_per_block = p.threads / p.threads_per_row;
+  }
+  return true;
+}
+
+Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev) {
+  const auto& p = plan.params;
+  Grid g;
+  g.block = static_cast<unsigned>(p.threads);
+  if (plan.shape.category == KernelCategory::Inner) {
+    int64_t blocks = (facts.R + p.rows_per_block - 1) / p.rows_per_block;
+    g.x = static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, int64_t{1} << 30));
+    return g;
+  }
+  int64_t per_block = static_cast<int64_t>(p.threads) * p.unroll * p.vec;
+  int64_t bx = std::max<int64_t>(1, (facts.C + per_block - 1) / per_block);
+  const int64_t resident = static_cast<int64_t>(dev.sm_count) * std::max(1, dev.max_threads_per_sm / p.threads);
+  // Full reductions: one resident wave (each warp adds one atomic). Pointwise: many waves.
+  int64_t cap = plan.shape.category == KernelCategory::Full ? resident : int64_t{1} << 30;
+  bx = std::min(bx, cap);
+  int64_t by = std::clamp<int64_t>(facts.R, 1, 65535);
+  if (plan.shape.category == KernelCategory::Full) by = 1;
+  else by = std::min(by, std::max<int64_t>(1, resident * 8 / bx));
+  g.x = static_cast<unsigned>(bx);
+  g.y = static_cast<unsigned>(by);
+  return g;
+}
+
+}  // namespace solder

@@ -1,0 +1,35 @@
+#pragma once
+// Orders the work inside one reduction kernel. A value's *stage* counts the reduction phases
+// that must finish before it exists: inputs are stage 0; a reduction whose operand has stage s
+// runs at level s+1 and its result has stage s+1 (var_mean takes two levels: the mean, then the
+// squared deviations around it — exact two-pass statistics, the row is in registers anyway).
+// Element pass q computes what stage-q element values need and feeds level-(q+1) reductions.
+// In a persistent kernel, element values computed in an earlier pass and needed later are
+// kept in registers ("materialized"), so global memory is read once.
+#include <vector>
+
+#include "schedule/kernel_plan.h"
+
+namespace solder {
+
+struct ReductionStep {
+  int node = -1;        // the reduction node
+  Op kind = Op::Sum;    // Sum, Max, Min, Mean, or VarMean (mean step) / VarMean (var step)
+  bool var_step = false;
+  int input = -1;       // operand value
+  int level = 1;
+};
+
+struct StagePlan {
+  std::vector<int> stage;       // per value
+  std::vector<char> in_kernel;  // per value: produced by this segment
+  std::vector<char> row_level;  // per value: constant along the reduced (column) dims
+  std::vector<ReductionStep> steps;
+  int max_level = 0;
+  std::vector<int> materialized;  // element values held in registers across passes
+};
+
+// `persistent` selects whether materialization is planned (looped kernels recompute).
+StagePlan plan_stages(const Fusion& f, const Segment& s, const KernelShape& ks, bool persistent);
+
+}  // namespace solder
