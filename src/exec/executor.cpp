@@ -1,0 +1,424 @@
+#include "solder/executor.h"
+
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "exec/copy_fusion.h"
+#include "exec/kernel_prepare.h"
+#include "exec/matmul_step.h"
+#include "exec/view_meta.h"
+#include "pipeline/pipeline.h"
+#include "runtime/device_memory.h"
+#include "runtime/driver.h"
+#include "solder/error.h"
+
+namespace solder {
+
+int64_t DeviceTensor::numel() const {
+  int64_t n = 1;
+  for (auto s : shape) n *= s;
+  return n;
+}
+
+namespace {
+
+// Loaded modules are per process (one context): share them across executors.
+std::shared_ptr<LoadedKernel> load_kernel(const std::string& key, const CompiledKernel& k) {
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<LoadedKernel>> loaded;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = loaded[key];
+  if (!slot) slot = std::make_shared<LoadedKernel>(k);
+  return slot;
+}
+
+TensorMeta meta_of(const DeviceTensor& t) { return TensorMeta{t.dtype, t.shape, t.strides}; }
+
+}  // namespace
+
+struct Step {
+  enum Kind { Kernel, View, Copy, Cat, Matmul } kind = Kernel;
+  std::vector<int> alloc;  // values allocated (contiguous) before the step runs
+  // Kernel
+  std::shared_ptr<LoadedKernel> kernel;
+  std::vector<int64_t> params;
+  std::vector<std::pair<int, int>> ptr_slots;  // (params index, value id)
+  std::shared_ptr<DeviceBuffer> scratch;
+  Grid grid;
+  LaunchRecord record;
+  // View / Copy / Cat / Matmul
+  int src = -1, dst = -1;
+  int64_t offset_bytes = 0;
+  std::vector<std::shared_ptr<Executor>> nested;
+  std::vector<int> pieces_src;
+  std::vector<TensorMeta> pieces_meta;
+  std::vector<int64_t> pieces_offset;
+  std::shared_ptr<MatmulStep> matmul;
+};
+
+struct RunPlan {
+  std::vector<TensorMeta> meta;  // per value (materialized or viewed ones)
+  std::vector<Step> steps;
+  std::vector<LaunchRecord> records;
+};
+
+struct Executor::Impl {
+  Fusion original;
+  SegmentedFusion sf;
+  std::map<std::vector<int64_t>, RunPlan> plans;
+  std::vector<LaunchRecord> last;
+  ExecutorStats stats;
+  std::map<std::pair<int, int>, std::shared_ptr<Executor>> copiers;  // (dtype, rank)
+
+  Impl(const Fusion& f, bool raw) : original(f), sf(raw ? segment_fusion(f) : lower(f)) {}
+
+  std::shared_ptr<Executor> copier(DType t, size_t rank) {
+    auto& c = copiers[{static_cast<int>(t), static_cast<int>(rank)}];
+    if (!c) c = std::make_shared<Executor>(make_copy_fusion(t, rank), true);
+    return c;
+  }
+
+  RunPlan build(const std::vector<DeviceTensor>& inputs, const std::vector<DeviceTensor>* outs, const Bindings& b);
+  void add_kernel_step(RunPlan& rp, int si, const std::vector<uint64_t>& align, const std::vector<char>& provided);
+};
+
+void Executor::Impl::add_kernel_step(RunPlan& rp, int si, const std::vector<uint64_t>& align,
+                                     const std::vector<char>& provided) {
+  const Segment& s = sf.segments[si];
+  const Fusion& f = sf.fusion;
+  KernelShape ks = analyze_kernel(f, s);
+  Step st;
+  std::vector<std::vector<int64_t>> shapes, strides;
+  std::vector<uint64_t> addr;
+  for (int v : ks.operands) {
+    shapes.push_back(rp.meta[v].shape);
+    strides.push_back(rp.meta[v].strides);
+    addr.push_back(align[v]);
+  }
+  for (int v : s.outputs)
+    if (!provided[v]) st.alloc.push_back(v);
+  Bindings none;
+  std::vector<int64_t> domain;
+  // The domain's sizes: the largest operand shape of each domain dim (right-aligned).
+  domain.assign(s.domain.size(), 1);
+  for (size_t k = 0; k < ks.operands.size(); ++k) {
+    const auto& sh = shapes[k];
+    const Value& val = f.value(ks.operands[k]);
+    bool red_out = val.producer >= 0 && op_info(f.nodes()[val.producer].op).kind == OpKind::Reduction &&
+                   !f.nodes()[val.producer].attrs.keepdim;
+    if (red_out) continue;
+    size_t off = domain.size() - sh.size();
+    for (size_t i = 0; i < sh.size(); ++i) domain[off + i] = std::max(domain[off + i], sh[i]);
+  }
+  // Reduction inputs define the reduced sizes even when no operand spans them.
+  for (int ni : s.nodes) {
+    const Node& n = f.nodes()[ni];
+    if (op_info(n.op).kind != OpKind::Reduction) continue;
+    const auto& in_shape = rp.meta[n.in[0]].shape;
+    if (!in_shape.empty() && in_shape.size() == domain.size())
+      for (size_t i = 0; i < domain.size(); ++i) domain[i] = std::max(domain[i], in_shape[i]);
+  }
+  LaunchFacts facts = make_facts(f, s, ks, domain, shapes, strides, addr);
+  const DeviceInfo& dev = current_device();
+  PreparedKernel pk = prepare_kernel(sf, si, facts, dev, KernelCache::global());
+  ++stats.kernels_compiled;
+  st.kernel = load_kernel(pk.cache_key, *pk.compiled);
+  st.grid = launch_grid(pk.plan, facts, dev);
+  const int n = static_cast<int>(ks.operands.size());
+  st.params.assign(2 + kMaxKernelDims + n + n + n * kMaxKernelDims + 1, 0);
+  st.params[0] = facts.R;
+  st.params[1] = facts.C;
+  for (size_t d = 0; d < facts.dims.size(); ++d) st.params[2 + d] = facts.dims[d];
+  for (int k = 0; k < n; ++k) {
+    st.ptr_slots.push_back({2 + kMaxKernelDims + k, ks.operands[k]});
+    st.params[2 + kMaxKernelDims + n + k] = facts.ld[k];
+    for (size_t d = 0; d < facts.dims.size(); ++d)
+      st.params[2 + kMaxKernelDims + 2 * n + k * kMaxKernelDims + d] = facts.operands[k].strides[d];
+  }
+  if (!pk.source.scratch_init.empty()) {
+    st.scratch = std::make_shared<DeviceBuffer>(pk.source.scratch_init.size() * 4);
+    check_cuda(driver()->cuMemcpyHtoD(st.scratch->ptr(), pk.source.scratch_init.data(), pk.source.scratch_init.size() * 4),
+               "initializing reduction scratch", pk.plan.name);
+    st.params.back() = static_cast<int64_t>(st.scratch->ptr());
+  }
+  st.record.name = pk.plan.name;
+  st.record.category = kernel_category_name(s.category);
+  st.record.params = pk.plan.params.str();
+  st.record.registers = pk.compiled->ptxas.registers;
+  st.record.spill_bytes = pk.compiled->ptxas.spill_store_bytes + pk.compiled->ptxas.spill_load_bytes;
+  st.record.grid_x = st.grid.x;
+  st.record.grid_y = st.grid.y;
+  st.record.block = st.grid.block;
+  for (int v : ks.operands) st.record.bytes += rp.meta[v].bytes();
+  rp.records.push_back(st.record);
+  rp.steps.push_back(std::move(st));
+}
+
+RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std::vector<DeviceTensor>* outs,
+                              const Bindings& b) {
+  const Fusion& f = sf.fusion;
+  RunPlan rp;
+  rp.meta.resize(f.values().size());
+  std::vector<uint64_t> align(f.values().size(), 256);  // address mod 256 (allocations are aligned)
+  std::vector<char> provided(f.values().size(), 0);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    rp.meta[f.inputs()[i]] = meta_of(inputs[i]);
+    align[f.inputs()[i]] = inputs[i].ptr % 256 ? inputs[i].ptr % 256 : 256;
+  }
+  if (outs)
+    for (size_t i = 0; i < outs->size(); ++i) {
+      int v = f.outputs()[i];
+      rp.meta[v] = meta_of((*outs)[i]);
+      align[v] = (*outs)[i].ptr % 256 ? (*outs)[i].ptr % 256 : 256;
+      provided[v] = 1;
+    }
+  for (size_t si = 0; si < sf.segments.size(); ++si) {
+    const Segment& s = sf.segments[si];
+    for (int v : s.outputs)
+      if (!provided[v]) rp.meta[v] = TensorMeta::contiguous(f.value(v).dtype, eval_shape(f.value(v).shape, b));
+    if (s.kind == SegmentKind::Kernel) {
+      add_kernel_step(rp, static_cast<int>(si), align, provided);
+      continue;
+    }
+    const Node& n = f.nodes()[s.nodes[0]];
+    Step st;
+    st.dst = n.out[0];
+    st.src = n.in.empty() ? -1 : n.in[0];
+    if (s.kind == SegmentKind::View) {
+      TensorMeta vm;
+      int64_t off = 0;
+      auto out_shape = eval_shape(f.value(st.dst).shape, b);
+      if (view_meta(n, rp.meta[st.src], out_shape, vm, off) && !provided[st.dst]) {
+        st.kind = Step::View;
+        st.offset_bytes = off * dtype_size(vm.dtype);
+        rp.meta[st.dst] = vm;
+        align[st.dst] = (align[st.src] + st.offset_bytes) % 256 ? (align[st.src] + st.offset_bytes) % 256 : 256;
+        LaunchRecord r;
+        r.name = "view";
+        r.category = "view";
+        rp.records.push_back(r);
+      } else {
+        // Strides cannot express it: copy the input in its logical order, then reshape.
+        st.kind = Step::Copy;
+        if (!provided[st.dst]) st.alloc.push_back(st.dst);
+        st.nested.push_back(copier(rp.meta[st.src].dtype, rp.meta[st.src].shape.size()));
+        LaunchRecord r;
+        r.name = "solder_copy_" + std::string(op_name(n.op));
+        r.category = "copy";
+        r.bytes = 2 * rp.meta[st.src].bytes();
+        rp.records.push_back(r);
+      }
+    } else if (s.kind == SegmentKind::Cat) {
+      st.kind = Step::Cat;
+      if (!provided[st.dst]) st.alloc.push_back(st.dst);
+      const TensorMeta& dm = rp.meta[st.dst];
+      int64_t pos = 0;
+      for (int x : n.in) {
+        TensorMeta piece = dm;
+        piece.shape = rp.meta[x].shape;
+        st.pieces_src.push_back(x);
+        st.pieces_meta.push_back(piece);
+        st.pieces_offset.push_back(pos * dm.strides[n.attrs.axis] * dtype_size(dm.dtype));
+        pos += rp.meta[x].shape[n.attrs.axis];
+        st.nested.push_back(copier(rp.meta[x].dtype, rp.meta[x].shape.size()));
+        LaunchRecord r;
+        r.name = "solder_copy_cat";
+        r.category = "copy";
+        r.bytes = 2 * rp.meta[x].bytes();
+        rp.records.push_back(r);
+      }
+    } else {
+      st.kind = Step::Matmul;
+      if (!provided[st.dst]) st.alloc.push_back(st.dst);
+      std::vector<TensorMeta> in_meta;
+      for (int x : n.in) in_meta.push_back(rp.meta[x]);
+      st.matmul = std::make_shared<MatmulStep>(n.op, in_meta, rp.meta[st.dst]);
+      LaunchRecord r;
+      r.name = "cublasLt_matmul";
+      r.category = "matmul";
+      for (auto& m : in_meta) r.bytes += m.bytes();
+      r.bytes += rp.meta[st.dst].bytes();
+      rp.records.push_back(r);
+    }
+    rp.steps.push_back(std::move(st));
+  }
+  return rp;
+}
+
+Executor::Executor(const Fusion& f, bool raw) : impl_(std::make_unique<Impl>(f, raw)) {}
+Executor::~Executor() = default;
+
+const std::vector<LaunchRecord>& Executor::last_launches() const { return impl_->last; }
+const ExecutorStats& Executor::stats() const { return impl_->stats; }
+const Fusion& Executor::fusion() const { return impl_->original; }
+
+std::vector<DeviceTensor> Executor::run(const std::vector<DeviceTensor>& inputs, CUstream stream,
+                                        const std::vector<DeviceTensor>* outputs) {
+  const DriverApi* cu = driver();
+  if (!cu) throw Error("no GPU: " + driver_unavailable_reason());
+  Impl& im = *impl_;
+  const Fusion& f = im.sf.fusion;
+  if (inputs.size() != f.inputs().size())
+    throw Error("fusion " + f.name() + " takes " + std::to_string(f.inputs().size()) + " inputs, got " +
+                std::to_string(inputs.size()));
+  // Signature: everything a plan depends on besides pointers' values.
+  thread_local std::vector<int64_t> sig;
+  sig.clear();
+  auto add_sig = [&](const DeviceTensor& t) {
+    sig.push_back(static_cast<int64_t>(t.dtype));
+    sig.push_back(static_cast<int64_t>(t.shape.size()));
+    sig.insert(sig.end(), t.shape.begin(), t.shape.end());
+    sig.insert(sig.end(), t.strides.begin(), t.strides.end());
+    sig.push_back(static_cast<int64_t>(t.ptr % 256));
+  };
+  for (const auto& t : inputs) add_sig(t);
+  if (outputs)
+    for (const auto& t : *outputs) add_sig(t);
+  auto it = im.plans.find(sig);
+  if (it == im.plans.end()) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Value& v = f.value(f.inputs()[i]);
+      if (inputs[i].dtype != v.dtype)
+        throw Error("input " + v.name + " is declared " + std::string(dtype_name(v.dtype)) + " but got " +
+                    std::string(dtype_name(inputs[i].dtype)));
+      if (inputs[i].strides.size() != inputs[i].shape.size())
+        throw Error("input " + v.name + ": strides and shape have different ranks");
+    }
+    std::vector<std::vector<int64_t>> shapes;
+    for (const auto& t : inputs) shapes.push_back(t.shape);
+    Bindings b = bind_shapes(f, shapes);
+    if (outputs && outputs->size() != f.outputs().size())
+      throw Error("fusion " + f.name() + " has " + std::to_string(f.outputs().size()) + " outputs, got " +
+                  std::to_string(outputs->size()) + " output tensors");
+    if (outputs)
+      for (size_t i = 0; i < outputs->size(); ++i)
+        if ((*outputs)[i].shape != eval_shape(f.value(f.outputs()[i]).shape, b))
+          throw Error("output tensor " + std::to_string(i) + " of " + f.name() + " has the wrong shape");
+    it = im.plans.emplace(sig, im.build(inputs, outputs, b)).first;
+    ++im.stats.signatures;
+  }
+  RunPlan& rp = it->second;
+  ++im.stats.runs;
+  const size_t nv = f.values().size();
+  std::vector<uint64_t> ptr(nv, 0);
+  std::vector<std::shared_ptr<void>> owner(nv);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ptr[f.inputs()[i]] = inputs[i].ptr;
+    owner[f.inputs()[i]] = inputs[i].owner;
+  }
+  if (outputs)
+    for (size_t i = 0; i < outputs->size(); ++i) ptr[f.outputs()[i]] = (*outputs)[i].ptr;
+  for (Step& st : rp.steps) {
+    for (int v : st.alloc) {
+      auto buf = std::make_shared<DeviceBuffer>(static_cast<size_t>(std::max<int64_t>(rp.meta[v].bytes(), 1)));
+      ptr[v] = buf->ptr();
+      owner[v] = buf;
+    }
+    switch (st.kind) {
+      case Step::Kernel: {
+        for (auto [slot, v] : st.ptr_slots) st.params[slot] = static_cast<int64_t>(ptr[v]);
+        void* args[] = {st.params.data()};
+        st.kernel->launch(st.grid.x, st.grid.y, 1, st.grid.block, 1, 1, 0, stream, args);
+        break;
+      }
+      case Step::View:
+        ptr[st.dst] = ptr[st.src] + st.offset_bytes;
+        owner[st.dst] = owner[st.src];
+        break;
+      case Step::Copy: {
+        DeviceTensor in{rp.meta[st.src].dtype, rp.meta[st.src].shape, rp.meta[st.src].strides, ptr[st.src], owner[st.src]};
+        TensorMeta c = TensorMeta::contiguous(in.dtype, in.shape);
+        std::vector<DeviceTensor> out{{c.dtype, c.shape, c.strides, ptr[st.dst], nullptr}};
+        st.nested[0]->run({in}, stream, &out);
+        break;
+      }
+      case Step::Cat:
+        for (size_t i = 0; i < st.pieces_src.size(); ++i) {
+          int x = st.pieces_src[i];
+          DeviceTensor in{rp.meta[x].dtype, rp.meta[x].shape, rp.meta[x].strides, ptr[x], owner[x]};
+          const TensorMeta& pm = st.pieces_meta[i];
+          std::vector<DeviceTensor> out{{pm.dtype, pm.shape, pm.strides, ptr[st.dst] + st.pieces_offset[i], nullptr}};
+          st.nested[i]->run({in}, stream, &out);
+        }
+        break;
+      case Step::Matmul: {
+        std::vector<uint64_t> in_ptrs;
+        const Node& n = f.nodes()[f.value(st.dst).producer];
+        for (int x : n.in) in_ptrs.push_back(ptr[x]);
+        st.matmul->run(in_ptrs, ptr[st.dst], stream);
+        break;
+      }
+    }
+  }
+  im.last = rp.records;
+  std::vector<DeviceTensor> result;
+  for (size_t i = 0; i < f.outputs().size(); ++i) {
+    int v = f.outputs()[i];
+    const TensorMeta& m = rp.meta[v];
+    result.push_back({m.dtype, m.shape, m.strides, ptr[v], owner[v]});
+  }
+  return result;
+}
+
+std::vector<HostTensor> Executor::run_host(const std::vector<HostTensor>& inputs) {
+  std::vector<DeviceTensor> d;
+  for (const auto& h : inputs) d.push_back(to_device(h));
+  auto outs = run(d);
+  check_cuda(driver()->cuCtxSynchronize(), "synchronizing after " + impl_->sf.fusion.name());
+  std::vector<HostTensor> r;
+  for (const auto& o : outs) r.push_back(to_host(o));
+  return r;
+}
+
+std::string Executor::explain(const std::vector<std::vector<int64_t>>& shapes) const {
+  const SegmentedFusion& sf = impl_->sf;
+  Bindings b = bind_shapes(sf.fusion, shapes);
+  const DeviceInfo& dev = current_device();
+  std::string r = "device: " + dev.describe() + "\n" + describe_segments(sf);
+  for (size_t si = 0; si < sf.segments.size(); ++si) {
+    if (sf.segments[si].kind != SegmentKind::Kernel) continue;
+    LaunchFacts facts = contiguous_facts(sf, static_cast<int>(si), b);
+    PreparedKernel pk = prepare_kernel(sf, static_cast<int>(si), facts, dev, KernelCache::global());
+    Grid g = launch_grid(pk.plan, facts, dev);
+    const PtxasInfo& px = pk.compiled->ptxas;
+    int occ = occupancy_blocks(dev, pk.plan.params.threads, px.registers, px.smem_bytes);
+    r += "segment " + std::to_string(si) + " kernel " + pk.plan.describe(sf.fusion) + "\n    rows=" +
+         std::to_string(facts.R) + " cols=" + std::to_string(facts.C) + " grid=" + std::to_string(g.x) + "x" +
+         std::to_string(g.y) + " block=" + std::to_string(g.block) + "\n    ptxas: " + std::to_string(px.registers) +
+         " registers, " + std::to_string(px.spill_store_bytes) + " bytes spill stores, " + std::to_string(px.smem_bytes) +
+         " bytes smem; occupancy " + std::to_string(occ) + " blocks/SM (" +
+         std::to_string(occ * pk.plan.params.threads * 100 / dev.max_threads_per_sm) + "% of threads)" +
+         (pk.spill_retries ? "; rescheduled " + std::to_string(pk.spill_retries) + "x after spills" : "") + "\n";
+  }
+  return r;
+}
+
+DeviceTensor to_device(const HostTensor& h) {
+  if (!driver()) throw Error("no GPU: " + driver_unavailable_reason());
+  HostTensor c = h.contiguous();
+  TensorMeta m = TensorMeta::contiguous(h.dtype, h.shape);
+  auto buf = std::make_shared<DeviceBuffer>(static_cast<size_t>(std::max<int64_t>(m.bytes(), 1)));
+  if (m.bytes() > 0) check_cuda(driver()->cuMemcpyHtoD(buf->ptr(), c.data(), m.bytes()), "copying an input to the GPU");
+  return {h.dtype, m.shape, m.strides, buf->ptr(), buf};
+}
+
+HostTensor to_host(const DeviceTensor& d) {
+  TensorMeta m{d.dtype, d.shape, d.strides};
+  TensorMeta c = TensorMeta::contiguous(d.dtype, d.shape);
+  DeviceTensor src = d;
+  std::shared_ptr<DeviceBuffer> tmp;
+  if (m.strides != c.strides && m.numel() > 1) {  // gather on the device first
+    Executor copy(make_copy_fusion(d.dtype, d.shape.size()), true);
+    tmp = std::make_shared<DeviceBuffer>(static_cast<size_t>(c.bytes()));
+    std::vector<DeviceTensor> out{{d.dtype, c.shape, c.strides, tmp->ptr(), nullptr}};
+    copy.run({d}, nullptr, &out);
+    src = out[0];
+  }
+  HostTensor h = HostTensor::empty(d.dtype, d.shape);
+  check_cuda(driver()->cuCtxSynchronize(), "synchronizing before a copy to the host");
+  if (c.bytes() > 0) check_cuda(driver()->cuMemcpyDtoH(h.data(), src.ptr, c.bytes()), "copying a result to the host");
+  return h;
+}
+
+}  // namespace solder

@@ -1,0 +1,64 @@
+#include "exec/kernel_prepare.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "solder/error.h"
+
+namespace solder {
+
+PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, LaunchFacts& facts, const DeviceInfo& dev,
+                              KernelCache& cache) {
+  const Segment& s = sf.segments.at(index);
+  KernelShape ks = analyze_kernel(sf.fusion, s);
+  char hash[32];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(sf.fusion.hash()));
+  PreparedKernel best;
+  for (int attempt = 0;; ++attempt) {
+    KernelPlan plan;
+    if (!schedule_kernel(sf.fusion, s, index, ks, facts, dev, attempt, plan)) break;
+    PreparedKernel pk;
+    pk.plan = plan;
+    pk.spill_retries = attempt;
+    pk.cache_key = std::string(hash) + "|" + dev.arch() + "|" + plan.key();
+    pk.source = generate_kernel(sf.fusion, s, plan);
+    pk.compiled = cache.get(pk.cache_key, [&] { return compile_cuda(pk.source.source, pk.source.name, dev.arch()); });
+    best = std::move(pk);
+    if (!best.compiled->ptxas.spills()) return best;
+  }
+  if (!best.compiled) throw Error("schedule: no plan for segment " + std::to_string(index) + " of " + sf.fusion.name());
+  throw Error("schedule: every plan for kernel " + best.plan.name + " spills registers (" +
+              std::to_string(best.compiled->ptxas.spill_store_bytes) + " bytes of spill stores); refusing to run it");
+}
+
+int occupancy_blocks(const DeviceInfo& dev, int threads, int registers, int smem) {
+  int warps = (threads + 31) / 32;
+  int by_threads = dev.max_threads_per_sm / std::max(1, threads);
+  // Registers are allocated per warp in chunks of 256.
+  int regs_per_warp = ((std::max(registers, 1) * 32 + 255) / 256) * 256;
+  int by_regs = dev.regs_per_sm / std::max(1, regs_per_warp * warps);
+  int by_smem = smem > 0 ? dev.smem_per_sm / (smem + 1024) : dev.max_blocks_per_sm;
+  return std::max(0, std::min({dev.max_blocks_per_sm, by_threads, by_regs, by_smem}));
+}
+
+LaunchFacts contiguous_facts(const SegmentedFusion& sf, int index, const Bindings& b) {
+  const Segment& s = sf.segments.at(index);
+  KernelShape ks = analyze_kernel(sf.fusion, s);
+  std::vector<std::vector<int64_t>> shapes, strides;
+  std::vector<uint64_t> addr;
+  for (int v : ks.operands) {
+    auto sh = eval_shape(sf.fusion.value(v).shape, b);
+    std::vector<int64_t> st(sh.size());
+    int64_t acc = 1;
+    for (int d = static_cast<int>(sh.size()) - 1; d >= 0; --d) {
+      st[d] = acc;
+      acc *= sh[d];
+    }
+    shapes.push_back(sh);
+    strides.push_back(st);
+    addr.push_back(256);
+  }
+  return make_facts(sf.fusion, s, ks, eval_shape(s.domain, b), shapes, strides, addr);
+}
+
+}  // namespace solder

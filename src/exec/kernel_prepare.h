@@ -1,0 +1,33 @@
+#pragma once
+// Plan -> source -> cubin for one kernel segment, with the spill check: when ptxas reports
+// spills the scheduler is asked for a more conservative plan and the kernel is rebuilt. Runs
+// without a GPU (NVRTC + ptxas only), so CI checks every generated kernel.
+#include <memory>
+#include <string>
+
+#include "codegen/kernel_codegen.h"
+#include "runtime/device_info.h"
+#include "runtime/kernel_cache.h"
+#include "schedule/scheduler.h"
+
+namespace solder {
+
+struct PreparedKernel {
+  KernelPlan plan;
+  KernelSource source;
+  std::shared_ptr<const CompiledKernel> compiled;
+  std::string cache_key;
+  int spill_retries = 0;
+};
+
+PreparedKernel prepare_kernel(const SegmentedFusion& sf, int segment_index, LaunchFacts& facts, const DeviceInfo& dev,
+                              KernelCache& cache);
+
+// Resident blocks per SM for a kernel (threads, registers and shared memory limits).
+int occupancy_blocks(const DeviceInfo& dev, int threads, int registers, int smem_bytes);
+
+// Facts for contiguous inputs at 256-byte aligned addresses: what `solder explain` and the
+// CPU tests plan against when no tensors exist.
+LaunchFacts contiguous_facts(const SegmentedFusion& sf, int segment_index, const Bindings& b);
+
+}  // namespace solder
