@@ -1,7 +1,6 @@
 // CUDA C++ -> cubin through NVRTC, with ptxas's resource report parsed from the log.
 #include "runtime/compiler.h"
 
-#include <dlfcn.h>
 #include <nvrtc.h>
 
 #include <chrono>
@@ -9,45 +8,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "runtime/toolkit_paths.h"
 #include "solder/error.h"
 
 namespace solder {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool has_fp16_header(const fs::path& dir) {
-  std::error_code ec;
-  return !dir.empty() && fs::exists(dir / "cuda_fp16.h", ec);
-}
-
-// NVRTC (CUDA 13) has no default include path, so kernels that include <cuda_fp16.h>,
-// <cuda_bf16.h> or <cuda_fp8.h> need the toolkit's include folder. Found at run time so a
-// binary works wherever the toolkit lives: $SOLDER_CUDA_INCLUDE, then next to the loaded
-// libnvrtc (<toolkit>/lib64/../include), then $CUDA_HOME/$CUDA_PATH, then /usr/local/cuda.
-std::string find_cuda_include_dir() {
-  if (const char* env = std::getenv("SOLDER_CUDA_INCLUDE"); env && has_fp16_header(env)) return env;
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) && info.dli_fname) {
-    std::error_code ec;
-    fs::path lib = fs::canonical(info.dli_fname, ec);
-    if (!ec) {
-      fs::path inc = lib.parent_path().parent_path() / "include";
-      if (has_fp16_header(inc)) return inc.string();
-    }
-  }
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
-    if (const char* env = std::getenv(var); env && has_fp16_header(fs::path(env) / "include"))
-      return (fs::path(env) / "include").string();
-  }
-  if (has_fp16_header("/usr/local/cuda/include")) return "/usr/local/cuda/include";
-  return "";
-}
-
-const std::string& cuda_include_dir() {
-  static const std::string dir = find_cuda_include_dir();
-  return dir;
-}
 
 void check_nvrtc(nvrtcResult r, const char* what, const std::string& kernel) {
   if (r != NVRTC_SUCCESS)
