@@ -26,5 +26,16 @@ struct CompiledKernel {
 // Compiles `source` (which must define extern "C" __global__ `kernel_name`) to a cubin.
 // Throws solder::Error with the NVRTC log (and the kernel name) on a compile error.
 CompiledKernel compile_cuda(const std::string& source, const std::string& kernel_name, const std::string& arch);
+// Same, with extra NVRTC options appended (e.g. "--maxrregcount=64", "-DTILE=128").
+CompiledKernel compile_cuda(const std::string& source, const std::string& kernel_name, const std::string& arch,
+                            const std::vector<std::string>& extra_options);
+
+// The NVRTC options compile_cuda uses for `arch` (before extra_options); exposed for tests/logs.
+std::vector<std::string> nvrtc_options(const std::string& arch);
+
+// Reads ptxas's -v report. With `kernel` set, only that entry function's lines count; otherwise
+// the first entry function in the log (or every line, for a log without entry headers).
+PtxasInfo parse_ptxas_log(const std::string& log);
+PtxasInfo parse_ptxas_log(const std::string& log, const std::string& kernel);
 
 }  // namespace solder

@@ -25,6 +25,8 @@ struct DeviceInfo {
   // "sm_90a" for Hopper (wgmma etc. need the 'a' target), else "sm_XY".
   std::string arch() const;
   double dram_peak_gbs() const;  // theoretical: 2 * clock * bus width / 8
+  // One line for logs: name, cc, SMs, smem, L2, DRAM peak and whether it is the profile.
+  std::string describe() const;
 };
 
 DeviceInfo h100_profile();

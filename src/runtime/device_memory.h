@@ -33,6 +33,21 @@ class DeviceBuffer {
 // Frees every cached block (e.g. before a benchmark that needs the memory).
 void release_cached_device_memory();
 
+// Sizes a request is served with: 512 B multiples below 1 MiB, 2 MiB multiples from there.
+size_t round_device_alloc_size(size_t bytes);
+
+struct DeviceMemoryStats {
+  size_t in_use_bytes = 0;   // rounded capacity held by live DeviceBuffers
+  size_t cached_bytes = 0;   // freed blocks kept for reuse
+  int64_t device_allocs = 0; // cuMemAlloc calls that succeeded
+  int64_t reuses = 0;        // requests served from the cache
+};
+DeviceMemoryStats device_memory_stats();
+
+// Synchronous copies, checked (errors name the byte count).
+void copy_to_device(CUdeviceptr dst, const void* src, size_t bytes);
+void copy_to_host(void* dst, CUdeviceptr src, size_t bytes);
+
 // A compiled kernel loaded into the current context.
 class LoadedKernel {
  public:

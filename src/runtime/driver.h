@@ -48,6 +48,10 @@ struct DriverApi {
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);
   CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent);
+  // Added after the first version of this interface (append only: others code against it).
+  CUresult (*cuGetErrorName)(CUresult, const char**);
+  CUresult (*cuDriverGetVersion)(int*);
+  CUresult (*cuCtxGetCurrent)(CUcontext*);
 };
 
 // The loaded driver with a current primary context on device 0, or nullptr when there is no
@@ -56,7 +60,10 @@ const DriverApi* driver();
 const std::string& driver_unavailable_reason();
 inline bool has_gpu() { return driver() != nullptr; }
 
-// Throws solder::Error "<what>[ in kernel <kernel>]: <CUDA error string>" unless r == CUDA_SUCCESS.
+// Throws solder::Error "<what>[ in kernel <kernel>]: CUDA_ERROR_X: <CUDA error string>" unless
+// r == CUDA_SUCCESS.
 void check_cuda(CUresult r, const std::string& what, const std::string& kernel = "");
+// "CUDA_ERROR_X: <string>" (falls back to the numeric code when the driver cannot name it).
+std::string cuda_error_text(CUresult r);
 
 }  // namespace solder

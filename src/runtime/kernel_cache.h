@@ -29,6 +29,10 @@ class KernelCache {
                                             const std::function<CompiledKernel()>& build);
   const CacheStats& stats() const { return stats_; }
   const std::string& dir() const { return dir_; }
+  // Where `key`'s disk entry lives (<dir>/<16 hex digits of a 64-bit hash>.cubin.entry), or ""
+  // when the disk cache is off. Exposed for tests and tooling.
+  std::string entry_path(const std::string& key) const;
+  bool disk_enabled() const;
   static KernelCache& global();
 
  private:

@@ -1,0 +1,98 @@
+// CUDA C++ -> cubin through NVRTC, with ptxas's resource report parsed from the log.
+#include "runtime/compiler.h"
+
+#include <nvrtc.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "runtime/toolkit_paths.h"
+#include "solder/error.h"
+
+namespace solder {
+namespace {
+
+namespace fs = std::filesystem;
+
+void check_nvrtc(nvrtcResult r, const char* what, const std::string& kernel) {
+  if (r != NVRTC_SUCCESS)
+    throw Error(std::string(what) + " failed for kernel " + kernel + ": " + nvrtcGetErrorString(r));
+}
+
+// Debugging aid: with $SOLDER_DUMP_DIR set, every compiled source and its log land there.
+void dump(const std::string& name, const std::string& source, const std::string& log) {
+  const char* dir = std::getenv("SOLDER_DUMP_DIR");
+  if (!dir || !*dir) return;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  std::ofstream(fs::path(dir) / (name + ".cu")) << source;
+  std::ofstream(fs::path(dir) / (name + ".log")) << log;
+}
+
+// Owns an nvrtcProgram so every exit path destroys it.
+struct Program {
+  nvrtcProgram p = nullptr;
+  ~Program() {
+    if (p) nvrtcDestroyProgram(&p);
+  }
+};
+
+}  // namespace
+
+std::vector<std::string> nvrtc_options(const std::string& arch) {
+  // sm_XX (not compute_XX) makes NVRTC run ptxas and produce a cubin; -Xptxas -v puts the
+  // register/spill/smem report in the program log; -lineinfo keeps profilers' source view.
+  std::vector<std::string> opts = {"--gpu-architecture=" + arch, "-std=c++17", "--ptxas-options=-v", "-lineinfo"};
+  if (!cuda_include_dir().empty()) opts.push_back("-I" + cuda_include_dir());
+  return opts;
+}
+
+CompiledKernel compile_cuda(const std::string& source, const std::string& kernel_name, const std::string& arch,
+                            const std::vector<std::string>& extra_options) {
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::string> opts = nvrtc_options(arch);
+  opts.insert(opts.end(), extra_options.begin(), extra_options.end());
+  std::vector<const char*> argv;
+  for (const std::string& o : opts) argv.push_back(o.c_str());
+
+  Program prog;
+  std::string file = kernel_name + ".cu";
+  check_nvrtc(nvrtcCreateProgram(&prog.p, source.c_str(), file.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram",
+              kernel_name);
+  nvrtcResult compiled = nvrtcCompileProgram(prog.p, static_cast<int>(argv.size()), argv.data());
+
+  size_t log_size = 0;
+  check_nvrtc(nvrtcGetProgramLogSize(prog.p, &log_size), "nvrtcGetProgramLogSize", kernel_name);
+  std::string log(log_size, '\0');
+  if (log_size > 0) check_nvrtc(nvrtcGetProgramLog(prog.p, log.data()), "nvrtcGetProgramLog", kernel_name);
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  dump(kernel_name, source, log);
+
+  if (compiled != NVRTC_SUCCESS) {
+    throw Error("NVRTC failed to compile kernel " + kernel_name + " for " + arch + ":\n" +
+                (log.empty() ? std::string(nvrtcGetErrorString(compiled)) : log));
+  }
+
+  CompiledKernel k;
+  k.name = kernel_name;
+  k.arch = arch;
+  size_t cubin_size = 0;
+  check_nvrtc(nvrtcGetCUBINSize(prog.p, &cubin_size), "nvrtcGetCUBINSize", kernel_name);
+  if (cubin_size == 0)
+    throw Error("NVRTC produced no cubin for kernel " + kernel_name + " (arch " + arch +
+                " must be a real sm_XX target, not compute_XX)");
+  k.cubin.resize(cubin_size);
+  check_nvrtc(nvrtcGetCUBIN(prog.p, k.cubin.data()), "nvrtcGetCUBIN", kernel_name);
+  k.ptxas = parse_ptxas_log(log, kernel_name);
+  k.log = std::move(log);
+  k.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return k;
+}
+
+CompiledKernel compile_cuda(const std::string& source, const std::string& kernel_name, const std::string& arch) {
+  return compile_cuda(source, kernel_name, arch, {});
+}
+
+}  // namespace solder
