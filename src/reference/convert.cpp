@@ -2,6 +2,7 @@
 // round-to-nearest-even encoder, integers by C-style truncation with clamping.
 #include "reference/convert.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -68,32 +69,39 @@ double max_finite(const FloatFormat& f) {
   return std::ldexp(1.0 + std::ldexp(static_cast<double>(man), -f.man_bits), top - bias(f));
 }
 
+// Works on the double's bits (integer shifts, no libm): the reference rounds every element of
+// every op, so this is its hottest function.
 uint32_t encode_float(const FloatFormat& f, double v) {
   const int m = f.man_bits;
-  const uint32_t sign = std::signbit(v) ? 1u << (f.exp_bits + m) : 0u;
-  if (std::isnan(v)) return sign | nan_code(f);
-  double a = std::fabs(v);
-  if (std::isinf(a)) return sign | overflow_code(f);
-  if (a == 0) return sign;
-  int e2;
-  std::frexp(a, &e2);
-  int e = e2 - 1;  // a in [2^e, 2^(e+1))
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof(b));
+  const uint32_t sign = (b >> 63) ? 1u << (f.exp_bits + m) : 0u;
+  const int field = static_cast<int>((b >> 52) & 0x7FF);
+  const uint64_t frac = b & ((uint64_t{1} << 52) - 1);
+  if (field == 0x7FF) return sign | (frac ? nan_code(f) : overflow_code(f));
+  // Double subnormals (< 2^-1022) are far below half the smallest subnormal of any format
+  // here (exp_bits <= 8), so they round to a signed zero along with zero itself.
+  if (field == 0) return sign;
+  const uint64_t sig = frac | (uint64_t{1} << 52);  // |v| = sig * 2^(e - 52)
+  const int e = field - 1023;
   const int emin = 1 - bias(f);
-  if (e < emin) e = emin;  // subnormal range: fixed quantum 2^(emin - m)
-  // Scale so one unit in the last place is 1; exact, since it only changes the exponent.
-  double s = std::ldexp(a, m - e);
-  double n = std::floor(s);
-  double frac = s - n;
-  if (frac > 0.5 || (frac == 0.5 && std::fmod(n, 2.0) == 1.0)) n += 1;
-  // Overflow is decided on the rounded magnitude, as if the exponent range were unbounded.
-  if (std::ldexp(n, e - m) > max_finite(f)) return sign | overflow_code(f);
-  auto q = static_cast<uint32_t>(n);
-  if (q >= (2u << m)) {  // rounded up into the next binade
+  int E = std::max(e, emin);  // target binade; below emin the quantum stays 2^(emin - m)
+  // q = |v| / 2^(E - m), rounded to nearest even: drop `shift` low bits of sig.
+  const int shift = 52 - m + (E - e);
+  if (shift > 53) return sign;  // below half the smallest subnormal
+  uint64_t q = sig >> shift;
+  const uint64_t rem = sig & ((uint64_t{1} << shift) - 1), half = uint64_t{1} << (shift - 1);
+  if (rem > half || (rem == half && (q & 1))) ++q;
+  if (q == (uint64_t{2} << m)) {  // rounded up into the next binade
     q >>= 1;
-    ++e;
+    ++E;
   }
-  if (q < (1u << m)) return sign | q;  // subnormal (or rounded to zero): exponent field 0
-  return sign | (static_cast<uint32_t>(e + bias(f)) << m) | (q - (1u << m));
+  if (q < (uint64_t{1} << m)) return sign | static_cast<uint32_t>(q);  // subnormal or zero
+  // Overflow is decided on the rounded magnitude, as if the exponent range were unbounded.
+  const int top = static_cast<int>(exp_mask(f)) - (f.ieee_specials ? 1 : 0) - bias(f);
+  const uint64_t top_q = (uint64_t{1} << m) | (f.ieee_specials ? man_mask(f) : man_mask(f) - 1);
+  if (E > top || (E == top && q > top_q)) return sign | overflow_code(f);
+  return sign | (static_cast<uint32_t>(E + bias(f)) << m) | static_cast<uint32_t>(q - (uint64_t{1} << m));
 }
 
 double decode_float(const FloatFormat& f, uint32_t bits) {

@@ -37,13 +37,16 @@ Buf matmul(const Node& n, const Buf& a0, const Buf& b0, const OutSpec& out) {
   const int64_t batches = numel(batch);
   if (batches * M * N != numel(out.shape)) fail(n, "result size differs from the IR's " + sizes_str(out.shape));
   Buf r{out.shape, std::vector<double>(static_cast<size_t>(batches * M * N))};
+  // i-k-j order walks B and the result rows contiguously; each sum still runs over k in order.
   for (int64_t p = 0; p < batches; ++p)
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) {
-        double s = 0;
-        for (int64_t k = 0; k < K; ++k) s += A[(p * M + i) * K + k] * B[(p * K + k) * N + j];
-        r.data[(p * M + i) * N + j] = s;
+    for (int64_t i = 0; i < M; ++i) {
+      double* row = r.data.data() + (p * M + i) * N;
+      for (int64_t k = 0; k < K; ++k) {
+        const double a = A[(p * M + i) * K + k];
+        const double* brow = B.data() + (p * K + k) * N;
+        for (int64_t j = 0; j < N; ++j) row[j] += a * brow[j];
       }
+    }
   return r;
 }
 

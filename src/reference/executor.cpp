@@ -40,7 +40,12 @@ Bindings check_inputs(const Fusion& f, const std::vector<HostTensor>& inputs) {
 
 Buf load(const HostTensor& t) {
   Buf b{t.shape, std::vector<double>(static_cast<size_t>(t.numel()))};
-  for (int64_t i = 0; i < t.numel(); ++i) b.data[i] = t.get(i);
+  if (t.is_contiguous()) {  // fast path: no per-element index arithmetic
+    const int sz = dtype_size(t.dtype);
+    for (int64_t i = 0; i < t.numel(); ++i) b.data[i] = load_element(t.dtype, t.data() + i * sz);
+  } else {
+    for (int64_t i = 0; i < t.numel(); ++i) b.data[i] = t.get(i);
+  }
   return b;
 }
 
@@ -103,7 +108,8 @@ std::vector<HostTensor> run_reference(const Fusion& f, const std::vector<HostTen
   std::vector<HostTensor> result;
   for (int o : f.outputs()) {
     HostTensor t = HostTensor::empty(f.value(o).dtype, vals[o].shape);
-    for (size_t k = 0; k < vals[o].data.size(); ++k) t.set(static_cast<int64_t>(k), vals[o].data[k]);
+    const int sz = dtype_size(t.dtype);
+    for (size_t k = 0; k < vals[o].data.size(); ++k) store_element(t.dtype, vals[o].data[k], t.data() + k * sz);
     result.push_back(std::move(t));
   }
   return result;
