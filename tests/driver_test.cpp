@@ -1,6 +1,7 @@
 // The driver loads lazily and explains itself when there is no GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "runtime/driver.h"
@@ -58,4 +59,20 @@ TEST(Driver, CheckCudaFormatsKernelAndErrorName) {
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()).find(" in kernel "), std::string::npos);
   }
+}
+
+// The names must be the ABI versions cuda.h maps to (checked against a 580-series driver).
+TEST(Driver, ResolvesVersionedSymbols) {
+  std::vector<std::string> names = driver_symbol_names();
+  auto has = [&](const char* n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+  for (const char* n : {"cuMemAlloc_v2", "cuMemFree_v2", "cuMemGetInfo_v2", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2",
+                        "cuMemcpyDtoDAsync_v2", "cuMemsetD8Async", "cuDeviceTotalMem_v2", "cuDevicePrimaryCtxRetain",
+                        "cuStreamDestroy_v2", "cuEventDestroy_v2", "cuStreamBeginCapture_v2",
+                        "cuGraphInstantiateWithFlags", "cuGraphExecDestroy", "cuEventElapsedTime_v2",
+                        "cuModuleGetFunction", "cuLaunchKernel", "cuGetErrorName"})
+    EXPECT_TRUE(has(n)) << n;
+  EXPECT_FALSE(has("cuMemAlloc"));
+  EXPECT_FALSE(has("cuGraphInstantiate"));
+  EXPECT_EQ(names.size(), 42u);
+  EXPECT_EQ(sizeof(DriverApi), names.size() * sizeof(void*));  // every member is resolved
 }

@@ -27,7 +27,7 @@ const DriverApi& need_driver(const char* what) {
 
 class CachingAllocator {
  public:
-  CUdeviceptr allocate(size_t capacity) {
+  CUdeviceptr allocate(size_t capacity, size_t requested) {
     const DriverApi& d = need_driver("device memory");
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -51,7 +51,7 @@ class CachingAllocator {
     if (r == CUDA_ERROR_OUT_OF_MEMORY) {
       size_t free_b = 0, total_b = 0;
       d.cuMemGetInfo(&free_b, &total_b);
-      throw Error(fmt::format("out of device memory allocating {} bytes (free {} of {})", capacity, free_b, total_b));
+      throw Error(fmt::format("out of device memory allocating {} bytes (free {} of {})", requested, free_b, total_b));
     }
     check_cuda(r, fmt::format("cuMemAlloc of {} bytes", capacity));
     std::lock_guard<std::mutex> lock(mu_);
@@ -107,7 +107,7 @@ size_t round_device_alloc_size(size_t bytes) {
 }
 
 DeviceBuffer::DeviceBuffer(size_t bytes) : bytes_(bytes), capacity_(round_device_alloc_size(bytes)) {
-  if (capacity_ > 0) ptr_ = allocator().allocate(capacity_);
+  if (capacity_ > 0) ptr_ = allocator().allocate(capacity_, bytes_);
 }
 
 DeviceBuffer::~DeviceBuffer() {

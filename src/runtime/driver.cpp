@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
+#include <vector>
 
 #include "solder/error.h"
 
@@ -23,9 +23,9 @@ struct DriverState {
 // Resolves one entry point. The name is the *macro-expanded* field name, so cuda.h's own
 // versioning (cuMemAlloc -> cuMemAlloc_v2, cuGraphInstantiate -> cuGraphInstantiateWithFlags,
 // cuEventElapsedTime -> cuEventElapsedTime_v2, ...) picks the ABI our prototypes describe.
-template <class Fn>
-bool resolve(void* lib, const char* name, Fn& slot, std::string& missing) {
-  void* p = dlsym(lib, name);
+template <class Lookup, class Fn>
+bool resolve(Lookup& lookup, const char* name, Fn& slot, std::string& missing) {
+  void* p = lookup(name);
   if (!p) {
     if (!missing.empty()) missing += ", ";
     missing += name;
@@ -37,9 +37,11 @@ bool resolve(void* lib, const char* name, Fn& slot, std::string& missing) {
 
 #define SOLDER_STR_(x) #x
 #define SOLDER_STR(x) SOLDER_STR_(x)
-#define SOLDER_RESOLVE(field) ok &= resolve(lib, SOLDER_STR(field), api.field, missing)
+#define SOLDER_RESOLVE(field) ok &= resolve(lookup, SOLDER_STR(field), api.field, missing)
 
-bool resolve_all(void* lib, DriverApi& api, std::string& missing) {
+// lookup(name) -> address or nullptr: dlsym in production, a recorder for driver_symbol_names().
+template <class Lookup>
+bool resolve_all(Lookup&& lookup, DriverApi& api, std::string& missing) {
   bool ok = true;
   SOLDER_RESOLVE(cuInit);
   SOLDER_RESOLVE(cuGetErrorString);
@@ -115,7 +117,7 @@ DriverState load() {
     return s;
   }
   std::string missing;
-  if (!resolve_all(lib, s.api, missing)) {
+  if (!resolve_all([lib](const char* name) { return dlsym(lib, name); }, s.api, missing)) {
     // Error name/string may still be resolvable; keep them usable only when both are.
     s.reason = "libcuda.so.1 is too old: missing " + missing;
     return s;
@@ -164,6 +166,19 @@ const DriverApi* driver() {
 }
 
 const std::string& driver_unavailable_reason() { return state().reason; }
+
+std::vector<std::string> driver_symbol_names() {
+  std::vector<std::string> names;
+  DriverApi api{};
+  std::string missing;
+  resolve_all(
+      [&](const char* name) -> void* {
+        names.emplace_back(name);
+        return nullptr;
+      },
+      api, missing);
+  return names;
+}
 
 std::string cuda_error_text(CUresult r) { return error_text(state(), r); }
 

@@ -4,6 +4,7 @@
 #include <cuda.h>
 
 #include <string>
+#include <vector>
 
 namespace solder {
 
@@ -59,6 +60,9 @@ struct DriverApi {
 const DriverApi* driver();
 const std::string& driver_unavailable_reason();
 inline bool has_gpu() { return driver() != nullptr; }
+// The libcuda.so.1 symbols driver() resolves, in order (cuda.h's versioned names, e.g.
+// cuMemAlloc_v2, cuGraphInstantiateWithFlags). For tests and diagnostics.
+std::vector<std::string> driver_symbol_names();
 
 // Throws solder::Error "<what>[ in kernel <kernel>]: CUDA_ERROR_X: <CUDA error string>" unless
 // r == CUDA_SUCCESS.
