@@ -1,0 +1,97 @@
+// Every generated kernel compiles with NVRTC for sm_90a without spills, across the H sweep
+// (odd sizes included), and the kernel cache key is symbolic: sizes of one class share a kernel.
+#include <gtest/gtest.h>
+
+#include "exec/kernel_prepare.h"
+#include "pipeline/pipeline.h"
+#include "support_workloads.h"
+
+using namespace solder;
+
+namespace {
+struct Prepared {
+  std::vector<PreparedKernel> kernels;
+};
+
+Prepared prepare_all(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, uint64_t address = 256) {
+  SegmentedFusion sf = lower(f);
+  Bindings b = bind_shapes(sf.fusion, shapes);
+  Prepared p;
+  for (size_t i = 0; i < sf.segments.size(); ++i) {
+    if (sf.segments[i].kind != SegmentKind::Kernel) continue;
+    LaunchFacts facts = contiguous_facts(sf, static_cast<int>(i), b);
+    for (auto& o : facts.operands) o.address = address;
+    p.kernels.push_back(prepare_kernel(sf, static_cast<int>(i), facts, h100_profile(), KernelCache::global()));
+  }
+  return p;
+}
+
+std::vector<int64_t> h_sweep() {
+  std::vector<int64_t> hs = {768, 1024, 1280, 1536, 1600, 2048, 2560, 4096, 5140, 12288, 16384, 20480, 32768, 65536};
+  for (int64_t base : {768, 4096, 16384})
+    for (int64_t d : {2, 4, 8, 16}) hs.push_back(base + d);
+  return hs;
+}
+}  // namespace
+
+TEST(CodegenCompile, LayerNormSweepHasNoSpills) {
+  for (DType t : {DType::F16, DType::BF16, DType::F32})
+    for (int64_t h : h_sweep()) {
+      auto p = prepare_all(solder::testing::w1_layer_norm(t), {{h}, {8192, h}, {h}, {h}, {h}});
+      ASSERT_EQ(p.kernels.size(), 1u) << "W1 must be one kernel";
+      const auto& k = p.kernels[0];
+      EXPECT_FALSE(k.compiled->ptxas.spills()) << k.plan.name << " H=" << h << " " << k.plan.params.str();
+      EXPECT_GT(k.compiled->ptxas.registers, 0);
+    }
+}
+
+TEST(CodegenCompile, SoftmaxAndRmsNormSweepHaveNoSpills) {
+  for (DType t : {DType::F16, DType::BF16, DType::F32})
+    for (int64_t h : h_sweep()) {
+      for (const Fusion& f : {solder::testing::softmax_fusion(t), solder::testing::rms_norm_fusion(t)}) {
+        std::vector<std::vector<int64_t>> shapes = {{512, h}};
+        if (f.inputs().size() == 2) shapes.push_back({h});
+        auto p = prepare_all(f, shapes);
+        ASSERT_EQ(p.kernels.size(), 1u);
+        EXPECT_FALSE(p.kernels[0].compiled->ptxas.spills()) << f.name() << " H=" << h << " " << p.kernels[0].plan.params.str();
+      }
+    }
+}
+
+TEST(CodegenCompile, Fp8CastWithAmaxIsOneKernel) {
+  for (DType in : {DType::BF16, DType::F32})
+    for (DType out : {DType::F8E4M3, DType::F8E5M2})
+      for (bool sat : {true, false}) {
+        auto p = prepare_all(solder::testing::fp8_cast(in, out, sat), {{1 << 21}, {}});
+        ASSERT_EQ(p.kernels.size(), 1u);
+        EXPECT_EQ(p.kernels[0].plan.shape.category, KernelCategory::Full);
+        EXPECT_FALSE(p.kernels[0].compiled->ptxas.spills());
+      }
+}
+
+TEST(CodegenCompile, OneKernelServesSizesOfOneClass) {
+  // Batch and H multiples of 8 share a pointwise kernel; rows of one H bucket share a norm kernel.
+  auto a = prepare_all(solder::testing::gelu_bias(DType::BF16), {{8192, 8192}, {8192}});
+  auto b = prepare_all(solder::testing::gelu_bias(DType::BF16), {{16, 1000}, {1000}});
+  EXPECT_EQ(a.kernels[0].cache_key, b.kernels[0].cache_key);
+  auto c = prepare_all(solder::testing::w1_layer_norm(), {{4096}, {16, 4096}, {4096}, {4096}, {4096}});
+  auto d = prepare_all(solder::testing::w1_layer_norm(), {{4096}, {16384, 4096}, {4096}, {4096}, {4096}});
+  EXPECT_EQ(c.kernels[0].cache_key, d.kernels[0].cache_key);
+}
+
+TEST(CodegenCompile, AlignmentAndDtypeChangeTheKernel) {
+  auto aligned = prepare_all(solder::testing::gelu_bias(DType::BF16), {{64, 1024}, {1024}});
+  auto misaligned = prepare_all(solder::testing::gelu_bias(DType::BF16), {{64, 1024}, {1024}}, 258);
+  EXPECT_NE(aligned.kernels[0].cache_key, misaligned.kernels[0].cache_key);
+  EXPECT_EQ(misaligned.kernels[0].plan.params.vec, 1);
+  auto f16 = prepare_all(solder::testing::gelu_bias(DType::F16), {{64, 1024}, {1024}});
+  EXPECT_NE(aligned.kernels[0].cache_key, f16.kernels[0].cache_key);
+}
+
+TEST(CodegenCompile, GeneratedSourceUsesVectorAccess) {
+  auto p = prepare_all(solder::testing::gelu_bias(DType::BF16), {{8192, 8192}, {8192}});
+  const std::string& src = p.kernels[0].source.source;
+  EXPECT_NE(src.find("ld_vec<u16, 8>"), std::string::npos);
+  EXPECT_NE(src.find("st_vec<u16, 8>"), std::string::npos);
+  EXPECT_EQ(p.kernels[0].compiled->ptxas.stack_bytes, 0);
+}
