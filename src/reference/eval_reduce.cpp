@@ -1,0 +1,103 @@
+// Reductions in double. Each input element is routed to its output slot by dropping the
+// reduced dims from its index; var_mean is two-pass (mean first, then squared deviations),
+// which is exact enough in double and simpler to trust than a streaming formula.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "reference/eval.h"
+#include "solder/error.h"
+#include "solder/host_tensor.h"
+
+namespace solder::ref {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// For each input element (row-major), the index of its output slot.
+std::vector<int64_t> output_slots(const Sizes& shape, const std::vector<bool>& reduced, int64_t& slots) {
+  Sizes kept_strides(shape.size(), 0);
+  slots = 1;
+  for (size_t d = shape.size(); d-- > 0;)
+    if (!reduced[d]) {
+      kept_strides[d] = slots;
+      slots *= shape[d];
+    }
+  const int64_t n = numel(shape);
+  std::vector<int64_t> map(static_cast<size_t>(n));
+  Sizes idx(shape.size(), 0);
+  int64_t pos = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    map[i] = pos;
+    for (size_t d = shape.size(); d-- > 0;) {
+      pos += kept_strides[d];
+      if (++idx[d] < shape[d]) break;
+      pos -= kept_strides[d] * idx[d];
+      idx[d] = 0;
+    }
+  }
+  return map;
+}
+}  // namespace
+
+std::vector<Buf> eval_reduce(const Node& n, const Buf& in, const std::vector<OutSpec>& out) {
+  const int r = static_cast<int>(in.shape.size());
+  std::vector<bool> reduced(r, false);
+  int64_t count = 1;  // elements per output slot
+  for (auto a : n.attrs.axes) {
+    if (a < 0 || a >= r) throw Error(std::string("reference: ") + op_name(n.op) + ": bad axis");
+    reduced[a] = true;
+    count *= in.shape[a];
+  }
+  int64_t slots = 0;
+  auto map = output_slots(in.shape, reduced, slots);
+  if (slots != numel(out.at(0).shape))
+    throw Error(std::string("reference: ") + op_name(n.op) + ": output has " + std::to_string(numel(out[0].shape)) +
+                " elements, expected " + std::to_string(slots));
+  if ((n.op == Op::Max || n.op == Op::Min) && count == 0)
+    throw Error(std::string(op_name(n.op)) + ": reduction over an empty set of elements (input " +
+                sizes_str(in.shape) + ") has no identity");
+
+  std::vector<double> acc(static_cast<size_t>(slots));
+  switch (n.op) {
+    case Op::Sum:
+    case Op::Mean:
+    case Op::VarMean:
+      for (size_t i = 0; i < map.size(); ++i) acc[map[i]] += in.data[i];
+      break;
+    case Op::Max:
+    case Op::Min: {
+      bool is_max = n.op == Op::Max;
+      std::fill(acc.begin(), acc.end(), is_max ? -INFINITY : INFINITY);
+      for (size_t i = 0; i < map.size(); ++i) {
+        double x = in.data[i], &a = acc[map[i]];
+        if (std::isnan(a)) continue;  // NaN is sticky
+        if (std::isnan(x) || (is_max ? x > a : x < a)) a = x;
+      }
+      break;
+    }
+    default: throw Error(std::string("reference: ") + op_name(n.op) + " is not a reduction");
+  }
+
+  if (n.op == Op::Mean || n.op == Op::VarMean)
+    for (auto& a : acc) a = count ? a / static_cast<double>(count) : kNaN;  // empty mean: NaN
+  if (n.op != Op::VarMean) {
+    Buf b{out[0].shape, std::move(acc)};
+    round_all(b.data, out[0].dtype);
+    return {b};
+  }
+  // var = sum((x - mean)^2) / (N - correction); a non-positive divisor gives Inf/NaN as in PyTorch.
+  std::vector<double> m2(static_cast<size_t>(slots));
+  for (size_t i = 0; i < map.size(); ++i) {
+    double d = in.data[i] - acc[map[i]];
+    m2[map[i]] += d * d;
+  }
+  double divisor = static_cast<double>(std::max<int64_t>(0, count - n.attrs.correction));
+  for (auto& v : m2) v /= divisor;
+  Buf var{out.at(0).shape, std::move(m2)}, mean{out.at(1).shape, std::move(acc)};
+  round_all(var.data, out[0].dtype);
+  round_all(mean.data, out[1].dtype);
+  return {var, mean};
+}
+
+}  // namespace solder::ref
