@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <regex>
 
 #include "ir/parser.h"
@@ -69,4 +70,33 @@ TEST(ErrorPrograms, ParseErrorsNameTheGivenFilename) {
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()), "mine.fusion:2:11: undefined value 'x'");
   }
+}
+
+// Damaged versions of every example either parse or fail with a located solder::Error: never
+// another exception type, a crash, or an unlocated message.
+TEST(ErrorPrograms, MutatedExamplesFailCleanly) {
+  const std::string junk[] = {"", "(", ")", "[", "]", ",", "=", "-", "x", "99999999999999999999", "1.5", "}", "{", "#",
+                              "\n", "end", "f8e4m3", ":", "*", "+"};
+  std::mt19937 rng(1234);
+  int failures = 0, total = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(SOLDER_SOURCE_DIR) / "examples")) {
+    if (entry.path().extension() != ".fusion") continue;
+    std::ifstream in(entry.path());
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (int k = 0; k < 60; ++k) {
+      std::string t = text;
+      size_t at = std::uniform_int_distribution<size_t>(0, t.size() - 1)(rng);
+      size_t len = std::uniform_int_distribution<size_t>(0, 3)(rng);
+      t.replace(at, std::min(len, t.size() - at), junk[rng() % std::size(junk)]);
+      ++total;
+      try {
+        parse_fusion(t, "mutant.fusion");
+      } catch (const Error& e) {
+        ++failures;
+        ASSERT_TRUE(std::regex_search(std::string(e.what()), std::regex("^mutant\\.fusion:[0-9]+:[0-9]+: ")))
+            << e.what() << "\n--- program:\n" << t;
+      }
+    }
+  }
+  EXPECT_GT(failures, total / 4);
 }

@@ -307,8 +307,8 @@ class Parser {
       if (text.empty()) fail(pos, "expected a size");
       try {
         s.push_back(parse_dim(text));
-      } catch (const Error& e) {
-        fail(pos, e.what());
+      } catch (const std::exception& e) {  // Error, or std::out_of_range for a huge number
+        fail(pos, std::string("bad size '") + text + "': " + e.what());
       }
     }
     next();
