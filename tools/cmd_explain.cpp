@@ -1,12 +1,40 @@
-// `solder explain` (not implemented yet).
+// `solder explain FILE [--shape NAME=AxB]... [--size SYM=N]...`: the verified IR and every
+// value's type, with concrete sizes when they are given (see src/frontend/explain.h).
+#include <cstdio>
+
 #include "commands.h"
-#include "solder/error.h"
+#include "frontend/explain.h"
+#include "frontend/load_program.h"
+#include "frontend/run_inputs.h"
+#include "frontend/size_args.h"
 
 namespace solder::cli {
 
+namespace {
+struct ExplainArgs {
+  std::string program;
+  std::vector<std::string> shapes, sizes;
+};
+
+void run_explain(const ExplainArgs& a) {
+  Fusion f = load_program(a.program);
+  ExplainOptions opts;
+  if (!a.shapes.empty() || !a.sizes.empty()) {
+    auto in_shapes = resolve_input_shapes(f, parse_shape_args(a.shapes), parse_size_args(a.sizes));
+    opts.sizes = bind_shapes(f, in_shapes);
+    for (const auto& [sym, v] : parse_size_args(a.sizes)) opts.sizes->emplace(sym, v);
+  }
+  std::fputs(explain_fusion(f, opts).c_str(), stdout);
+}
+}  // namespace
+
 void register_explain(CLI::App& app) {
-  auto* cmd = app.add_subcommand("explain", "(not implemented yet)");
-  cmd->callback([] { throw Error("solder explain is not implemented yet"); });
+  auto args = std::make_shared<ExplainArgs>();
+  auto* cmd = app.add_subcommand("explain", "Show the IR of a program and each value's type and shape");
+  cmd->add_option("program", args->program, "a .fusion file or a workload name")->required();
+  cmd->add_option("--shape", args->shapes, "an input's shape, NAME=8192x5140 (repeatable)");
+  cmd->add_option("--size", args->sizes, "a size symbol's value, SYM=5140 (repeatable)");
+  cmd->callback([args] { run_explain(*args); });
 }
 
 }  // namespace solder::cli

@@ -84,6 +84,8 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& what) 
 
 std::vector<Inferred> infer(const Fusion& f, Op op, const std::vector<int>& in, Attrs& attrs) {
   const OpInfo& info = op_info(op);
+  // "add(a f32[B, 5], b f32[6])": broadcast errors name the operands too.
+  const std::string call = std::string(op_name(op)) + "(" + operands(f, in) + ")";
   auto need = [&](size_t n) {
     if (in.size() != n)
       fail(f, op, in, "expected " + std::to_string(n) + " operand(s), got " + std::to_string(in.size()));
@@ -127,14 +129,14 @@ std::vector<Inferred> infer(const Fusion& f, Op op, const std::vector<int>& in, 
         if ((op == Op::Div || op == Op::Pow) && !is_floating(V(0).dtype))
           fail(f, op, in, "expected floating operands (the builder casts integers to f32)");
       }
-      Shape s = broadcast_shapes(V(0).shape, V(1).shape, op_name(op));
+      Shape s = broadcast_shapes(V(0).shape, V(1).shape, call);
       return {{info.kind == OpKind::Binary ? V(0).dtype : DType::Bool, s}};
     }
     case OpKind::Ternary: {
       need(3);
       if (V(0).dtype != DType::Bool) fail(f, op, in, "the condition must be bool");
       if (V(1).dtype != V(2).dtype) fail(f, op, in, "branches must have one dtype after promotion");
-      Shape s = broadcast_shapes(broadcast_shapes(V(0).shape, V(1).shape, "where"), V(2).shape, "where");
+      Shape s = broadcast_shapes(broadcast_shapes(V(0).shape, V(1).shape, call), V(2).shape, call);
       return {{V(1).dtype, s}};
     }
     case OpKind::Reduction: {
@@ -322,7 +324,7 @@ std::vector<Inferred> infer(const Fusion& f, Op op, const std::vector<int>& in, 
       if (b1) b.push_back(Dim(1));
       if (!(a.back() == b[b.size() - 2]))
         fail(f, op, in, "contracted dims differ: " + a.back().str() + " vs " + b[b.size() - 2].str());
-      Shape batch = broadcast_shapes(Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2), "matmul batch dims");
+      Shape batch = broadcast_shapes(Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2), call + ": batch dims");
       Shape out = batch;
       if (!a1) out.push_back(a[a.size() - 2]);
       if (!b1) out.push_back(b.back());

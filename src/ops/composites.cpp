@@ -31,7 +31,11 @@ Tensor layer_norm(const Tensor& x, int norm_axes, std::optional<Tensor> weight, 
   if (!is_floating(x.dtype()) || is_fp8(x.dtype())) throw Error("layer_norm(" + x.describe() + "): expected f16/bf16/f32/f64");
   Tensor xf = upcast(x);
   auto [v, m] = var_mean(xf, axes, /*correction=*/0, /*keepdim=*/true);
-  Tensor y = (xf - m) * rsqrt(v + eps);
+  // One builder call per statement: C++ leaves operand evaluation order unspecified, and node
+  // order is part of the fusion's hash and text.
+  Tensor centered = xf - m;
+  Tensor inv_std = rsqrt(v + eps);
+  Tensor y = centered * inv_std;
   if (weight) {
     check_param(x, *weight, norm_axes, "layer_norm", "weight");
     y = y * upcast(*weight);
