@@ -66,6 +66,15 @@ Summary time_gpu(const std::function<void(CUstream)>& fn, const TimingOptions& o
 
   for (int i = 0; i < opts.warmup_calls; ++i) fn(s);
   check_cuda(d.cuStreamSynchronize(s), "cuStreamSynchronize after warm-up");
+  // One more synchronized call estimates the cost of a repetition, so that slow work (tens of
+  // ms per call) runs in small batches and stays near the time budget.
+  auto tw = Clock::now();
+  fn(s);
+  check_cuda(d.cuStreamSynchronize(s), "cuStreamSynchronize after warm-up");
+  double call_ms = std::chrono::duration<double, std::milli>(Clock::now() - tw).count();
+  size_t batch = kBatch;
+  if (call_ms > 0 && call_ms * kBatch * 2 > p.budget_ms)
+    batch = std::clamp<size_t>(static_cast<size_t>(p.budget_ms / (2 * call_ms)), 1, kBatch);
 
   const DeviceBuffer* flush = opts.flush_l2 ? &l2_flush_buffer() : nullptr;
   EventPool ev(d, 2 * 2 * kBatch);  // [slot][rep][start,end]
@@ -96,7 +105,7 @@ Summary time_gpu(const std::function<void(CUstream)>& fn, const TimingOptions& o
   size_t slot = 0, pending_slot = 0, pending = 0;
   StopReason why = StopReason::max_reps;
   for (;;) {
-    size_t count = std::min(kBatch, p.max_reps - samples.size() - pending);
+    size_t count = std::min(batch, p.max_reps - samples.size() - pending);
     if (count > 0) enqueue(slot, count);
     if (pending > 0) collect(pending_slot, pending);
     pending_slot = slot;
