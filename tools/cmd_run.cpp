@@ -8,6 +8,9 @@
 #include "frontend/run_inputs.h"
 #include "frontend/size_args.h"
 #include "frontend/tensor_summary.h"
+#include "runtime/device_info.h"
+#include "runtime/driver.h"
+#include "solder/executor.h"
 #include "solder/reference.h"
 
 namespace solder::cli {
@@ -17,6 +20,7 @@ struct RunArgs {
   std::string program;
   std::vector<std::string> shapes, sizes;
   uint64_t seed = 0;
+  bool reference = false;
 };
 
 std::string dims_str(const std::vector<int64_t>& d) {
@@ -30,13 +34,26 @@ void run_program(const RunArgs& a) {
   verify(f);
   auto shapes = resolve_input_shapes(f, parse_shape_args(a.shapes), parse_size_args(a.sizes));
   std::vector<HostTensor> inputs = make_random_inputs(f, shapes, a.seed);
-  std::printf("backend: reference (CPU)\n");
+  const bool gpu = has_gpu() && !a.reference;
+  if (gpu)
+    std::printf("backend: gpu (%s)\n", current_device().describe().c_str());
+  else
+    std::printf("backend: reference (CPU)%s\n",
+                a.reference ? "" : (" -- no GPU: " + driver_unavailable_reason()).c_str());
   std::printf("fusion %s, seed %llu\n", f.name().c_str(), static_cast<unsigned long long>(a.seed));
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& v = f.value(f.inputs()[i]);
     std::printf("  input  %s %s%s\n", v.name.c_str(), std::string(dtype_name(v.dtype)).c_str(), dims_str(shapes[i]).c_str());
   }
-  std::vector<HostTensor> outputs = run_reference(f, inputs);
+  std::vector<HostTensor> outputs;
+  if (gpu) {
+    Executor ex(f);
+    outputs = ex.run_host(inputs);
+    for (const auto& l : ex.last_launches())
+      if (l.category != "view") std::printf("  launched %s (%s) %s\n", l.name.c_str(), l.category.c_str(), l.params.c_str());
+  } else {
+    outputs = run_reference(f, inputs);
+  }
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Value& v = f.value(f.outputs()[i]);
     std::printf("  output %s %s%s %s\n", v.name.c_str(), std::string(dtype_name(outputs[i].dtype)).c_str(),
@@ -52,6 +69,7 @@ void register_run(CLI::App& app) {
   cmd->add_option("--shape", args->shapes, "an input's shape, NAME=8192x5140 (repeatable)");
   cmd->add_option("--size", args->sizes, "a size symbol's value, SYM=5140 (repeatable)");
   cmd->add_option("--seed", args->seed, "seed of the random inputs (input i uses seed + i)");
+  cmd->add_flag("--reference", args->reference, "run on the CPU reference executor even when a GPU is present");
   cmd->callback([args] { run_program(*args); });
 }
 

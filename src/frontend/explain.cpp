@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "ir/printer.h"
+#include "pipeline/pipeline.h"
+#include "solder/executor.h"
 
 namespace solder {
 
@@ -55,10 +57,13 @@ std::string bindings_line(const Bindings& b) {
 
 // Extension point: segmentation, the scheduler's choice per segment and the generated
 // kernels are appended here as those stages land. Returns "" while there is nothing to add.
+// Segments, and for bound sizes each kernel's plan and ptxas report (contiguous inputs).
 std::string explain_plan(const Fusion& f, const ExplainOptions& opts) {
-  (void)f;
-  (void)opts;
-  return "";
+  Executor ex(f);
+  if (!opts.sizes) return "== segments (bind sizes with --shape/--size to see kernel plans)\n" + describe_segments(lower(f));
+  std::vector<std::vector<int64_t>> shapes;
+  for (int id : f.inputs()) shapes.push_back(eval_shape(f.value(id).shape, *opts.sizes));
+  return "== plan\n" + ex.explain(shapes);
 }
 
 }  // namespace

@@ -1,0 +1,135 @@
+// Every example workload and a set of single-op programs, on the GPU vs the reference, over
+// odd sizes, size-1 dims, non-contiguous and misaligned inputs, outputs poisoned first.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "frontend/run_inputs.h"
+#include "gpu_compare.h"
+#include "ops/workloads.h"
+#include "solder/reference.h"
+
+using namespace solder;
+using namespace solder::gpu_testing;
+
+namespace {
+
+// Runs f on the GPU (outputs provided pre-filled with 0xFF: unwritten elements show as NaN
+// or garbage) and compares with the reference.
+void check(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, Layout layout, const std::string& what) {
+  std::vector<HostTensor> in = make_random_inputs(f, shapes, 7);
+  std::vector<DeviceTensor> din;
+  for (const auto& h : in) din.push_back(upload(h, layout));
+  auto want = run_reference(f, in);
+  Executor ex(f);
+  std::vector<DeviceTensor> outs;
+  for (const auto& w : want) {
+    HostTensor poison = HostTensor::empty(w.dtype, w.shape);
+    std::memset(poison.data(), 0xff, static_cast<size_t>(poison.numel() * dtype_size(w.dtype)));
+    outs.push_back(to_device(poison));
+  }
+  ex.run(din, nullptr, &outs);
+  for (size_t i = 0; i < want.size(); ++i)
+    expect_close(to_host(outs[i]), want[i], what + " output " + std::to_string(i));
+  // A second call through the cached launch program, allocating its own outputs.
+  auto again = ex.run(din);
+  for (size_t i = 0; i < want.size(); ++i)
+    expect_close(to_host(again[i]), want[i], what + " (replay) output " + std::to_string(i));
+}
+
+std::map<std::string, std::vector<int64_t>> no_shapes;
+
+}  // namespace
+
+TEST(GpuExecutor, EveryWorkloadMatchesReference) {
+  SKIP_WITHOUT_GPU();
+  for (const auto& name : workload_names()) {
+    Fusion f = make_workload(name);
+    Bindings sizes = {{"B", 37}, {"H", 1030}, {"N", 100003}};
+    auto shapes = resolve_input_shapes(f, no_shapes, sizes);
+    for (Layout l : {Layout::Contiguous, Layout::Misaligned}) check(f, shapes, l, name);
+  }
+}
+
+TEST(GpuExecutor, NormsAcrossHiddenSizes) {
+  SKIP_WITHOUT_GPU();
+  for (const char* name : {"w1_layer_norm_fused", "w5_softmax_bf16", "w5_rms_norm_bf16"})
+    for (int64_t h : {1, 7, 768, 1000, 5140, 16388, 65536 + 8})
+      for (int64_t b : {1, 16, 129}) {
+        Fusion f = make_workload(name);
+        auto shapes = resolve_input_shapes(f, no_shapes, {{"B", b}, {"H", h}});
+        check(f, shapes, Layout::Contiguous, std::string(name) + " B=" + std::to_string(b) + " H=" + std::to_string(h));
+      }
+}
+
+TEST(GpuExecutor, NonContiguousInputs) {
+  SKIP_WITHOUT_GPU();
+  for (const char* name : {"w1_layer_norm_fused", "w5_gelu_bias_bf16", "w5_softmax_bf16"})
+    for (Layout l : {Layout::Transposed, Layout::Sliced}) {
+      Fusion f = make_workload(name);
+      auto shapes = resolve_input_shapes(f, no_shapes, {{"B", 33}, {"H", 515}});
+      check(f, shapes, l, std::string(name) + (l == Layout::Transposed ? " transposed" : " sliced"));
+    }
+}
+
+TEST(GpuExecutor, EveryElementwiseOp) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : {DType::F32, DType::F16, DType::BF16}) {
+    Fusion f("ops");
+    Dim B = Dim::sym("B"), H = Dim::sym("H");
+    Tensor x = f.input("x", t, {B, H});
+    Tensor y = f.input("y", t, {Dim(1), H});
+    Tensor c = f.input("c", t, {B, Dim(1)});
+    Tensor pos = abs(x) + 0.5;
+    for (Tensor r : {neg(x), abs(x), exp(x), log(pos), sqrt(pos), rsqrt(pos), reciprocal(pos), tanh(x), sigmoid(x),
+                     erf(x), sin(x), cos(x), relu(x), gelu(x), gelu_tanh(x), silu(x), x + y, x - c, x * y, x / pos,
+                     pow(pos, y), maximum(x, y), minimum(x, c), where(gt(x, y), x, c), clamp(x, -0.5, 0.75),
+                     cast(lt(x, c), t), cast(logical_and(gt(x, 0.0), lt(y, 0.0)), t), cast(cast(x * 3.0, DType::I32), t)})
+      f.output(r);
+    check(f, {{45, 133}, {1, 133}, {45, 1}}, Layout::Contiguous, std::string("ops ") + std::string(dtype_name(t)));
+  }
+}
+
+TEST(GpuExecutor, ReductionsKeepdimAndAxes) {
+  SKIP_WITHOUT_GPU();
+  Fusion f("red");
+  Tensor x = f.input("x", DType::F32, {Dim::sym("A"), Dim::sym("B"), Dim::sym("C")});
+  f.output(sum(x, {2}));
+  f.output(max(x, {1, 2}, true));
+  f.output(min(x, {0}));  // an outer reduction
+  f.output(mean(x, {-1}, true));
+  auto vm = var_mean(x, {2}, 1, false);
+  f.output(vm.var);
+  f.output(vm.mean);
+  f.output(sum(x));
+  check(f, {{3, 17, 301}}, Layout::Contiguous, "reductions");
+  check(f, {{3, 17, 301}}, Layout::Transposed, "reductions transposed");
+}
+
+TEST(GpuExecutor, ViewsCatAndMatmul) {
+  SKIP_WITHOUT_GPU();
+  Fusion f("views");
+  Tensor x = f.input("x", DType::F32, {Dim(6), Dim(10)});
+  Tensor w = f.input("w", DType::F32, {Dim(10), Dim(4)});
+  f.output(permute(x, {1, 0}) * 2.0);
+  f.output(reshape(permute(x, {1, 0}), {Dim(60)}));  // needs a copy
+  f.output(cat({slice(x, 1, 0, 3), slice(x, 1, 5, 9)}, 1));
+  f.output(relu(matmul(x, w)));
+  f.output(unsqueeze(sum(x, {1}), 1) + x);
+  check(f, {{6, 10}, {10, 4}}, Layout::Contiguous, "views");
+  check(f, {{6, 10}, {10, 4}}, Layout::Transposed, "views transposed");
+}
+
+TEST(GpuExecutor, Fp8SaturationAndOverflow) {
+  SKIP_WITHOUT_GPU();
+  for (const char* name : {"w2_fp8_f32_e4m3_nosat", "w2_fp8_f32_e5m2_nosat", "w2_fp8_bf16_e4m3_sat"}) {
+    Fusion f = make_workload(name);
+    // Values that overflow both formats after scaling by the random scale (|scale| < 2).
+    HostTensor a = random_tensor(f.value(f.inputs()[0]).dtype, {4099}, 3, -80000.0, 80000.0);
+    HostTensor s = random_tensor(DType::F32, {}, 4, 0.5, 2.0);
+    auto want = run_reference(f, {a, s});
+    Executor ex(f);
+    auto got = ex.run_host({a, s});
+    for (size_t i = 0; i < want.size(); ++i) expect_close(got[i], want[i], std::string(name) + " output " + std::to_string(i));
+  }
+}

@@ -1,0 +1,81 @@
+#pragma once
+// GPU-tier helpers: device views with chosen strides/misalignment, and comparison against the
+// reference with a tolerance per dtype (NaN must match NaN; nothing may stay unwritten).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "runtime/device_memory.h"
+#include "runtime/driver.h"
+#include "solder/executor.h"
+#include "solder/host_tensor.h"
+
+namespace solder::gpu_testing {
+
+#define SKIP_WITHOUT_GPU() \
+  if (!::solder::has_gpu()) GTEST_SKIP() << "no GPU: " << ::solder::driver_unavailable_reason()
+
+enum class Layout { Contiguous, Transposed, Sliced, Misaligned };
+
+// Uploads `h` so that the device tensor has the same logical values but the requested layout.
+inline DeviceTensor upload(const HostTensor& h, Layout layout) {
+  const int r = h.rank();
+  const int es = dtype_size(h.dtype);
+  if (layout == Layout::Contiguous || r == 0) return to_device(h);
+  if (layout == Layout::Misaligned) {
+    // One element past a 256-byte aligned block: breaks every vector width.
+    HostTensor c = h.contiguous();
+    size_t bytes = static_cast<size_t>(c.numel() + 1) * es;
+    auto buf = std::make_shared<DeviceBuffer>(bytes);
+    check_cuda(driver()->cuMemcpyHtoD(buf->ptr() + es, c.data(), c.numel() * es), "upload");
+    DeviceTensor d = to_device(h);
+    d.ptr = buf->ptr() + es;
+    d.owner = buf;
+    return d;
+  }
+  std::vector<int64_t> big = h.shape;
+  if (layout == Layout::Sliced) big.back() += 3;  // rows padded: row stride != row length
+  if (layout == Layout::Transposed && r >= 2) std::swap(big[r - 1], big[r - 2]);
+  HostTensor store = HostTensor::empty(h.dtype, big);
+  HostTensor view = store;
+  view.shape = h.shape;
+  if (layout == Layout::Transposed && r >= 2) std::swap(view.strides[r - 1], view.strides[r - 2]);
+  for (int64_t i = 0; i < h.numel(); ++i) view.set(i, h.get(i));
+  DeviceTensor d = to_device(store);
+  d.shape = view.shape;
+  d.strides = view.strides;
+  return d;
+}
+
+inline double tolerance(DType t) {
+  switch (t) {
+    case DType::F16: return 4e-3;
+    case DType::BF16: return 2e-2;
+    case DType::F8E4M3: return 0.13;
+    case DType::F8E5M2: return 0.26;
+    case DType::F32: return 2e-5;
+    default: return 1e-9;
+  }
+}
+
+// Fails the test with the first mismatches; returns the number of mismatching elements.
+inline int64_t expect_close(const HostTensor& got, const HostTensor& want, const std::string& what) {
+  EXPECT_EQ(got.shape, want.shape) << what;
+  if (got.shape != want.shape) return -1;
+  const double rtol = tolerance(want.dtype);
+  // Reductions over long rows accumulate rounding: scale the absolute floor with the data.
+  double scale = 0;
+  for (int64_t i = 0; i < want.numel(); ++i)
+    if (std::isfinite(want.get(i))) scale = std::max(scale, std::fabs(want.get(i)));
+  const double atol = rtol * std::max(1.0, scale) * 0.05 + 1e-6;
+  int64_t bad = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    double g = got.get(i), w = want.get(i);
+    bool ok = std::isnan(w) ? std::isnan(g) : (std::isinf(w) ? g == w : std::fabs(g - w) <= atol + rtol * std::fabs(w));
+    if (!ok && bad++ < 5) ADD_FAILURE() << what << ": element " << i << " got " << g << " want " << w;
+  }
+  return bad;
+}
+
+}  // namespace solder::gpu_testing
