@@ -1,12 +1,136 @@
-// `solder bench` (not implemented yet).
+// `solder bench [--suite default|quick|norms] [--workload NAME]... [--json F] [--csv F] [--md F]
+//  [--svg F] [--peers auto|off|FILE]`: the benchmark suite. On a GPU: Solder's median time,
+// GB/s, % of a same-bytes copy, host overhead beside a raw launch, compile/recompile counts,
+// and torch eager / torch.compile on the same cases in the same run (bench/peers.py). Without
+// a GPU it says so and reports compile times, ptxas figures and reference runs.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "bench/gpu_timer.h"
+#include "bench/progress.h"
+#include "bench/record.h"
+#include "bench/report_format.h"
+#include "bench/roofline_svg.h"
+#include "bench/runner.h"
 #include "commands.h"
+#include "runtime/device_info.h"
+#include "runtime/driver.h"
 #include "solder/error.h"
 
 namespace solder::cli {
 
+namespace {
+struct BenchArgs {
+  std::string suite = "default";
+  std::vector<std::string> workloads;
+  std::string json, csv, md, svg, peers = "auto";
+  double budget_ms = 1000;
+};
+
+void write_file(const std::string& path, const std::string& text) {
+  if (path.empty()) return;
+  std::ofstream f(path);
+  if (!f) throw Error("cannot write " + path);
+  f << text;
+}
+
+// Runs bench/peers.py on the case list; returns its JSON (or an {"error": ...} note).
+nlohmann::json run_peers(const nlohmann::json& cases, const std::string& mode) {
+  if (mode == "off") return {{"error", "peers disabled (--peers off)"}};
+  if (mode != "auto") {
+    std::ifstream in(mode);
+    if (!in) throw Error("cannot read peers file " + mode);
+    return nlohmann::json::parse(in);
+  }
+  std::string dir = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
+  std::string cases_path = dir + "/solder_bench_cases.json", out_path = dir + "/solder_bench_peers.json";
+  write_file(cases_path, nlohmann::json{{"cases", cases}}.dump(1));
+  std::remove(out_path.c_str());
+  const char* root = std::getenv("SOLDER_ROOT");  // set when the tree moved (e.g. the device copy)
+  std::string script = std::string(root ? root : SOLDER_SOURCE_DIR) + "/bench/peers.py";
+  std::string cmd = "python3 " + script + " " + cases_path + " -o " + out_path + " 1>&2";
+  std::fprintf(stderr, "bench: running peers: %s\n", cmd.c_str());
+  int rc = std::system(cmd.c_str());
+  std::ifstream in(out_path);
+  if (rc != 0 || !in) return {{"error", "bench/peers.py failed (exit " + std::to_string(rc) + ")"}};
+  return nlohmann::json::parse(in);
+}
+
+void run_bench(const BenchArgs& a) {
+  auto cases = bench::suite_cases(a.suite);
+  if (!a.workloads.empty()) {
+    std::vector<bench::BenchCase> keep;
+    for (auto& c : cases)
+      for (const auto& w : a.workloads)
+        if (c.workload == w || c.name == w) keep.push_back(c);
+    cases = keep;
+    if (cases.empty()) throw Error("no case of suite '" + a.suite + "' matches the given --workload");
+  }
+  bench::BenchReport report;
+  report.date = bench::utc_now_iso8601();
+  report.device = current_device().describe();
+  bench::RunnerOptions opts;
+  opts.reps.budget_ms = a.budget_ms;
+  const bool gpu = has_gpu();
+  double raw_launch = 0;
+  bench::TimingOptions to;
+  bench::ThrottleCheck throttle;
+  if (gpu) {
+    report.ceiling_gbs = bench::copy_ceiling_gbs(to);
+    raw_launch = bench::raw_launch_overhead_us(2000);
+    throttle.start(to);
+    std::printf("device: %s\nlarge-copy ceiling %.0f GB/s, raw cuLaunchKernel %.2f us\n", report.device.c_str(),
+                report.ceiling_gbs, raw_launch);
+  } else {
+    std::printf("no GPU (%s): reporting compile times, ptxas figures and reference runs only\n",
+                driver_unavailable_reason().c_str());
+  }
+  bench::ProgressBar bar(cases.size(), "bench");
+  nlohmann::json peer_cases = nlohmann::json::array();
+  for (const auto& c : cases) {
+    bar.step(c.name);
+    try {
+      report.records.push_back(gpu ? bench::run_case_gpu(c, opts, report.ceiling_gbs, raw_launch)
+                                   : bench::run_case_cpu(c, opts));
+    } catch (const Error& e) {
+      bench::BenchRecord r;
+      r.name = c.name;
+      r.note = std::string("ERROR: ") + e.what();
+      report.records.push_back(r);
+    }
+    peer_cases.push_back(bench::peer_case(c));
+  }
+  bar.finish();
+  if (gpu) {
+    bench::Drift d = throttle.finish(to);
+    report.throttle_note = d.note;
+    nlohmann::json peers = run_peers(peer_cases, a.peers);
+    if (peers.contains("error")) report.peers_note = peers["error"].get<std::string>();
+    else report.peers_note = std::to_string(bench::apply_peer_times(report, peers)) + " cases with torch timings";
+  } else {
+    report.peers_note = "no GPU: peers not run";
+  }
+  if (!a.json.empty()) bench::save_report(a.json, report);
+  write_file(a.csv, bench::report_csv(report));
+  write_file(a.md, bench::report_markdown(report));
+  write_file(a.svg, bench::roofline_svg(report));
+  std::printf("%s", bench::report_terminal(report).c_str());
+}
+}  // namespace
+
 void register_bench(CLI::App& app) {
-  auto* cmd = app.add_subcommand("bench", "(not implemented yet)");
-  cmd->callback([] { throw Error("solder bench is not implemented yet"); });
+  auto a = std::make_shared<BenchArgs>();
+  auto* cmd = app.add_subcommand("bench", "Benchmark the W1-W5 suite (or a sweep) against a same-bytes copy and torch");
+  cmd->add_option("--suite", a->suite, "default | quick | norms");
+  cmd->add_option("--workload", a->workloads, "only cases of this workload (repeatable)");
+  cmd->add_option("--json", a->json, "write the report as JSON");
+  cmd->add_option("--csv", a->csv, "write the report as CSV");
+  cmd->add_option("--md", a->md, "write the report as a markdown table");
+  cmd->add_option("--svg", a->svg, "write a roofline picture (SVG)");
+  cmd->add_option("--peers", a->peers, "auto (run bench/peers.py) | off | a peers JSON file");
+  cmd->add_option("--budget-ms", a->budget_ms, "time budget per case for timed repetitions");
+  cmd->callback([a] { run_bench(*a); });
 }
 
 }  // namespace solder::cli

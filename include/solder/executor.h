@@ -59,6 +59,10 @@ class Executor {
   // spills and occupancy. Needs no GPU (compiles with NVRTC).
   std::string explain(const std::vector<std::vector<int64_t>>& input_shapes) const;
 
+  // Plans and compiles every kernel for these input sizes (contiguous inputs) without running
+  // anything: the no-GPU path of `solder bench` and CI's compile checks.
+  std::vector<LaunchRecord> compile_for(const std::vector<std::vector<int64_t>>& input_shapes) const;
+
   // What the last run launched, in order.
   const std::vector<LaunchRecord>& last_launches() const;
   const ExecutorStats& stats() const;

@@ -394,6 +394,30 @@ std::string Executor::explain(const std::vector<std::vector<int64_t>>& shapes) c
   return r;
 }
 
+std::vector<LaunchRecord> Executor::compile_for(const std::vector<std::vector<int64_t>>& shapes) const {
+  const SegmentedFusion& sf = impl_->sf;
+  Bindings b = bind_shapes(sf.fusion, shapes);
+  const DeviceInfo& dev = current_device();
+  std::vector<LaunchRecord> out;
+  for (size_t si = 0; si < sf.segments.size(); ++si) {
+    if (sf.segments[si].kind != SegmentKind::Kernel) continue;
+    LaunchFacts facts = contiguous_facts(sf, static_cast<int>(si), b);
+    PreparedKernel pk = prepare_kernel(sf, static_cast<int>(si), facts, dev, KernelCache::global());
+    LaunchRecord r;
+    r.name = pk.plan.name;
+    r.category = kernel_category_name(sf.segments[si].category);
+    r.params = pk.plan.params.str();
+    r.registers = pk.compiled->ptxas.registers;
+    r.spill_bytes = pk.compiled->ptxas.spill_store_bytes + pk.compiled->ptxas.spill_load_bytes;
+    Grid g = launch_grid(pk.plan, facts, dev);
+    r.grid_x = g.x;
+    r.grid_y = g.y;
+    r.block = g.block;
+    out.push_back(r);
+  }
+  return out;
+}
+
 DeviceTensor to_device(const HostTensor& h) {
   if (!driver()) throw Error("no GPU: " + driver_unavailable_reason());
   HostTensor c = h.contiguous();

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# On the GPU machine: build, run the GPU tests (and compute-sanitizer), then the benchmarks;
+# prints a short table last. Logs and reports go to $OUT (the device tool fetches them).
+#   SUITE=default|quick|norms  PEERS=auto|off  SANITIZE=1  TESTS=0  ./scripts/device.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/solder-out}
+mkdir -p "$OUT"
+export SOLDER_ROOT=$PWD SOLDER_CACHE_DIR=${SOLDER_CACHE_DIR:-/tmp/solder-cache}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader || true
+
+BIN=""
+if command -v cmake >/dev/null && [ "${PREBUILT:-0}" != 1 ]; then
+  t0=$(date +%s)
+  if cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
+     cmake --build build-device -j "$(nproc)" >>"$OUT/build.log" 2>&1; then
+    BIN=build-device
+    echo "device build ok in $(( $(date +%s) - t0 )) s"
+  else
+    echo "device build failed (tail of $OUT/build.log):"; tail -5 "$OUT/build.log"
+  fi
+fi
+if [ -z "$BIN" ]; then
+  [ -x .devbin/solder ] || { echo "no build and no carried binaries (.devbin)"; exit 1; }
+  BIN=.devbin; echo "using carried binaries in .devbin"
+fi
+solder=$BIN/solder; tests=$BIN/tests; [ -d "$tests" ] || tests=$BIN
+
+if [ "${TESTS:-1}" = 1 ]; then
+  for t in "$tests"/gpu_*; do
+    [ -x "$t" ] || continue
+    echo "== $(basename "$t")"
+    timeout 400 "$t" --gtest_brief=1 2>&1 | tee "$OUT/$(basename "$t").log" | tail -25
+  done
+fi
+if [ "${SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
+  echo "== compute-sanitizer memcheck"
+  timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$tests/gpu_executor_test" \
+    --gtest_filter='GpuExecutor.EveryWorkload*:GpuExecutor.Views*:GpuExecutor.Reductions*' --gtest_brief=1 \
+    >"$OUT/sanitizer.log" 2>&1; echo "memcheck exit $? (0 = clean)"; grep -E "ERROR SUMMARY|FAILED" "$OUT/sanitizer.log" | head -5
+fi
+echo "== solder bench --suite ${SUITE:-quick}"
+timeout "${BENCH_TIMEOUT:-420}" "$solder" bench --suite "${SUITE:-quick}" --peers "${PEERS:-off}" \
+  --json "$OUT/bench.json" --md "$OUT/bench.md" --csv "$OUT/bench.csv" --svg "$OUT/roofline.svg" 2>"$OUT/bench.err"
+echo "bench exit $?"; tail -3 "$OUT/bench.err"
