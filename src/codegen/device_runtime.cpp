@@ -29,7 +29,7 @@ __device__ __forceinline__ u16 f_to_bf16(float f) { u16 h; asm("cvt.rn.bf16.f32 
 __device__ __forceinline__ u8 f_to_e4m3(float f) {
   u16 r; asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(r) : "f"(0.0f), "f"(f));
   u8 b = (u8)(r & 0xff);
-  if (fabsf(f) > 464.0f)  // exactly 464 ties to even: 448 b = (u8)(0x7f | (b & 0x80));
+  if (fabsf(f) > 464.0f) b = (u8)(0x7f | (b & 0x80));  // exactly 464 ties to even: 448
   return b;
 }
 __device__ __forceinline__ u8 f_to_e5m2(float f) {

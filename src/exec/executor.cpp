@@ -50,6 +50,7 @@ struct Step {
   // View / Copy / Cat / Matmul
   int src = -1, dst = -1;
   int64_t offset_bytes = 0;
+  TensorMeta src_meta, dst_meta;  // Copy
   std::vector<std::shared_ptr<Executor>> nested;
   std::vector<int> pieces_src;
   std::vector<TensorMeta> pieces_meta;
@@ -189,7 +190,8 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
       TensorMeta vm;
       int64_t off = 0;
       auto out_shape = eval_shape(f.value(st.dst).shape, b);
-      if (view_meta(n, rp.meta[st.src], out_shape, vm, off) && !provided[st.dst]) {
+      bool viewable = view_meta(n, rp.meta[st.src], out_shape, vm, off);
+      if (viewable && !provided[st.dst]) {
         st.kind = Step::View;
         st.offset_bytes = off * dtype_size(vm.dtype);
         rp.meta[st.dst] = vm;
@@ -199,10 +201,21 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
         r.category = "view";
         rp.records.push_back(r);
       } else {
-        // Strides cannot express it: copy the input in its logical order, then reshape.
+        // A copy: of the view into a caller's buffer, or (strides cannot express the view) of
+        // the input in its logical order into a contiguous buffer, which the view then is.
         st.kind = Step::Copy;
         if (!provided[st.dst]) st.alloc.push_back(st.dst);
-        st.nested.push_back(copier(rp.meta[st.src].dtype, rp.meta[st.src].shape.size()));
+        if (viewable) {
+          st.src_meta = vm;
+          st.offset_bytes = off * dtype_size(vm.dtype);
+          st.dst_meta = rp.meta[st.dst];
+        } else {
+          st.src_meta = rp.meta[st.src];
+          st.dst_meta = TensorMeta::contiguous(st.src_meta.dtype, st.src_meta.shape);
+          if (provided[st.dst] && rp.meta[st.dst].strides != TensorMeta::contiguous(vm.dtype, out_shape).strides)
+            throw Error(std::string(op_name(n.op)) + ": writing this view into a non-contiguous output is not supported");
+        }
+        st.nested.push_back(copier(st.src_meta.dtype, st.src_meta.shape.size()));
         LaunchRecord r;
         r.name = "solder_copy_" + std::string(op_name(n.op));
         r.category = "copy";
@@ -233,6 +246,8 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
       if (!provided[st.dst]) st.alloc.push_back(st.dst);
       std::vector<TensorMeta> in_meta;
       for (int x : n.in) in_meta.push_back(rp.meta[x]);
+      if (rp.meta[st.dst].strides != TensorMeta::contiguous(rp.meta[st.dst].dtype, rp.meta[st.dst].shape).strides)
+        throw Error(std::string(op_name(n.op)) + ": writing a matmul into a non-contiguous output is not supported");
       st.matmul = std::make_shared<MatmulStep>(n.op, in_meta, rp.meta[st.dst]);
       LaunchRecord r;
       r.name = "cublasLt_matmul";
@@ -327,9 +342,9 @@ std::vector<DeviceTensor> Executor::run(const std::vector<DeviceTensor>& inputs,
         owner[st.dst] = owner[st.src];
         break;
       case Step::Copy: {
-        DeviceTensor in{rp.meta[st.src].dtype, rp.meta[st.src].shape, rp.meta[st.src].strides, ptr[st.src], owner[st.src]};
-        TensorMeta c = TensorMeta::contiguous(in.dtype, in.shape);
-        std::vector<DeviceTensor> out{{c.dtype, c.shape, c.strides, ptr[st.dst], nullptr}};
+        const TensorMeta& sm = st.src_meta;
+        DeviceTensor in{sm.dtype, sm.shape, sm.strides, ptr[st.src] + st.offset_bytes, owner[st.src]};
+        std::vector<DeviceTensor> out{{sm.dtype, sm.shape, st.dst_meta.strides, ptr[st.dst], nullptr}};
         st.nested[0]->run({in}, stream, &out);
         break;
       }
