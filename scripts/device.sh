@@ -40,6 +40,6 @@ if [ "${SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
     >"$OUT/sanitizer.log" 2>&1; echo "memcheck exit $? (0 = clean)"; grep -E "ERROR SUMMARY|FAILED" "$OUT/sanitizer.log" | head -5
 fi
 echo "== solder bench --suite ${SUITE:-quick}"
-timeout "${BENCH_TIMEOUT:-420}" "$solder" bench --suite "${SUITE:-quick}" --peers "${PEERS:-off}" \
+timeout "${BENCH_TIMEOUT:-420}" "$solder" bench --suite "${SUITE:-quick}" --peers "${PEERS:-off}" ${BENCH_ARGS:-} \
   --json "$OUT/bench.json" --md "$OUT/bench.md" --csv "$OUT/bench.csv" --svg "$OUT/roofline.svg" 2>"$OUT/bench.err"
 echo "bench exit $?"; tail -3 "$OUT/bench.err"

@@ -26,6 +26,7 @@ struct BenchArgs {
   std::vector<std::string> workloads;
   std::string json, csv, md, svg, peers = "auto";
   double budget_ms = 1000;
+  bool autotune = false;
 };
 
 void write_file(const std::string& path, const std::string& text) {
@@ -72,6 +73,7 @@ void run_bench(const BenchArgs& a) {
   report.device = current_device().describe();
   bench::RunnerOptions opts;
   opts.reps.budget_ms = a.budget_ms;
+  opts.autotune = a.autotune;
   const bool gpu = has_gpu();
   double raw_launch = 0;
   bench::TimingOptions to;
@@ -130,6 +132,7 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--svg", a->svg, "write a roofline picture (SVG)");
   cmd->add_option("--peers", a->peers, "auto (run bench/peers.py) | off | a peers JSON file");
   cmd->add_option("--budget-ms", a->budget_ms, "time budget per case for timed repetitions");
+  cmd->add_flag("--autotune", a->autotune, "time the scheduler's candidates per case and keep the best (disk)");
   cmd->callback([a] { run_bench(*a); });
 }
 

@@ -34,6 +34,9 @@ struct LaunchRecord {
   int registers = 0, spill_bytes = 0;
   unsigned grid_x = 0, grid_y = 0, block = 0;
   int64_t bytes = 0;  // bytes the kernel reads + writes (every operand once)
+  int64_t cols = 0;   // row length of the kernel's [rows, cols] domain
+  int vec = 0;
+  std::string tuning_key;  // where autotune records a better choice for this kernel
 };
 
 struct ExecutorStats {

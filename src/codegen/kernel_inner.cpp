@@ -119,7 +119,7 @@ void write_inner(Writer& w) {
         c += I(5) + acc[i] + " = " + combine(st.kind, acc[i], x) + ";\n";
       }
     }
-    for (int k : elem_outs) w.store_elem(k, em.value(w.op(k).value, c, I(5)), 5, "row", "col", true);
+    for (int k : elem_outs) w.store_elem(k, w.stored_value(em, k, I(5)), 5, "row", "col", true);
     c += "        }\n";
     w.store_vectors(elem_outs, 4, "row", "col0");
     c += "      }\n    }\n";

@@ -149,6 +149,21 @@ struct Writer {
     return load_convert(dt(v), "ie" + num(k));
   }
 
+  // The value to store for output slot k. A cast to the output's storage dtype from a float
+  // register needs no separate rounding: the store conversion rounds exactly once.
+  std::string stored_value(ExprEmitter& em, int k, const std::string& indent) {
+    int v = op(k).value;
+    const Value& val = f.value(v);
+    if (val.producer >= 0) {
+      const Node& n = f.nodes()[val.producer];
+      DType src = f.value(n.in[0]).dtype;
+      bool narrow = val.dtype == DType::F16 || val.dtype == DType::BF16 || is_fp8(val.dtype);
+      if (n.op == Op::Cast && narrow && is_floating(src) && src != DType::F64)
+        return em.value(n.in[0], code, indent);
+    }
+    return em.value(v, code, indent);
+  }
+
   // Output stores for element-level outputs, vector path: collect into a Vec, store after j.
   void store_decls(const std::vector<int>& outs, int ind) {
     for (int k : outs)

@@ -11,6 +11,7 @@
 #include "pipeline/pipeline.h"
 #include "runtime/device_memory.h"
 #include "runtime/driver.h"
+#include "schedule/tuning.h"
 #include "solder/error.h"
 
 namespace solder {
@@ -152,6 +153,9 @@ void Executor::Impl::add_kernel_step(RunPlan& rp, int si, const std::vector<uint
   st.record.grid_y = st.grid.y;
   st.record.block = st.grid.block;
   for (int v : ks.operands) st.record.bytes += rp.meta[v].bytes();
+  st.record.cols = facts.C;
+  st.record.vec = pk.plan.params.vec;
+  st.record.tuning_key = tuning_key(f.hash(), si, s.category, facts.C, pk.plan.params.vec);
   rp.records.push_back(st.record);
   rp.steps.push_back(std::move(st));
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "schedule/stages.h"
+#include "schedule/tuning.h"
 #include "solder/error.h"
 
 namespace solder {
@@ -147,6 +148,12 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
     if (attempt > 0) return false;
     p.threads = 256;
     p.unroll = (facts.R == 1 && facts.C >= (1 << 20)) ? 4 : 1;
+    std::optional<Choice> pick = forced_choice();
+    if (!pick) pick = TuneDb::global().find(tuning_key(f.hash(), index, ks.category, facts.C, vec));
+    if (pick && pick->threads) {
+      p.threads = pick->threads;
+      p.unroll = pick->unroll;
+    }
     return true;
   }
 
@@ -160,6 +167,10 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // Very short rows: fewer than 32 threads per row, several rows per warp.
   if (nvec <= 16) tpr = std::max<int64_t>(1, pow2ceil(nvec));
   while (tpr < 1024 && (nvec + tpr - 1) / tpr > 10) tpr *= 2;
+  std::optional<Choice> pick = forced_choice();
+  if (!pick) pick = TuneDb::global().find(tuning_key(f.hash(), index, ks.category, facts.C, vec));
+  const bool pick_looped = pick && pick->threads_per_row && pick->looped;
+  if (pick && pick->threads_per_row) tpr = pick->threads_per_row;
   for (int a = 0; a < attempt; ++a) tpr = std::min<int64_t>(1024, tpr * 2);  // after spills: smaller batch
   int64_t batch = (nvec + tpr - 1) / tpr;
   p.threads_per_row = static_cast<int>(tpr);
@@ -169,11 +180,12 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // Registers: a block must fit the SM's register file, and a thread has at most 255.
   int limit = std::min(dev.max_regs_per_thread, dev.regs_per_block / p.threads);
   bool too_big = estimate_registers(plan, held) > limit || batch > 16;
-  if (too_big || attempt >= 3) {
+  if (too_big || attempt >= 3 || pick_looped) {
     if (attempt >= 4) return false;
     // Looped: stream the row once per pass (re-reads hit L2 for rows of a few hundred KB).
     p.batch = 0;
-    p.threads_per_row = static_cast<int>(std::min<int64_t>(1024, std::max<int64_t>(32, pow2ceil(nvec / 8))));
+    p.threads_per_row = pick_looped ? pick->threads_per_row
+                                    : static_cast<int>(std::min<int64_t>(1024, std::max<int64_t>(32, pow2ceil(nvec / 8))));
     p.threads = std::max(p.threads_per_row, 256);
     p.rows_per_block = p.threads / p.threads_per_row;
   }
