@@ -95,13 +95,13 @@ void run_bench(const BenchArgs& a) {
     try {
       report.records.push_back(gpu ? bench::run_case_gpu(c, opts, report.ceiling_gbs, raw_launch)
                                    : bench::run_case_cpu(c, opts));
+      peer_cases.push_back(bench::peer_case(c));
     } catch (const Error& e) {
       bench::BenchRecord r;
       r.name = c.name;
       r.note = std::string("ERROR: ") + e.what();
       report.records.push_back(r);
     }
-    peer_cases.push_back(bench::peer_case(c));
   }
   bar.finish();
   if (gpu) {

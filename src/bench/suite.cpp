@@ -33,8 +33,8 @@ std::vector<BenchCase> suite_cases(const std::string& suite) {
     for (const auto& w : workload_names())
       if (w.rfind("w2_", 0) == 0)
         for (int64_t n : {int64_t{1} << 21, int64_t{1} << 27}) add(c, w, {{"N", n}});
-    add(c, "w3_split_stack", {});
-    add(c, "w3_combined", {});
+    add(c, "w3_split_stack", {{"B", 1024}});
+    add(c, "w3_combined", {{"B", 1024}});
     for (int i = 1; i <= 6; ++i) add(c, "w4_einsum_" + std::to_string(i), {}, true);
     add(c, "w5_softmax_bf16", {{"B", 8192}, {"H", 4096}});
     add(c, "w5_rms_norm_bf16", {{"B", 8192}, {"H", 4096}});
