@@ -14,8 +14,24 @@ template <class E, int V> struct __align__(sizeof(E) * V) Vec { E e[V]; };
 template <class E, int V> __device__ __forceinline__ Vec<E, V> ld_vec(const E* p) {
   return *reinterpret_cast<const Vec<E, V>*>(p);
 }
+// Vector stores through explicit PTX: left to itself the compiler splits a vector of 16-bit
+// elements built lane by lane into several narrow stores. No memory clobber: outputs never
+// alias inputs, so loads may still be hoisted above these stores.
 template <class E, int V> __device__ __forceinline__ void st_vec(E* p, const Vec<E, V>& v) {
-  *reinterpret_cast<Vec<E, V>*>(p) = v;
+  constexpr int B = sizeof(E) * V;
+  if constexpr (B == 16 || B == 8 || B == 4) {
+    union { Vec<E, V> v; unsigned w[B / 4]; } u;
+    u.v = v;
+    if constexpr (B == 16)
+      asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(u.w[0]), "r"(u.w[1]), "r"(u.w[2]),
+                   "r"(u.w[3]));
+    else if constexpr (B == 8)
+      asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(p), "r"(u.w[0]), "r"(u.w[1]));
+    else
+      asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(u.w[0]));
+  } else {
+    *reinterpret_cast<Vec<E, V>*>(p) = v;
+  }
 }
 
 // f16: PTX cvt rounds to nearest even.

@@ -35,7 +35,19 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     acc.push_back("acc" + num(static_cast<long long>(i)));
     c += "  " + std::string(compute_type(t)) + " " + acc.back() + " = " + red_identity(w.sp.steps[i].kind, t) + ";\n";
   }
+  // Scalars once per thread, row-constant inputs once per row: not once per element.
+  for (int k : ins)
+    if (w.op(k).access == Access::Scalar) {
+      w.hoisted[k] = "hs" + num(k);
+      c += "  const " + std::string(storage_type(w.dt(w.op(k).value))) + " hs" + num(k) + " = " + w.ptr(k) + "[0];\n";
+    }
   c += "  for (i64 row = blockIdx.y; row < R; row += gridDim.y) {\n";
+  for (int k : ins)
+    if (w.op(k).access == Access::Row) {
+      w.hoisted[k] = "hr" + num(k);
+      c += "    const " + std::string(storage_type(w.dt(w.op(k).value))) + " hr" + num(k) + " = " + w.ptr(k) + "[" +
+           w.offset(k, "row", "0") + "];\n";
+    }
   c += "    for (i64 chunk = blockIdx.x; chunk * (THREADS * UNROLL * VEC) < C; chunk += gridDim.x) {\n";
   c += "#pragma unroll\n      for (int u = 0; u < UNROLL; ++u) {\n";
   c += "        const i64 col0 = ((chunk * UNROLL + u) * THREADS + threadIdx.x) * VEC;\n";

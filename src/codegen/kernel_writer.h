@@ -136,15 +136,19 @@ struct Writer {
               ptr(k) + " + " + offset(k, row, col0) + ");\n";
     }
   }
+  // Inputs that do not vary inside the element loop, loaded once where hoisted (see write_flat).
+  std::map<int, std::string> hoisted;  // operand slot -> variable
+
   void scalar_loads(const std::vector<int>& ks_in, int ind, const std::string& row, const std::string& col, bool all) {
     for (int k : ks_in) {
-      if (vectorized(k) && !all) continue;
+      if (hoisted.count(k) || (vectorized(k) && !all)) continue;
       code += I(ind) + "const " + std::string(storage_type(dt(op(k).value))) + " ie" + num(k) + " = " + ptr(k) + "[" +
               offset(k, row, col) + "];\n";
     }
   }
   std::string elem_input(int v, bool vector_path) const {
     int k = operand_index.at(v);
+    if (hoisted.count(k)) return load_convert(dt(v), hoisted.at(k));
     if (vector_path && vectorized(k)) return load_convert(dt(v), "in" + num(k) + ".e[j]");
     return load_convert(dt(v), "ie" + num(k));
   }

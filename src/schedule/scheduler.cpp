@@ -167,6 +167,18 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // Very short rows: fewer than 32 threads per row, several rows per warp.
   if (nvec <= 16) tpr = std::max<int64_t>(1, pow2ceil(nvec));
   while (tpr < 1024 && (nvec + tpr - 1) / tpr > 10) tpr *= 2;
+  // Occupancy: past ~72 registers a 256-thread block fits at most 3 times per SM, and the
+  // serial phases of a row (load, reduce, reduce, store) need other rows resident to hide
+  // them. Measured: softmax bf16 H=4096 at 90 registers ran at 53% of copy.
+  {
+    KernelPlan probe;
+    probe.params.vec = vec;
+    for (;;) {
+      probe.params.batch = static_cast<int>((nvec + tpr - 1) / tpr);
+      if (tpr >= 512 || estimate_registers(probe, held) <= 72) break;
+      tpr *= 2;
+    }
+  }
   std::optional<Choice> pick = forced_choice();
   if (!pick) pick = TuneDb::global().find(tuning_key(f.hash(), index, ks.category, facts.C, vec));
   const bool pick_looped = pick && pick->threads_per_row && pick->looped;
