@@ -17,7 +17,8 @@ void write_inner(Writer& w) {
   const int wpr = std::max(1, tpr / 32);
   std::set<int> mat(sp.materialized.begin(), sp.materialized.end());
 
-  c += "extern \"C\" __global__ void __launch_bounds__(" + num(P.threads) + ") " + w.plan.name + "(const Params p) {\n";
+  c += "extern \"C\" __global__ void __launch_bounds__(" + num(P.threads) + ", " + num(P.min_blocks) + ") " + w.plan.name +
+       "(const Params p) {\n";
   c += "  constexpr int VEC = " + num(P.vec) + ", TPR = " + num(tpr) + ", RPB = " + num(rpb) +
        (persistent ? ", BATCH = " + num(P.batch) : std::string()) + ";\n";
   w.pointers(1);

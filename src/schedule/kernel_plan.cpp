@@ -19,7 +19,8 @@ std::string KernelParams::str() const {
   std::string s = "vec=" + std::to_string(vec) + " threads=" + std::to_string(threads);
   if (threads_per_row)
     s += " threads_per_row=" + std::to_string(threads_per_row) + " rows_per_block=" + std::to_string(rows_per_block) +
-         (batch ? " persistent_batch=" + std::to_string(batch) : std::string(" looped"));
+         (batch ? " persistent_batch=" + std::to_string(batch) : std::string(" looped")) +
+         " min_blocks=" + std::to_string(min_blocks);
   else
     s += " unroll=" + std::to_string(unroll);
   return s;

@@ -29,6 +29,7 @@ struct KernelParams {
   int rows_per_block = 1;   // inner: threads / threads_per_row
   int batch = 0;            // inner: vectors per thread held in registers; 0 = looped over the row
   int unroll = 1;           // pointwise/full: vectors per thread per row in flight
+  int min_blocks = 1;       // inner: __launch_bounds__ minimum resident blocks (caps registers)
   std::string str() const;
   bool operator==(const KernelParams&) const = default;
 };

@@ -201,6 +201,9 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
     p.threads = std::max(p.threads_per_row, 256);
     p.rows_per_block = p.threads / p.threads_per_row;
   }
+  // Keep at least 1024 threads resident per SM: ptxas must then fit 64 registers per thread; if
+  // that spills, prepare_kernel asks again (attempt + 1) for a plan with a smaller batch.
+  p.min_blocks = std::max(1, 1024 / p.threads);
   return true;
 }
 
