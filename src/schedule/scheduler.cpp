@@ -161,21 +161,20 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   const int64_t nvec = (facts.C + vec - 1) / vec;
   StagePlan sp = plan_stages(f, s, ks, true);
   const int held = std::max<int>(1, static_cast<int>(sp.materialized.size()));
-  // threads_per_row: enough threads that each holds ~4 vectors (H=768 fp16 -> 32 threads x 3),
-  // at least a warp, at most 256 while the batch stays <= 10, then 512 / 1024.
-  int64_t tpr = std::clamp<int64_t>(pow2ceil((nvec + 3) / 4), 32, 256);
-  // Very short rows: fewer than 32 threads per row, several rows per warp.
-  if (nvec <= 16) tpr = std::max<int64_t>(1, pow2ceil(nvec));
-  while (tpr < 1024 && (nvec + tpr - 1) / tpr > 10) tpr *= 2;
-  // Occupancy: past ~72 registers a 256-thread block fits at most 3 times per SM, and the
-  // serial phases of a row (load, reduce, reduce, store) need other rows resident to hide
-  // them. Measured: softmax bf16 H=4096 at 90 registers ran at 53% of copy.
+  // threads_per_row: each thread holds ~4-8 vectors of the row (independent loads in flight),
+  // at least a warp. Measured on H100 (autotune over W1/W5, 2026-11-22): a warp per row wins
+  // up to H ~ 2048 fp16 (no block barrier, many independent rows per SM), 256 threads near
+  // H = 5140, 512 from 16K up. Rows needing more than ~160 registers get more threads.
+  int64_t tpr = std::clamp<int64_t>(pow2ceil((nvec + 7) / 8), 32, 512);
+  if (nvec <= 16) tpr = std::max<int64_t>(1, pow2ceil(nvec));  // very short rows: several per warp
   {
     KernelPlan probe;
     probe.params.vec = vec;
     for (;;) {
       probe.params.batch = static_cast<int>((nvec + tpr - 1) / tpr);
-      if (tpr >= 512 || estimate_registers(probe, held) <= 72) break;
+      // Block-wide rows (>= 256 threads) did best holding <= 40 values per thread.
+      bool block_row_heavy = tpr >= 256 && probe.params.batch * vec > 40;
+      if (tpr >= 1024 || (probe.params.batch <= 10 && estimate_registers(probe, held) <= 160 && !block_row_heavy)) break;
       tpr *= 2;
     }
   }
@@ -201,9 +200,9 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
     p.threads = std::max(p.threads_per_row, 256);
     p.rows_per_block = p.threads / p.threads_per_row;
   }
-  // Keep at least 1024 threads resident per SM: ptxas must then fit 64 registers per thread; if
-  // that spills, prepare_kernel asks again (attempt + 1) for a plan with a smaller batch.
-  p.min_blocks = std::max(1, 1024 / p.threads);
+  // No register cap: capping at 64 (1024 threads resident) measured slower than letting the
+  // row stay in registers (W1 H=768: 20% slower). Spills are still checked in prepare_kernel.
+  p.min_blocks = 1;
   return true;
 }
 
