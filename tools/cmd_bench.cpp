@@ -107,6 +107,8 @@ void run_bench(const BenchArgs& a) {
   if (gpu) {
     bench::Drift d = throttle.finish(to);
     report.throttle_note = d.note;
+    if (!a.json.empty()) bench::save_report(a.json, report);  // keep Solder's figures if peers fail
+    std::printf("%s", bench::report_terminal(report).c_str());
     nlohmann::json peers = run_peers(peer_cases, a.peers);
     if (peers.contains("error")) report.peers_note = peers["error"].get<std::string>();
     else report.peers_note = std::to_string(bench::apply_peer_times(report, peers)) + " cases with torch timings";
