@@ -161,22 +161,16 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   const int64_t nvec = (facts.C + vec - 1) / vec;
   StagePlan sp = plan_stages(f, s, ks, true);
   const int held = std::max<int>(1, static_cast<int>(sp.materialized.size()));
-  // threads_per_row: each thread holds ~4-8 vectors of the row (independent loads in flight),
-  // at least a warp. Measured on H100 (autotune over W1/W5, 2026-11-22): a warp per row wins
-  // up to H ~ 2048 fp16 (no block barrier, many independent rows per SM), 256 threads near
-  // H = 5140, 512 from 16K up. Rows needing more than ~160 registers get more threads.
-  int64_t tpr = std::clamp<int64_t>(pow2ceil((nvec + 7) / 8), 32, 512);
+  // threads_per_row: the fewest threads (at least a warp) that keep <= 40 row values and <= 8
+  // vectors per thread. With the 64-register cap below that is what fits without spilling, and
+  // it is what autotune picked on H100 (2026-11-22): a warp per row up to H ~ 1280 fp16,
+  // 256 threads at H = 5140, 512 from H = 12288; softmax bf16 H = 4096 at 128.
+  int64_t tpr = 32;
   if (nvec <= 16) tpr = std::max<int64_t>(1, pow2ceil(nvec));  // very short rows: several per warp
-  {
-    KernelPlan probe;
-    probe.params.vec = vec;
-    for (;;) {
-      probe.params.batch = static_cast<int>((nvec + tpr - 1) / tpr);
-      // Block-wide rows (>= 256 threads) did best holding <= 40 values per thread.
-      bool block_row_heavy = tpr >= 256 && probe.params.batch * vec > 40;
-      if (tpr >= 1024 || (probe.params.batch <= 10 && estimate_registers(probe, held) <= 160 && !block_row_heavy)) break;
-      tpr *= 2;
-    }
+  while (tpr < 1024) {
+    int64_t batch = (nvec + tpr - 1) / tpr;
+    if (batch <= 8 && batch * vec * held <= 40) break;
+    tpr *= 2;
   }
   std::optional<Choice> pick = forced_choice();
   if (!pick) pick = TuneDb::global().find(tuning_key(f.hash(), index, ks.category, facts.C, vec));
@@ -200,9 +194,10 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
     p.threads = std::max(p.threads_per_row, 256);
     p.rows_per_block = p.threads / p.threads_per_row;
   }
-  // No register cap: capping at 64 (1024 threads resident) measured slower than letting the
-  // row stay in registers (W1 H=768: 20% slower). Spills are still checked in prepare_kernel.
-  p.min_blocks = 1;
+  // Register cap: keep >= 1024 threads resident (64 registers per thread). Without it ptxas
+  // took 69 registers at H = 12288 (512 threads): one block per SM instead of two, 40% slower.
+  // A plan that then spills is rebuilt by prepare_kernel with attempt + 1 (more threads).
+  p.min_blocks = std::max(1, 1024 / p.threads);
   return true;
 }
 
