@@ -41,5 +41,5 @@ if [ "${SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
 fi
 echo "== solder bench --suite ${SUITE:-quick}"
 timeout "${BENCH_TIMEOUT:-420}" "$solder" bench --suite "${SUITE:-quick}" --peers "${PEERS:-off}" ${BENCH_ARGS:-} \
-  --json "$OUT/bench.json" --md "$OUT/bench.md" --csv "$OUT/bench.csv" --svg "$OUT/roofline.svg" 2>"$OUT/bench.err"
+  --json "$OUT/bench.json" --md "$OUT/bench.md" 2>"$OUT/bench.err"
 echo "bench exit $?"; tail -3 "$OUT/bench.err"
