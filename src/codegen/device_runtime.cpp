@@ -122,6 +122,20 @@ __device__ __forceinline__ void atomic_combine(RedMin, float* a, float v) {
   if (v >= 0.0f) atomicMin(reinterpret_cast<int*>(a), __float_as_int(v));
   else atomicMax(reinterpret_cast<unsigned*>(a), __float_as_uint(v));
 }
+// f64: sum by the native atomic, max/min by compare-and-swap (NaN, once stored, stays).
+__device__ __forceinline__ void atomic_combine(RedSum, double* a, double v) { atomicAdd(a, v); }
+template <bool MAX> __device__ __forceinline__ void atomic_extreme(double* a, double v) {
+  unsigned long long* p = reinterpret_cast<unsigned long long*>(a);
+  unsigned long long old = *p, assumed;
+  do {
+    assumed = old;
+    double cur = __longlong_as_double(assumed);
+    if (!((MAX ? v > cur : v < cur) || v != v) || cur != cur) return;
+    old = atomicCAS(p, assumed, (unsigned long long)__double_as_longlong(v));
+  } while (assumed != old);
+}
+__device__ __forceinline__ void atomic_combine(RedMax, double* a, double v) { atomic_extreme<true>(a, v); }
+__device__ __forceinline__ void atomic_combine(RedMin, double* a, double v) { atomic_extreme<false>(a, v); }
 // ---- end of runtime ----
 )CUDA";
 }  // namespace

@@ -31,7 +31,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   c += "  const i64 R = p.R, C = p.C;\n";
   std::vector<std::string> acc;
   for (size_t i = 0; i < w.sp.steps.size(); ++i) {
-    DType t = w.f.value(w.f.nodes()[w.sp.steps[i].node].out[0]).dtype;
+    DType t = accumulator_dtype(w.f.value(w.f.nodes()[w.sp.steps[i].node].out[0]).dtype);
     acc.push_back("acc" + num(static_cast<long long>(i)));
     c += "  " + std::string(compute_type(t)) + " " + acc.back() + " = " + red_identity(w.sp.steps[i].kind, t) + ";\n";
   }
@@ -66,7 +66,8 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     for (int k : elem_outs) w.store_elem(k, w.stored_value(em, k, I(6)), 6, "row", "col", vector_path);
     for (size_t i = 0; i < w.sp.steps.size(); ++i) {
       std::string x = em.value(w.sp.steps[i].input, c, I(6));
-      c += I(6) + acc[i] + " = " + combine(w.sp.steps[i].kind, acc[i], x) + ";\n";
+      DType at = accumulator_dtype(w.f.value(w.f.nodes()[w.sp.steps[i].node].out[0]).dtype);
+      c += I(6) + acc[i] + " = " + combine(w.sp.steps[i].kind, acc[i], std::string("(") + compute_type(at) + ")(" + x + ")") + ";\n";
     }
     c += "          }\n";
     if (vector_path) w.store_vectors(elem_outs, 5, "row", "col0");
@@ -78,11 +79,33 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   }
   // Grid reduction: warp combine, one atomic per warp, the last block finishes and resets.
   const size_t nsteps = w.sp.steps.size();
+  std::vector<bool> integral(nsteps);
   for (size_t i = 0; i < nsteps; ++i) {
     Op kind = w.sp.steps[i].kind;
+    DType t = accumulator_dtype(w.f.value(w.f.nodes()[w.sp.steps[i].node].out[0]).dtype);
+    integral[i] = !is_floating(t);
     c += "  " + acc[i] + " = warp_reduce<" + red_struct(kind) + ", 32>(" + acc[i] + ");\n";
-    c += "  if ((threadIdx.x & 31) == 0) atomic_combine(" + std::string(red_struct(kind)) + "(), p.scratch + " +
-         num(2 * static_cast<long long>(i)) + ", (float)" + acc[i] + ");\n";
+    const std::string slot = "p.scratch + " + num(2 * static_cast<long long>(i));
+    if (integral[i]) {
+      // Integers (and bools) combine exactly as 64-bit values in the step's two scratch words.
+      const char* fn = kind == Op::Max ? "atomicMax((long long*)(" : kind == Op::Min ? "atomicMin((long long*)(" : "atomicAdd((unsigned long long*)(";
+      const char* cast = kind == Op::Max || kind == Op::Min ? "(long long)" : "(unsigned long long)(long long)";
+      c += "  if ((threadIdx.x & 31) == 0) " + std::string(fn) + slot + "), " + cast + acc[i] + ");\n";
+      long long idv = kind == Op::Max ? (-9223372036854775807LL - 1) : kind == Op::Min ? 9223372036854775807LL : 0;
+      ks_out.scratch_init.push_back(static_cast<unsigned>(static_cast<unsigned long long>(idv) & 0xffffffffu));
+      ks_out.scratch_init.push_back(static_cast<unsigned>(static_cast<unsigned long long>(idv) >> 32));
+      continue;
+    }
+    if (t == DType::F64) {  // one double in the step's two scratch words
+      c += "  if ((threadIdx.x & 31) == 0) atomic_combine(" + std::string(red_struct(kind)) + "(), (double*)(" + slot + "), " + acc[i] + ");\n";
+      double idv = kind == Op::Max ? -INFINITY : kind == Op::Min ? INFINITY : 0.0;
+      unsigned long long bits;
+      std::memcpy(&bits, &idv, 8);
+      ks_out.scratch_init.push_back(static_cast<unsigned>(bits & 0xffffffffu));
+      ks_out.scratch_init.push_back(static_cast<unsigned>(bits >> 32));
+      continue;
+    }
+    c += "  if ((threadIdx.x & 31) == 0) atomic_combine(" + std::string(red_struct(kind)) + "(), " + slot + ", (float)" + acc[i] + ");\n";
     float idv = kind == Op::Max ? -INFINITY : kind == Op::Min ? INFINITY : 0.0f;
     unsigned bits;
     std::memcpy(&bits, &idv, 4);
@@ -100,8 +123,11 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     const auto& st = w.sp.steps[i];
     int out = w.f.nodes()[st.node].out[0];
     DType t = w.f.value(out).dtype;
-    std::string raw = "(s[" + num(2 * static_cast<long long>(i) + 1) + "] != 0.0f ? __int_as_float(0x7fc00000) : s[" +
-                      num(2 * static_cast<long long>(i)) + "])";
+    const bool wide = accumulator_dtype(t) == DType::F64;
+    std::string raw = wide ? "(*(volatile double*)(p.scratch + " + num(2 * static_cast<long long>(i)) + "))"
+                      : integral[i] ? "(*(volatile long long*)(p.scratch + " + num(2 * static_cast<long long>(i)) + "))"
+                                  : "(s[" + num(2 * static_cast<long long>(i) + 1) + "] != 0.0f ? __int_as_float(0x7fc00000) : s[" +
+                                        num(2 * static_cast<long long>(i)) + "])";
     if (st.kind == Op::Mean) raw = "(" + raw + " / (float)C)";
     std::string name = "r" + num(out);
     c += "  const " + std::string(compute_type(t)) + " " + name + " = (" + compute_type(t) + ")" + raw + ";\n";

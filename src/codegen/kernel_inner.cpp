@@ -27,7 +27,7 @@ void write_inner(Writer& w) {
   std::vector<DType> acc_t(sp.steps.size());
   for (size_t i = 0; i < sp.steps.size(); ++i) {
     acc[i] = "acc" + num(static_cast<long long>(i));
-    acc_t[i] = w.f.value(w.f.nodes()[sp.steps[i].node].out[0]).dtype;
+    acc_t[i] = accumulator_dtype(w.f.value(w.f.nodes()[sp.steps[i].node].out[0]).dtype);
     if (tpr > 32)
       c += "  __shared__ " + std::string(compute_type(acc_t[i])) + " sm" + num(static_cast<long long>(i)) + "[RPB][" +
            num(wpr) + "];\n";
@@ -117,7 +117,7 @@ void write_inner(Writer& w) {
         c += I(5) + "const float " + d + " = " + x + " - rm" + num(st.node) + ";\n";
         c += I(5) + acc[i] + " += " + d + " * " + d + ";\n";
       } else {
-        c += I(5) + acc[i] + " = " + combine(st.kind, acc[i], x) + ";\n";
+        c += I(5) + acc[i] + " = " + combine(st.kind, acc[i], std::string("(") + compute_type(acc_t[i]) + ")(" + x + ")") + ";\n";
       }
     }
     for (int k : elem_outs) w.store_elem(k, w.stored_value(em, k, I(5)), 5, "row", "col", true);

@@ -27,6 +27,9 @@ inline const char* red_struct(Op kind) {
   }
 }
 
+// Accumulators: bools reduce as ints (shuffles and atomics have no bool form).
+inline DType accumulator_dtype(DType out) { return out == DType::Bool ? DType::I32 : out; }
+
 // Identity of a reduction in the accumulator type.
 inline std::string red_identity(Op kind, DType acc) {
   if (kind == Op::Max || kind == Op::Min) {

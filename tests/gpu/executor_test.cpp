@@ -133,3 +133,16 @@ TEST(GpuExecutor, Fp8SaturationAndOverflow) {
     for (size_t i = 0; i < want.size(); ++i) expect_close(got[i], want[i], std::string(name) + " output " + std::to_string(i));
   }
 }
+
+TEST(GpuExecutor, FullReductionsOfEveryAccumulatorKind) {
+  SKIP_WITHOUT_GPU();
+  Fusion f("full");
+  Tensor x = f.input("x", DType::F64, {Dim::sym("N")});
+  Tensor i = f.input("i", DType::I32, {Dim::sym("N")});
+  f.output(sum(x));
+  f.output(max(x));
+  f.output(min(i));
+  f.output(sum(i));
+  f.output(max(gt(x, 0.0)));
+  check(f, {{100003}, {100003}}, Layout::Contiguous, "full reductions");
+}
