@@ -39,6 +39,26 @@ struct LaunchRecord {
   std::string tuning_key;  // where autotune records a better choice for this kernel
 };
 
+// One step of a profiled run (Executor::set_profiling), in launch order. Kernel, copy, cat and
+// matmul steps are timed with a pair of CUDA events on the run's stream; a nested copy executor
+// counts as one step, a cat as one step over all its pieces. Views launch nothing: ms = 0.
+struct StepTiming {
+  std::string name, category;  // as in LaunchRecord; a cat is "solder_copy_cat" / "copy"
+  float ms = 0;
+  unsigned grid_x = 0, grid_y = 0, block = 0;
+  int registers = 0, spill_bytes = 0;
+  int64_t bytes = 0;
+  bool launched() const { return category != "view"; }
+};
+
+// A generated kernel as compiled: what `solder profile --dump-dir` writes out.
+struct KernelSourceInfo {
+  std::string name;
+  std::string source;     // CUDA C++ (extern "C" __global__ <name>)
+  std::string ptxas_log;  // NVRTC + ptxas -v log
+  int registers = 0, spill_bytes = 0;
+};
+
 struct ExecutorStats {
   int64_t signatures = 0;       // distinct input signatures planned (first calls)
   int64_t kernels_compiled = 0;  // kernels this executor obtained from the cache's compile path
@@ -64,7 +84,20 @@ class Executor {
 
   // Plans and compiles every kernel for these input sizes (contiguous inputs) without running
   // anything: the no-GPU path of `solder bench` and CI's compile checks.
-  std::vector<LaunchRecord> compile_for(const std::vector<std::vector<int64_t>>& input_shapes) const;
+  // With `sources`, also gives each kernel's generated source and ptxas log.
+  std::vector<LaunchRecord> compile_for(const std::vector<std::vector<int64_t>>& input_shapes,
+                                        std::vector<KernelSourceInfo>* sources = nullptr) const;
+
+  // Profiling (off by default; off costs one branch per run). While on, every run records CUDA
+  // events around each step; last_step_timings() then waits for the last profiled run's events
+  // and returns one StepTiming per step. Empty when nothing was profiled since profiling was
+  // last switched on. Events are created once per executor and reused.
+  void set_profiling(bool on);
+  std::vector<StepTiming> last_step_timings() const;
+
+  // The generated kernels of the signature planned last (then those of nested copy executors
+  // that have run), one per kernel name. Empty before the first run.
+  std::vector<KernelSourceInfo> kernel_sources() const;
 
   // What the last run launched, in order.
   const std::vector<LaunchRecord>& last_launches() const;

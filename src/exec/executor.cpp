@@ -7,6 +7,7 @@
 #include "exec/copy_fusion.h"
 #include "exec/kernel_prepare.h"
 #include "exec/matmul_step.h"
+#include "exec/step_events.h"
 #include "exec/view_meta.h"
 #include "pipeline/pipeline.h"
 #include "runtime/device_memory.h"
@@ -36,6 +37,11 @@ std::shared_ptr<LoadedKernel> load_kernel(const std::string& key, const Compiled
 
 TensorMeta meta_of(const DeviceTensor& t) { return TensorMeta{t.dtype, t.shape, t.strides}; }
 
+KernelSourceInfo source_info(const PreparedKernel& pk) {
+  const PtxasInfo& px = pk.compiled->ptxas;
+  return {pk.source.name, pk.source.source, pk.compiled->log, px.registers, px.spill_store_bytes + px.spill_load_bytes};
+}
+
 }  // namespace
 
 struct Step {
@@ -47,7 +53,7 @@ struct Step {
   std::vector<std::pair<int, int>> ptr_slots;  // (params index, value id)
   std::shared_ptr<DeviceBuffer> scratch;
   Grid grid;
-  LaunchRecord record;
+  LaunchRecord record;  // every kind: what a profiled run reports for this step
   // View / Copy / Cat / Matmul
   int src = -1, dst = -1;
   int64_t offset_bytes = 0;
@@ -63,6 +69,7 @@ struct RunPlan {
   std::vector<TensorMeta> meta;  // per value (materialized or viewed ones)
   std::vector<Step> steps;
   std::vector<LaunchRecord> records;
+  std::vector<KernelSourceInfo> sources;  // this plan's kernels, for `solder profile --dump-dir`
 };
 
 struct Executor::Impl {
@@ -72,6 +79,10 @@ struct Executor::Impl {
   std::vector<LaunchRecord> last;
   ExecutorStats stats;
   std::map<std::pair<int, int>, std::shared_ptr<Executor>> copiers;  // (dtype, rank)
+  const RunPlan* last_built = nullptr;  // plans never move (map nodes)
+  bool profiling = false;
+  StepEvents events;                  // pair i brackets step i of a profiled run
+  const RunPlan* profiled = nullptr;  // the plan the last profiled run replayed
 
   Impl(const Fusion& f, bool raw) : original(f), sf(raw ? segment_fusion(f) : lower(f)) {}
 
@@ -157,6 +168,7 @@ void Executor::Impl::add_kernel_step(RunPlan& rp, int si, const std::vector<uint
   st.record.vec = pk.plan.params.vec;
   st.record.tuning_key = tuning_key(f.hash(), si, s.category, facts.C, pk.plan.params.vec);
   rp.records.push_back(st.record);
+  rp.sources.push_back(source_info(pk));
   rp.steps.push_back(std::move(st));
 }
 
@@ -204,6 +216,7 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
         r.name = "view";
         r.category = "view";
         rp.records.push_back(r);
+        st.record = r;
       } else {
         // A copy: of the view into a caller's buffer, or (strides cannot express the view) of
         // the input in its logical order into a contiguous buffer, which the view then is.
@@ -225,10 +238,13 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
         r.category = "copy";
         r.bytes = 2 * rp.meta[st.src].bytes();
         rp.records.push_back(r);
+        st.record = r;
       }
     } else if (s.kind == SegmentKind::Cat) {
       st.kind = Step::Cat;
       if (!provided[st.dst]) st.alloc.push_back(st.dst);
+      st.record.name = "solder_copy_cat";  // all pieces as one step
+      st.record.category = "copy";
       const TensorMeta& dm = rp.meta[st.dst];
       int64_t pos = 0;
       for (int x : n.in) {
@@ -244,6 +260,7 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
         r.category = "copy";
         r.bytes = 2 * rp.meta[x].bytes();
         rp.records.push_back(r);
+        st.record.bytes += r.bytes;
       }
     } else {
       st.kind = Step::Matmul;
@@ -259,11 +276,71 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
       for (auto& m : in_meta) r.bytes += m.bytes();
       r.bytes += rp.meta[st.dst].bytes();
       rp.records.push_back(r);
+      st.record = r;
     }
     rp.steps.push_back(std::move(st));
   }
   return rp;
 }
+
+namespace {
+
+// Per-run state of a replay: each value's address and the allocation keeping it alive.
+struct ReplayState {
+  std::vector<uint64_t> ptr;
+  std::vector<std::shared_ptr<void>> owner;
+};
+
+// The outputs a step writes that the caller did not provide, from the caching allocator.
+inline void allocate_step(const RunPlan& rp, const Step& st, ReplayState& rs) {
+  for (int v : st.alloc) {
+    auto buf = std::make_shared<DeviceBuffer>(static_cast<size_t>(std::max<int64_t>(rp.meta[v].bytes(), 1)));
+    rs.ptr[v] = buf->ptr();
+    rs.owner[v] = buf;
+  }
+}
+
+inline void launch_step(const Fusion& f, const RunPlan& rp, Step& st, ReplayState& rs, CUstream stream) {
+  auto& ptr = rs.ptr;
+  auto& owner = rs.owner;
+  switch (st.kind) {
+    case Step::Kernel: {
+      for (auto [slot, v] : st.ptr_slots) st.params[slot] = static_cast<int64_t>(ptr[v]);
+      void* args[] = {st.params.data()};
+      st.kernel->launch(st.grid.x, st.grid.y, 1, st.grid.block, 1, 1, 0, stream, args);
+      break;
+    }
+    case Step::View:
+      ptr[st.dst] = ptr[st.src] + st.offset_bytes;
+      owner[st.dst] = owner[st.src];
+      break;
+    case Step::Copy: {
+      const TensorMeta& sm = st.src_meta;
+      DeviceTensor in{sm.dtype, sm.shape, sm.strides, ptr[st.src] + st.offset_bytes, owner[st.src]};
+      std::vector<DeviceTensor> out{{sm.dtype, sm.shape, st.dst_meta.strides, ptr[st.dst], nullptr}};
+      st.nested[0]->run({in}, stream, &out);
+      break;
+    }
+    case Step::Cat:
+      for (size_t i = 0; i < st.pieces_src.size(); ++i) {
+        int x = st.pieces_src[i];
+        DeviceTensor in{rp.meta[x].dtype, rp.meta[x].shape, rp.meta[x].strides, ptr[x], owner[x]};
+        const TensorMeta& pm = st.pieces_meta[i];
+        std::vector<DeviceTensor> out{{pm.dtype, pm.shape, pm.strides, ptr[st.dst] + st.pieces_offset[i], nullptr}};
+        st.nested[i]->run({in}, stream, &out);
+      }
+      break;
+    case Step::Matmul: {
+      std::vector<uint64_t> in_ptrs;
+      const Node& n = f.nodes()[f.value(st.dst).producer];
+      for (int x : n.in) in_ptrs.push_back(ptr[x]);
+      st.matmul->run(in_ptrs, ptr[st.dst], stream);
+      break;
+    }
+  }
+}
+
+}  // namespace
 
 Executor::Executor(const Fusion& f, bool raw) : impl_(std::make_unique<Impl>(f, raw)) {}
 Executor::~Executor() = default;
@@ -271,6 +348,39 @@ Executor::~Executor() = default;
 const std::vector<LaunchRecord>& Executor::last_launches() const { return impl_->last; }
 const ExecutorStats& Executor::stats() const { return impl_->stats; }
 const Fusion& Executor::fusion() const { return impl_->original; }
+
+void Executor::set_profiling(bool on) {
+  impl_->profiling = on;
+  impl_->profiled = nullptr;  // timings never mix a run before the switch with one after
+}
+
+std::vector<StepTiming> Executor::last_step_timings() const {
+  std::vector<StepTiming> out;
+  const RunPlan* rp = impl_->profiled;
+  if (!rp) return out;
+  for (size_t i = 0; i < rp->steps.size(); ++i) {
+    const Step& st = rp->steps[i];
+    const LaunchRecord& r = st.record;
+    StepTiming t{r.name, r.category, 0, r.grid_x, r.grid_y, r.block, r.registers, r.spill_bytes, r.bytes};
+    if (st.kind != Step::View) t.ms = impl_->events.elapsed_ms(i);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<KernelSourceInfo> Executor::kernel_sources() const {
+  std::vector<KernelSourceInfo> out;
+  auto add = [&out](const KernelSourceInfo& k) {
+    for (const auto& o : out)
+      if (o.name == k.name) return;
+    out.push_back(k);
+  };
+  if (impl_->last_built)
+    for (const auto& k : impl_->last_built->sources) add(k);
+  for (const auto& [key, copier] : impl_->copiers)
+    for (const auto& k : copier->kernel_sources()) add(k);
+  return out;
+}
 
 std::vector<DeviceTensor> Executor::run(const std::vector<DeviceTensor>& inputs, CUstream stream,
                                         const std::vector<DeviceTensor>* outputs) {
@@ -315,67 +425,44 @@ std::vector<DeviceTensor> Executor::run(const std::vector<DeviceTensor>& inputs,
         if ((*outputs)[i].shape != eval_shape(f.value(f.outputs()[i]).shape, b))
           throw Error("output tensor " + std::to_string(i) + " of " + f.name() + " has the wrong shape");
     it = im.plans.emplace(sig, im.build(inputs, outputs, b)).first;
+    im.last_built = &it->second;
     ++im.stats.signatures;
   }
   RunPlan& rp = it->second;
   ++im.stats.runs;
   const size_t nv = f.values().size();
-  std::vector<uint64_t> ptr(nv, 0);
-  std::vector<std::shared_ptr<void>> owner(nv);
+  ReplayState rs{std::vector<uint64_t>(nv, 0), std::vector<std::shared_ptr<void>>(nv)};
   for (size_t i = 0; i < inputs.size(); ++i) {
-    ptr[f.inputs()[i]] = inputs[i].ptr;
-    owner[f.inputs()[i]] = inputs[i].owner;
+    rs.ptr[f.inputs()[i]] = inputs[i].ptr;
+    rs.owner[f.inputs()[i]] = inputs[i].owner;
   }
   if (outputs)
-    for (size_t i = 0; i < outputs->size(); ++i) ptr[f.outputs()[i]] = (*outputs)[i].ptr;
-  for (Step& st : rp.steps) {
-    for (int v : st.alloc) {
-      auto buf = std::make_shared<DeviceBuffer>(static_cast<size_t>(std::max<int64_t>(rp.meta[v].bytes(), 1)));
-      ptr[v] = buf->ptr();
-      owner[v] = buf;
+    for (size_t i = 0; i < outputs->size(); ++i) rs.ptr[f.outputs()[i]] = (*outputs)[i].ptr;
+  if (!im.profiling) {
+    for (Step& st : rp.steps) {
+      allocate_step(rp, st, rs);
+      launch_step(f, rp, st, rs, stream);
     }
-    switch (st.kind) {
-      case Step::Kernel: {
-        for (auto [slot, v] : st.ptr_slots) st.params[slot] = static_cast<int64_t>(ptr[v]);
-        void* args[] = {st.params.data()};
-        st.kernel->launch(st.grid.x, st.grid.y, 1, st.grid.block, 1, 1, 0, stream, args);
-        break;
-      }
-      case Step::View:
-        ptr[st.dst] = ptr[st.src] + st.offset_bytes;
-        owner[st.dst] = owner[st.src];
-        break;
-      case Step::Copy: {
-        const TensorMeta& sm = st.src_meta;
-        DeviceTensor in{sm.dtype, sm.shape, sm.strides, ptr[st.src] + st.offset_bytes, owner[st.src]};
-        std::vector<DeviceTensor> out{{sm.dtype, sm.shape, st.dst_meta.strides, ptr[st.dst], nullptr}};
-        st.nested[0]->run({in}, stream, &out);
-        break;
-      }
-      case Step::Cat:
-        for (size_t i = 0; i < st.pieces_src.size(); ++i) {
-          int x = st.pieces_src[i];
-          DeviceTensor in{rp.meta[x].dtype, rp.meta[x].shape, rp.meta[x].strides, ptr[x], owner[x]};
-          const TensorMeta& pm = st.pieces_meta[i];
-          std::vector<DeviceTensor> out{{pm.dtype, pm.shape, pm.strides, ptr[st.dst] + st.pieces_offset[i], nullptr}};
-          st.nested[i]->run({in}, stream, &out);
-        }
-        break;
-      case Step::Matmul: {
-        std::vector<uint64_t> in_ptrs;
-        const Node& n = f.nodes()[f.value(st.dst).producer];
-        for (int x : n.in) in_ptrs.push_back(ptr[x]);
-        st.matmul->run(in_ptrs, ptr[st.dst], stream);
-        break;
-      }
+  } else {
+    // Events bracket only the launch: allocation is host work that may synchronize.
+    im.profiled = nullptr;  // a run that throws midway leaves no half-recorded timings
+    im.events.ensure(rp.steps.size());
+    for (size_t i = 0; i < rp.steps.size(); ++i) {
+      Step& st = rp.steps[i];
+      allocate_step(rp, st, rs);
+      const bool timed = st.kind != Step::View;
+      if (timed) im.events.begin(i, stream);
+      launch_step(f, rp, st, rs, stream);
+      if (timed) im.events.end(i, stream);
     }
+    im.profiled = &rp;
   }
   im.last = rp.records;
   std::vector<DeviceTensor> result;
   for (size_t i = 0; i < f.outputs().size(); ++i) {
     int v = f.outputs()[i];
     const TensorMeta& m = rp.meta[v];
-    result.push_back({m.dtype, m.shape, m.strides, ptr[v], owner[v]});
+    result.push_back({m.dtype, m.shape, m.strides, rs.ptr[v], rs.owner[v]});
   }
   return result;
 }
@@ -413,7 +500,8 @@ std::string Executor::explain(const std::vector<std::vector<int64_t>>& shapes) c
   return r;
 }
 
-std::vector<LaunchRecord> Executor::compile_for(const std::vector<std::vector<int64_t>>& shapes) const {
+std::vector<LaunchRecord> Executor::compile_for(const std::vector<std::vector<int64_t>>& shapes,
+                                                std::vector<KernelSourceInfo>* sources) const {
   const SegmentedFusion& sf = impl_->sf;
   Bindings b = bind_shapes(sf.fusion, shapes);
   const DeviceInfo& dev = current_device();
@@ -433,6 +521,7 @@ std::vector<LaunchRecord> Executor::compile_for(const std::vector<std::vector<in
     r.grid_y = g.y;
     r.block = g.block;
     out.push_back(r);
+    if (sources) sources->push_back(source_info(pk));
   }
   return out;
 }
