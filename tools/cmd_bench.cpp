@@ -13,6 +13,7 @@
 #include "bench/report_format.h"
 #include "bench/roofline_svg.h"
 #include "bench/runner.h"
+#include "bench/text_table.h"
 #include "commands.h"
 #include "runtime/device_info.h"
 #include "runtime/driver.h"
@@ -120,7 +121,16 @@ void run_bench(const BenchArgs& a) {
   write_file(a.csv, bench::report_csv(report));
   write_file(a.md, bench::report_markdown(report));
   write_file(a.svg, bench::roofline_svg(report));
-  std::printf("%s", bench::report_terminal(report).c_str());
+  if (gpu) {
+    std::printf("%s", bench::report_terminal(report).c_str());
+    return;
+  }
+  // Without a GPU the timing columns would be empty: show what was measured instead.
+  bench::TextTable t({"case", "kernels", "max regs", "spill B", "compile ms", "note"});
+  for (const auto& r : report.records)
+    t.add_row({r.name, std::to_string(r.kernels), r.max_registers() < 0 ? "-" : std::to_string(r.max_registers()),
+               std::to_string(r.total_spill_bytes()), bench::cell(r.compile_ms, 1), r.note});
+  std::printf("%s", t.terminal().c_str());
 }
 }  // namespace
 
