@@ -1,0 +1,68 @@
+// Which segments and kernel categories each workload gets: views launch nothing, matmul goes
+// to the library, norms are one inner kernel, the fp8 cast with amax one full reduction.
+#include <gtest/gtest.h>
+
+#include "ops/workloads.h"
+#include "pipeline/pipeline.h"
+
+using namespace solder;
+
+namespace {
+struct Counts {
+  int kernels = 0, views = 0, cats = 0, matmuls = 0;
+  std::vector<KernelCategory> categories;
+};
+Counts count(const std::string& workload) {
+  SegmentedFusion s = lower(make_workload(workload));
+  Counts c;
+  for (const auto& seg : s.segments) {
+    switch (seg.kind) {
+      case SegmentKind::Kernel: ++c.kernels; c.categories.push_back(seg.category); break;
+      case SegmentKind::View: ++c.views; break;
+      case SegmentKind::Cat: ++c.cats; break;
+      case SegmentKind::Matmul: ++c.matmuls; break;
+    }
+  }
+  return c;
+}
+}  // namespace
+
+TEST(Segment, NormsAreOneInnerKernel) {
+  for (const char* w : {"w1_layer_norm_fused", "w5_softmax_bf16", "w5_rms_norm_bf16"}) {
+    Counts c = count(w);
+    EXPECT_EQ(c.kernels, 1) << w;
+    ASSERT_EQ(c.categories.size(), 1u);
+    EXPECT_EQ(c.categories[0], KernelCategory::Inner) << w;
+  }
+}
+
+TEST(Segment, Fp8CastWithAmaxIsOneFullReduction) {
+  for (const auto& w : workload_names()) {
+    if (w.rfind("w2_", 0) != 0) continue;
+    Counts c = count(w);
+    EXPECT_EQ(c.kernels, 1) << w;
+    EXPECT_EQ(c.categories[0], KernelCategory::Full) << w;
+  }
+}
+
+TEST(Segment, GeluBiasIsOnePointwiseKernel) {
+  Counts c = count("w5_gelu_bias_bf16");
+  EXPECT_EQ(c.kernels, 1);
+  EXPECT_EQ(c.categories[0], KernelCategory::Pointwise);
+}
+
+TEST(Segment, EinsumTransposesAreViewsAroundTheMatmul) {
+  // Seed 003: the transposes/reshapes around the matmul must not become kernels of their own
+  // (a reshape that strides cannot express is copied at run time, not planned as a kernel).
+  Counts c = count("w4_einsum_1");
+  EXPECT_EQ(c.kernels, 0);
+  EXPECT_EQ(c.matmuls, 1);
+  EXPECT_GE(c.views, 2);
+}
+
+TEST(Segment, CombinedLayerNormTanhFusesBeforeTheLinear) {
+  Counts c = count("w3_combined");
+  EXPECT_EQ(c.matmuls, 1);
+  ASSERT_GE(c.kernels, 1);
+  EXPECT_EQ(c.categories[0], KernelCategory::Inner);  // layer norm + tanh in one kernel
+}
