@@ -76,7 +76,7 @@ struct Executor::Impl {
   Fusion original;
   SegmentedFusion sf;
   std::map<std::vector<int64_t>, RunPlan> plans;
-  std::vector<LaunchRecord> last;
+  const std::vector<LaunchRecord>* last = nullptr;  // the replayed plan's records (no copy per call)
   ExecutorStats stats;
   std::map<std::pair<int, int>, std::shared_ptr<Executor>> copiers;  // (dtype, rank)
   const RunPlan* last_built = nullptr;  // plans never move (map nodes)
@@ -345,7 +345,10 @@ inline void launch_step(const Fusion& f, const RunPlan& rp, Step& st, ReplayStat
 Executor::Executor(const Fusion& f, bool raw) : impl_(std::make_unique<Impl>(f, raw)) {}
 Executor::~Executor() = default;
 
-const std::vector<LaunchRecord>& Executor::last_launches() const { return impl_->last; }
+const std::vector<LaunchRecord>& Executor::last_launches() const {
+  static const std::vector<LaunchRecord> none;
+  return impl_->last ? *impl_->last : none;
+}
 const ExecutorStats& Executor::stats() const { return impl_->stats; }
 const Fusion& Executor::fusion() const { return impl_->original; }
 
@@ -457,7 +460,7 @@ std::vector<DeviceTensor> Executor::run(const std::vector<DeviceTensor>& inputs,
     }
     im.profiled = &rp;
   }
-  im.last = rp.records;
+  im.last = &rp.records;
   std::vector<DeviceTensor> result;
   for (size_t i = 0; i < f.outputs().size(); ++i) {
     int v = f.outputs()[i];
