@@ -1,6 +1,10 @@
 // Deterministic random tensors for tests and benchmarks: xoshiro256** seeded by splitmix64,
 // so a seed gives the same values on every platform and compiler.
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <thread>
+#include <vector>
 
 #include "solder/error.h"
 #include "solder/host_tensor.h"
@@ -49,15 +53,37 @@ HostTensor random_tensor(DType t, std::vector<int64_t> shape, uint64_t seed, dou
   double ilo = std::ceil(lo), ihi = std::ceil(hi) - 1;
   if (is_integral(t) && t != DType::Bool && ilo > ihi)
     throw Error("random_tensor: no integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + ")");
-  for (int64_t i = 0; i < n; ++i) {
-    double v;
-    if (t == DType::Bool) v = static_cast<double>(rng.next() >> 63);
-    else if (is_integral(t)) v = ilo + std::floor(rng.uniform() * (ihi - ilo + 1));
-    else v = lo + rng.uniform() * (hi - lo);
-    v = round_to(t, v);
-    any_nonzero = any_nonzero || v != 0;
-    r.set(i, v);
+  // Chunks of 2^20 elements, each with its own generator (chunk 0 keeps the seed's stream),
+  // filled on all cores: benchmark inputs of 2^27+ elements took seconds each on one thread.
+  // The values depend on the seed and chunk only, never on the number of threads.
+  constexpr int64_t kChunk = int64_t{1} << 20;
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<char> nonzero(static_cast<size_t>(chunks), 0);
+  auto fill = [&](int64_t c) {
+    Xoshiro256 rng(c == 0 ? seed : seed ^ (0x9e3779b97f4a7c15ull * static_cast<uint64_t>(c)));
+    for (int64_t i = c * kChunk, end = std::min(n, (c + 1) * kChunk); i < end; ++i) {
+      double v;
+      if (t == DType::Bool) v = static_cast<double>(rng.next() >> 63);
+      else if (is_integral(t)) v = ilo + std::floor(rng.uniform() * (ihi - ilo + 1));
+      else v = lo + rng.uniform() * (hi - lo);
+      v = round_to(t, v);
+      nonzero[static_cast<size_t>(c)] |= v != 0;
+      r.set(i, v);
+    }
+  };
+  const int64_t workers = std::min<int64_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
+  if (workers <= 1) {
+    for (int64_t c = 0; c < chunks; ++c) fill(c);
+  } else {
+    std::atomic<int64_t> next{0};
+    std::vector<std::thread> pool;
+    for (int64_t w = 0; w < workers; ++w)
+      pool.emplace_back([&] {
+        for (int64_t c; (c = next.fetch_add(1)) < chunks;) fill(c);
+      });
+    for (auto& th : pool) th.join();
   }
+  for (char z : nonzero) any_nonzero = any_nonzero || z;
   // An all-zero tensor hides bugs (a kernel that writes nothing would pass): force one value.
   if (n > 0 && !any_nonzero) {
     for (double c : {hi, lo, 1.0})
