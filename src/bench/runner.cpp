@@ -119,6 +119,17 @@ void autotune_case(const Fusion& f, const std::vector<DeviceTensor>& dev, const 
 }
 }  // namespace
 
+// The identifying columns of a case's record: name, shape, dtype and the bytes it must move.
+BenchRecord case_record(const Fusion& f, const BenchCase& c, const std::vector<std::vector<int64_t>>& shapes) {
+  BenchRecord r;
+  r.suite = c.workload.substr(0, 2);
+  r.name = c.name;
+  r.shape = shape_text(c);
+  r.dtype = std::string(dtype_name(f.value(f.inputs()[0]).dtype));
+  r.bytes = io_bytes(f, shapes, bind_shapes(f, shapes));
+  return r;
+}
+
 nlohmann::json peer_case(const BenchCase& c) {
   Fusion f = make_workload(c.workload);
   auto shapes = shapes_of(f, c);
@@ -133,13 +144,7 @@ nlohmann::json peer_case(const BenchCase& c) {
 BenchRecord run_case_gpu(const BenchCase& c, const RunnerOptions& opts, double ceiling, double raw_launch_us) {
   Fusion f = make_workload(c.workload);
   auto shapes = shapes_of(f, c);
-  Bindings b = bind_shapes(f, shapes);
-  BenchRecord r;
-  r.suite = c.workload.substr(0, 2);
-  r.name = c.name;
-  r.shape = shape_text(c);
-  r.dtype = std::string(dtype_name(f.value(f.inputs()[0]).dtype));
-  r.bytes = io_bytes(f, shapes, b);
+  BenchRecord r = case_record(f, c, shapes);
 
   std::vector<HostTensor> host = make_random_inputs(f, shapes, 1);
   std::vector<DeviceTensor> dev;
@@ -183,13 +188,7 @@ BenchRecord run_case_gpu(const BenchCase& c, const RunnerOptions& opts, double c
 BenchRecord run_case_cpu(const BenchCase& c, const RunnerOptions& opts) {
   Fusion f = make_workload(c.workload);
   auto shapes = shapes_of(f, c);
-  Bindings b = bind_shapes(f, shapes);
-  BenchRecord r;
-  r.suite = c.workload.substr(0, 2);
-  r.name = c.name;
-  r.shape = shape_text(c);
-  r.dtype = std::string(dtype_name(f.value(f.inputs()[0]).dtype));
-  r.bytes = io_bytes(f, shapes, b);
+  BenchRecord r = case_record(f, c, shapes);
   Executor ex(f);
   auto t0 = Clock::now();
   auto recs = ex.compile_for(shapes);
