@@ -30,10 +30,8 @@ void run_explain(const ExplainArgs& a) {
 
 void register_explain(CLI::App& app) {
   auto args = std::make_shared<ExplainArgs>();
-  auto* cmd = app.add_subcommand("explain", "Show the IR of a program and each value's type and shape");
-  cmd->add_option("program", args->program, "a .fusion file or a workload name")->required();
-  cmd->add_option("--shape", args->shapes, "an input's shape, NAME=8192x5140 (repeatable)");
-  cmd->add_option("--size", args->sizes, "a size symbol's value, SYM=5140 (repeatable)");
+  auto* cmd = app.add_subcommand("explain", "Show a program's IR, segments and (with sizes) each kernel's plan, registers and occupancy");
+  add_program_options(cmd, args->program, args->shapes, args->sizes);
   cmd->callback([args] { run_explain(*args); });
 }
 

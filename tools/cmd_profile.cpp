@@ -89,9 +89,7 @@ void run_profile(const ProfileArgs& a) {
 void register_profile(CLI::App& app) {
   auto args = std::make_shared<ProfileArgs>();
   auto* cmd = app.add_subcommand("profile", "Where the GPU time of a program goes: per kernel, per category, % busy");
-  cmd->add_option("program", args->program, "a .fusion file or a workload name")->required();
-  cmd->add_option("--shape", args->shapes, "an input's shape, NAME=8192x5140 (repeatable)");
-  cmd->add_option("--size", args->sizes, "a size symbol's value, SYM=5140 (repeatable)");
+  add_program_options(cmd, args->program, args->shapes, args->sizes);
   cmd->add_option("--iters", args->iters, "profiled runs after the warm-up (default 20)");
   cmd->add_option("--seed", args->seed, "seed of the random inputs (input i uses seed + i)");
   cmd->add_option("--trace", args->trace, "write a chrome trace (chrome://tracing, Perfetto) to this file");

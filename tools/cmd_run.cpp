@@ -65,9 +65,7 @@ void run_program(const RunArgs& a) {
 void register_run(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand("run", "Run a program on random inputs and summarize its outputs");
-  cmd->add_option("program", args->program, "a .fusion file or a workload name")->required();
-  cmd->add_option("--shape", args->shapes, "an input's shape, NAME=8192x5140 (repeatable)");
-  cmd->add_option("--size", args->sizes, "a size symbol's value, SYM=5140 (repeatable)");
+  add_program_options(cmd, args->program, args->shapes, args->sizes);
   cmd->add_option("--seed", args->seed, "seed of the random inputs (input i uses seed + i)");
   cmd->add_flag("--reference", args->reference, "run on the CPU reference executor even when a GPU is present");
   cmd->callback([args] { run_program(*args); });
