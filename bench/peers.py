@@ -84,9 +84,9 @@ def by_names(named, names):
 
 
 def ln_fused(t0, t1, t2, t3, t4):
-    """W1, seed 004: t1 + bcast(t0) -> half -> + bcast(t2) -> layer_norm(w=t4, b=t3) -> half."""
-    t9 = (t1.float() + t0.float()).half()
-    t14 = (t9.float() + t2.float()).half()
+    """W1, seed 004: t1 + bcast(t0) -> input dtype -> + bcast(t2) -> layer_norm(w=t4, b=t3)."""
+    t9 = (t1.float() + t0.float()).to(t1.dtype)
+    t14 = (t9.float() + t2.float()).to(t1.dtype)
     return F.layer_norm(t14, (t14.shape[-1],), t4, t3, 1e-5)
 
 

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 #include "bench/gpu_timer.h"
 #include "frontend/run_inputs.h"
@@ -98,6 +99,8 @@ void autotune_case(const Fusion& f, const std::vector<DeviceTensor>& dev, const 
       Executor trial(f);
       trial.run(dev);
       double t = time_gpu([&](CUstream s) { trial.run(dev, s); }, to).median;
+      std::fprintf(stderr, "autotune %s: %s %.2f us (%s)\n", r.name.c_str(), c.str().c_str(), t,
+                   trial.last_launches().empty() ? "" : trial.last_launches()[0].params.c_str());
       if (t < best) {
         best = t;
         winner = c;

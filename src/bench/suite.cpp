@@ -56,6 +56,9 @@ std::vector<BenchCase> suite_cases(const std::string& suite) {
         if (b * h > (int64_t{1} << 28)) continue;  // keep each case under 512 MiB of fp16 input
         add(c, "w1_layer_norm_fused", {{"B", b}, {"H", h}});
       }
+    for (const char* w : {"w1_layer_norm_fused_bf16", "w1_layer_norm_fused_f32"})
+      for (int64_t h : hs)
+        if (h <= 32768) add(c, w, {{"B", 8192}, {"H", h}});
     for (int64_t h : hs) {
       add(c, "w5_softmax_bf16", {{"B", 8192}, {"H", h}});
       add(c, "w5_rms_norm_bf16", {{"B", 8192}, {"H", h}});

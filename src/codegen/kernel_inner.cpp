@@ -8,6 +8,35 @@
 
 namespace solder::codegen_detail {
 
+namespace {
+// What pass q of the row computes: the inputs of its reductions, the element outputs stored
+// in it and the values it materializes for later passes.
+struct Pass {
+  std::vector<int> targets, elem_outs, steps, materialized;
+};
+Pass pass_at(const Writer& w, int q) {
+  const StagePlan& sp = w.sp;
+  Pass p;
+  for (size_t i = 0; i < sp.steps.size(); ++i)
+    if (sp.steps[i].level == q + 1) {
+      p.steps.push_back(static_cast<int>(i));
+      p.targets.push_back(sp.steps[i].input);
+    }
+  for (int k : w.output_slots())
+    if (!sp.row_level[w.op(k).value] && sp.stage[w.op(k).value] == q) {
+      p.elem_outs.push_back(k);
+      p.targets.push_back(w.op(k).value);
+    }
+  for (int v : sp.materialized)
+    if (sp.stage[v] == q) {
+      p.materialized.push_back(v);
+      p.targets.push_back(v);
+    }
+  return p;
+}
+std::vector<int> pass_targets(const Writer& w, int q) { return pass_at(w, q).targets; }
+}  // namespace
+
 void write_inner(Writer& w) {
   const auto& P = w.plan.params;
   const bool persistent = P.batch > 0;
@@ -32,6 +61,30 @@ void write_inner(Writer& w) {
       c += "  __shared__ " + std::string(compute_type(acc_t[i])) + " sm" + num(static_cast<long long>(i)) + "[RPB][" +
            num(wpr) + "];\n";
   }
+  // Prefetch: the row-varying vector inputs of the first pass, loaded for the block's next row
+  // right after this row's first pass, so their DRAM latency overlaps the reductions and the
+  // later passes. Held in registers in storage form (two f16/bf16 per register).
+  std::vector<int> pf;
+  int pf_pass = 0;
+  while (pf_pass < sp.max_level && pass_targets(w, pf_pass).empty()) ++pf_pass;
+  if (persistent && P.prefetch)
+    for (int k : w.element_inputs(pass_targets(w, pf_pass), [&](int v) {
+           return sp.row_level[v] || (mat.count(v) && sp.stage[v] < pf_pass);
+         }))
+      if (w.vectorized(k) && w.op(k).access == Access::Full) pf.push_back(k);
+  auto prefetch_row = [&](const std::string& row_expr, int ind) {
+    c += I(ind) + "if (const i64 prow = " + row_expr + "; prow < R) {\n#pragma unroll\n" + I(ind + 1) +
+         "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) + "const i64 col0 = (i64)(b * TPR + tr) * VEC;\n";
+    for (int k : pf) {
+      std::string t = storage_type(w.dt(w.op(k).value));
+      c += I(ind + 2) + "if (col0 < C) pf" + num(k) + "[b] = ld_vec<" + t + ", VEC>(" + w.ptr(k) + " + " +
+           w.offset(k, "prow", "col0") + ");\n";
+    }
+    c += I(ind + 1) + "}\n" + I(ind) + "}\n";
+  };
+  for (int k : pf) c += "  Vec<" + std::string(storage_type(w.dt(w.op(k).value))) + ", VEC> pf" + num(k) + "[BATCH];\n";
+  if (!pf.empty()) prefetch_row("(i64)blockIdx.x * RPB + ry", 1);
+
   c += "  for (i64 rb = (i64)blockIdx.x * RPB; rb < R; rb += (i64)gridDim.x * RPB) {\n";
   c += "    const i64 row = rb + ry;\n    const bool row_ok = row < R;\n    const i64 rowc = row_ok ? row : R - 1;\n";
 
@@ -58,23 +111,9 @@ void write_inner(Writer& w) {
       c += "    " + std::string(compute_type(w.dt(v))) + " m" + num(v) + "[BATCH][VEC];\n";
 
   for (int q = 0; q <= sp.max_level; ++q) {
-    std::vector<int> targets, elem_outs, steps_here;
-    for (size_t i = 0; i < sp.steps.size(); ++i)
-      if (sp.steps[i].level == q + 1) {
-        steps_here.push_back(static_cast<int>(i));
-        targets.push_back(sp.steps[i].input);
-      }
-    for (int k : outs)
-      if (!sp.row_level[w.op(k).value] && sp.stage[w.op(k).value] == q) {
-        elem_outs.push_back(k);
-        targets.push_back(w.op(k).value);
-      }
-    std::vector<int> mat_here;
-    for (int v : sp.materialized)
-      if (sp.stage[v] == q) {
-        mat_here.push_back(v);
-        targets.push_back(v);
-      }
+    const Pass pass = pass_at(w, q);
+    const std::vector<int>&targets = pass.targets, &elem_outs = pass.elem_outs, &steps_here = pass.steps,
+                     &mat_here = pass.materialized;
     if (targets.empty()) continue;
     auto held = [&](int v) { return persistent && mat.count(v) && sp.stage[v] < q; };
     // Row-level values this pass reads are computed once per row, before the element loop.
@@ -97,7 +136,14 @@ void write_inner(Writer& w) {
     else
       c += "    for (i64 col0 = (i64)tr * VEC; col0 < C; col0 += (i64)TPR * VEC) {\n      const bool ok = row_ok;\n";
     c += "      if (ok) {\n";
-    w.vector_loads(ins, 4, "row", "col0");
+    std::vector<int> loaded;
+    for (int k : ins) {
+      if (q == pf_pass && std::count(pf.begin(), pf.end(), k))
+        c += I(4) + "const Vec<" + storage_type(w.dt(w.op(k).value)) + ", VEC> in" + num(k) + " = pf" + num(k) + "[b];\n";
+      else
+        loaded.push_back(k);
+    }
+    w.vector_loads(loaded, 4, "row", "col0");
     w.store_decls(elem_outs, 4);
     c += "#pragma unroll\n        for (int j = 0; j < VEC; ++j) {\n          const i64 col = col0 + j;\n";
     w.scalar_loads(ins, 5, "row", "col", false);
@@ -124,6 +170,7 @@ void write_inner(Writer& w) {
     c += "        }\n";
     w.store_vectors(elem_outs, 4, "row", "col0");
     c += "      }\n    }\n";
+    if (q == pf_pass && !pf.empty()) prefetch_row("row + (i64)gridDim.x * RPB", 2);
 
     // Combine across the row's threads: shuffles within a warp, shared memory across warps.
     for (int i : steps_here) {

@@ -137,7 +137,7 @@ void Executor::Impl::add_kernel_step(RunPlan& rp, int si, const std::vector<uint
   PreparedKernel pk = prepare_kernel(sf, si, facts, dev, KernelCache::global());
   ++stats.kernels_compiled;
   st.kernel = load_kernel(pk.cache_key, *pk.compiled);
-  st.grid = launch_grid(pk.plan, facts, dev);
+  st.grid = launch_grid(pk.plan, facts, dev, resident_blocks(dev, pk));
   const int n = static_cast<int>(ks.operands.size());
   st.params.assign(2 + kMaxKernelDims + n + n + n * kMaxKernelDims + 1, 0);
   st.params[0] = facts.R;
@@ -489,9 +489,9 @@ std::string Executor::explain(const std::vector<std::vector<int64_t>>& shapes) c
     if (sf.segments[si].kind != SegmentKind::Kernel) continue;
     LaunchFacts facts = contiguous_facts(sf, static_cast<int>(si), b);
     PreparedKernel pk = prepare_kernel(sf, static_cast<int>(si), facts, dev, KernelCache::global());
-    Grid g = launch_grid(pk.plan, facts, dev);
     const PtxasInfo& px = pk.compiled->ptxas;
-    int occ = occupancy_blocks(dev, pk.plan.params.threads, px.registers, px.smem_bytes);
+    int occ = resident_blocks(dev, pk);
+    Grid g = launch_grid(pk.plan, facts, dev, occ);
     r += "segment " + std::to_string(si) + " kernel " + pk.plan.describe(sf.fusion) + "\n    rows=" +
          std::to_string(facts.R) + " cols=" + std::to_string(facts.C) + " grid=" + std::to_string(g.x) + "x" +
          std::to_string(g.y) + " block=" + std::to_string(g.block) + "\n    ptxas: " + std::to_string(px.registers) +
@@ -519,7 +519,7 @@ std::vector<LaunchRecord> Executor::compile_for(const std::vector<std::vector<in
     r.params = pk.plan.params.str();
     r.registers = pk.compiled->ptxas.registers;
     r.spill_bytes = pk.compiled->ptxas.spill_store_bytes + pk.compiled->ptxas.spill_load_bytes;
-    Grid g = launch_grid(pk.plan, facts, dev);
+    Grid g = launch_grid(pk.plan, facts, dev, resident_blocks(dev, pk));
     r.grid_x = g.x;
     r.grid_y = g.y;
     r.block = g.block;

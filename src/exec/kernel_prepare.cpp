@@ -41,6 +41,11 @@ int occupancy_blocks(const DeviceInfo& dev, int threads, int registers, int smem
   return std::max(0, std::min({dev.max_blocks_per_sm, by_threads, by_regs, by_smem}));
 }
 
+int resident_blocks(const DeviceInfo& dev, const PreparedKernel& pk) {
+  const PtxasInfo& px = pk.compiled->ptxas;
+  return occupancy_blocks(dev, pk.plan.params.threads, px.registers, px.smem_bytes);
+}
+
 LaunchFacts contiguous_facts(const SegmentedFusion& sf, int index, const Bindings& b) {
   const Segment& s = sf.segments.at(index);
   KernelShape ks = analyze_kernel(sf.fusion, s);

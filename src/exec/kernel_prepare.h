@@ -25,6 +25,8 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int segment_index, Laun
 
 // Resident blocks per SM for a kernel (threads, registers and shared memory limits).
 int occupancy_blocks(const DeviceInfo& dev, int threads, int registers, int smem_bytes);
+// The same for a prepared kernel, from its ptxas report.
+int resident_blocks(const DeviceInfo& dev, const PreparedKernel& pk);
 
 // Facts for contiguous inputs at 256-byte aligned addresses: what `solder explain` and the
 // CPU tests plan against when no tensors exist.

@@ -12,23 +12,26 @@ namespace {
 
 using Builder = std::function<void(Fusion&)>;
 
-// W1, seed 004: two broadcast adds through half precision, then layer norm (nvFuser's
-// LayerNormFusedOp benchmark, input names as in the seed).
-void w1_layer_norm_fused(Fusion& f) {
-  Dim B = Dim::sym("B"), H = Dim::sym("H");
-  Tensor t0 = f.input("t0", DType::F16, {H});
-  Tensor t1 = f.input("t1", DType::F16, {B, H});
-  Tensor t2 = f.input("t2", DType::F16, {H});
-  Tensor t3 = f.input("t3", DType::F16, {H});  // bias
-  Tensor t4 = f.input("t4", DType::F16, {H});  // weight
-  // One builder call per statement where two would be unsequenced (node order is hashed).
-  Tensor t6 = cast(t1, DType::F32);
-  Tensor t7 = cast(t0, DType::F32);
-  Tensor t9 = cast(t6 + t7, DType::F16);
-  Tensor t11 = cast(t9, DType::F32);
-  Tensor t12 = cast(t2, DType::F32);
-  Tensor t14 = cast(t11 + t12, DType::F16);
-  f.output(layer_norm(t14, 1, t4, t3, 1e-5));
+// W1, seed 004: two broadcast adds through the input precision, then layer norm (nvFuser's
+// LayerNormFusedOp benchmark, input names as in the seed). The seed is f16; bf16 and f32
+// variants give issue 5's dtype axis.
+Builder w1_layer_norm_fused(DType t) {
+  return [=](Fusion& f) {
+    Dim B = Dim::sym("B"), H = Dim::sym("H");
+    Tensor t0 = f.input("t0", t, {H});
+    Tensor t1 = f.input("t1", t, {B, H});
+    Tensor t2 = f.input("t2", t, {H});
+    Tensor t3 = f.input("t3", t, {H});  // bias
+    Tensor t4 = f.input("t4", t, {H});  // weight
+    // One builder call per statement where two would be unsequenced (node order is hashed).
+    Tensor t6 = cast(t1, DType::F32);
+    Tensor t7 = cast(t0, DType::F32);
+    Tensor t9 = cast(t6 + t7, t);
+    Tensor t11 = cast(t9, DType::F32);
+    Tensor t12 = cast(t2, DType::F32);
+    Tensor t14 = cast(t11 + t12, t);
+    f.output(layer_norm(t14, 1, t4, t3, 1e-5));
+  };
 }
 
 // W2, seed 000: fp8 delayed-scaling cast. Saturation is an explicit clamp to the format's
@@ -106,7 +109,9 @@ void w5_gelu_bias(Fusion& f) {
 const std::map<std::string, Builder>& registry() {
   static const std::map<std::string, Builder> r = [] {
     std::map<std::string, Builder> m;
-    m["w1_layer_norm_fused"] = w1_layer_norm_fused;
+    m["w1_layer_norm_fused"] = w1_layer_norm_fused(DType::F16);
+    m["w1_layer_norm_fused_bf16"] = w1_layer_norm_fused(DType::BF16);
+    m["w1_layer_norm_fused_f32"] = w1_layer_norm_fused(DType::F32);
     for (DType in : {DType::BF16, DType::F32})
       for (DType fp8 : {DType::F8E4M3, DType::F8E5M2})
         for (bool sat : {true, false}) {

@@ -30,6 +30,8 @@ struct KernelParams {
   int batch = 0;            // inner: vectors per thread held in registers; 0 = looped over the row
   int unroll = 1;           // pointwise/full: vectors per thread per row in flight
   int min_blocks = 1;       // inner: __launch_bounds__ minimum resident blocks (caps registers)
+  bool prefetch = false;    // inner persistent: one resident wave of blocks walks the rows, and
+                            // loads its next row while this one reduces (hides DRAM latency)
   std::string str() const;
   bool operator==(const KernelParams&) const = default;
 };

@@ -96,6 +96,9 @@ LaunchFacts make_facts(const Fusion& f, const Segment& s, const KernelShape& ks,
   return lf;
 }
 
+// Whether persistent kernels prefetch unless autotune recorded otherwise (measured: perf-notes).
+constexpr bool kPrefetchByDefault = true;
+
 int estimate_registers(const KernelPlan& plan, int materialized) {
   const auto& p = plan.params;
   if (p.batch == 0) return 48;
@@ -176,7 +179,15 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   if (!pick) pick = TuneDb::global().find(tuning_key(f.hash(), index, ks.category, facts.C, vec));
   const bool pick_looped = pick && pick->threads_per_row && pick->looped;
   if (pick && pick->threads_per_row) tpr = pick->threads_per_row;
-  for (int a = 0; a < attempt; ++a) tpr = std::min<int64_t>(1024, tpr * 2);  // after spills: smaller batch
+  // Prefetch (see KernelParams) unless a recorded choice says otherwise. After spills the
+  // first retry drops the prefetch registers; later ones halve the batch (more threads).
+  bool prefetch = pick && pick->threads_per_row ? pick->prefetch : kPrefetchByDefault;
+  int doublings = attempt;
+  if (prefetch && attempt > 0) {
+    prefetch = false;
+    --doublings;
+  }
+  for (int a = 0; a < doublings; ++a) tpr = std::min<int64_t>(1024, tpr * 2);
   int64_t batch = (nvec + tpr - 1) / tpr;
   p.threads_per_row = static_cast<int>(tpr);
   p.threads = static_cast<int>(std::max<int64_t>(tpr, 256));
@@ -185,10 +196,12 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // Registers: a block must fit the SM's register file, and a thread has at most 255.
   int limit = std::min(dev.max_regs_per_thread, dev.regs_per_block / p.threads);
   bool too_big = estimate_registers(plan, held) > limit || batch > 16;
-  if (too_big || attempt >= 3 || pick_looped) {
-    if (attempt >= 4) return false;
+  p.prefetch = prefetch;
+  if (too_big || doublings >= 3 || pick_looped) {
+    if (doublings >= 4) return false;
     // Looped: stream the row once per pass (re-reads hit L2 for rows of a few hundred KB).
     p.batch = 0;
+    p.prefetch = false;
     p.threads_per_row = pick_looped ? pick->threads_per_row
                                     : static_cast<int>(std::min<int64_t>(1024, std::max<int64_t>(32, pow2ceil(nvec / 8))));
     p.threads = std::max(p.threads_per_row, 256);
@@ -201,12 +214,14 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   return true;
 }
 
-Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev) {
+Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev, int resident_per_sm) {
   const auto& p = plan.params;
   Grid g;
   g.block = static_cast<unsigned>(p.threads);
   if (plan.shape.category == KernelCategory::Inner) {
     int64_t blocks = (facts.R + p.rows_per_block - 1) / p.rows_per_block;
+    // Prefetching blocks stay resident and stride over the rows: one wave, no more.
+    if (p.prefetch) blocks = std::min<int64_t>(blocks, int64_t{dev.sm_count} * std::max(1, resident_per_sm));
     g.x = static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, int64_t{1} << 30));
     return g;
   }

@@ -37,7 +37,8 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int segment_index, const
 struct Grid {
   unsigned x = 1, y = 1, block = 1;
 };
-Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev);
+// `resident_per_sm`: blocks of this kernel an SM holds at once (from its ptxas registers).
+Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev, int resident_per_sm);
 
 // Estimated registers per thread of a persistent inner kernel (checked against ptxas).
 int estimate_registers(const KernelPlan& plan, int materialized_values);

@@ -11,7 +11,8 @@
 namespace solder {
 
 std::string Choice::str() const {
-  if (threads_per_row) return "threads_per_row=" + std::to_string(threads_per_row) + (looped ? " looped" : "");
+  if (threads_per_row)
+    return "threads_per_row=" + std::to_string(threads_per_row) + (looped ? " looped" : prefetch ? " prefetch" : "");
   if (threads) return "threads=" + std::to_string(threads) + " unroll=" + std::to_string(unroll);
   return "heuristic";
 }
@@ -22,13 +23,14 @@ std::vector<Choice> tuning_candidates(KernelCategory c, int64_t cols, int vec) {
     int64_t nvec = (cols + vec - 1) / vec;
     for (int tpr = 32; tpr <= 1024; tpr *= 2) {
       int64_t batch = (nvec + tpr - 1) / tpr;
-      if (batch <= 16 && (batch >= 1) && tpr <= nvec * 2) out.push_back({tpr, false, 0, 0});
+      if (batch <= 16 && (batch >= 1) && tpr <= nvec * 2)
+        for (bool prefetch : {false, true}) out.push_back({tpr, false, prefetch, 0, 0});
     }
-    for (int tpr : {256, 1024}) out.push_back({tpr, true, 0, 0});
+    for (int tpr : {256, 1024}) out.push_back({tpr, true, false, 0, 0});
     return out;
   }
   for (int threads : {128, 256, 512})
-    for (int unroll : {1, 2, 4}) out.push_back({0, false, threads, unroll});
+    for (int unroll : {1, 2, 4}) out.push_back({0, false, false, threads, unroll});
   return out;
 }
 
@@ -81,6 +83,7 @@ std::optional<Choice> TuneDb::find(const std::string& key) const {
   Choice c;
   c.threads_per_row = it->value("threads_per_row", 0);
   c.looped = it->value("looped", false);
+  c.prefetch = it->value("prefetch", false);
   c.threads = it->value("threads", 0);
   c.unroll = it->value("unroll", 0);
   return c;
@@ -88,7 +91,7 @@ std::optional<Choice> TuneDb::find(const std::string& key) const {
 
 void TuneDb::record(const std::string& key, const Choice& c, double heuristic_us, double best_us) {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  impl_->db[key] = {{"threads_per_row", c.threads_per_row}, {"looped", c.looped}, {"threads", c.threads},
+  impl_->db[key] = {{"threads_per_row", c.threads_per_row}, {"looped", c.looped}, {"prefetch", c.prefetch}, {"threads", c.threads},
                     {"unroll", c.unroll}, {"heuristic_us", heuristic_us}, {"best_us", best_us}};
   if (impl_->path.empty()) return;
   std::string tmp = impl_->path + ".tmp";

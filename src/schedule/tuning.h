@@ -15,6 +15,7 @@ namespace solder {
 struct Choice {
   int threads_per_row = 0;  // inner: 0 = heuristic
   bool looped = false;      // inner: stream the row instead of holding it
+  bool prefetch = false;    // inner, held rows: load the next row while this one reduces
   int threads = 0;          // flat: 0 = heuristic
   int unroll = 0;           // flat: 0 = heuristic
   std::string str() const;

@@ -62,6 +62,27 @@ TEST(GpuExecutor, NormsAcrossHiddenSizes) {
       }
 }
 
+// Issue 5's hidden sizes (odd ones included) at small and medium batches, and at B = 8192+3
+// where every prefetching block strides over many rows (its next-row loads are exercised).
+TEST(GpuExecutor, NormsOverTheHiddenSweep) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<int64_t> hs = {768,   1024,  2048, 4096, 5140, 8192, 12288, 16384, 20480, 32768,
+                                   65536, 770,   772,  776,  784,  4098, 4100,  4104,  4112};
+  auto run = [&](const char* name, int64_t b, int64_t h) {
+    Fusion f = make_workload(name);
+    auto shapes = resolve_input_shapes(f, no_shapes, {{"B", b}, {"H", h}});
+    check(f, shapes, Layout::Contiguous, std::string(name) + " B=" + std::to_string(b) + " H=" + std::to_string(h));
+  };
+  for (int64_t h : hs) {
+    for (int64_t b : {1, 16, 512}) run("w1_layer_norm_fused", b, h);
+    run("w5_softmax_bf16", 16, h);
+    run("w5_rms_norm_bf16", 16, h);
+  }
+  for (int64_t h : {776, 5140}) run("w1_layer_norm_fused", 8195, h);
+  run("w5_softmax_bf16", 8195, 1000);
+  run("w5_rms_norm_bf16", 4099, 4100);
+}
+
 TEST(GpuExecutor, NonContiguousInputs) {
   SKIP_WITHOUT_GPU();
   for (const char* name : {"w1_layer_norm_fused", "w5_gelu_bias_bf16", "w5_softmax_bf16"})
