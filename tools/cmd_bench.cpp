@@ -1,5 +1,6 @@
-// `solder bench [--suite default|quick|norms] [--workload NAME]... [--json F] [--csv F] [--md F]
-//  [--svg F] [--peers auto|off|FILE]`: the benchmark suite. On a GPU: Solder's median time,
+// `solder bench [--suite default|quick|norms | PROGRAM... --size SYM=V1,V2...] [--workload NAME]...
+//  [--json F] [--csv F] [--md F] [--svg F] [--peers auto|off|FILE]`: the benchmark suite, or a
+//  sweep of programs (.fusion files or workload names) over size axes. On a GPU: Solder's median time,
 // GB/s, % of a same-bytes copy, host overhead beside a raw launch, compile/recompile counts,
 // and torch eager / torch.compile on the same cases in the same run (bench/peers.py). Without
 // a GPU it says so and reports compile times, ptxas figures and reference runs.
@@ -23,6 +24,7 @@ namespace solder::cli {
 
 namespace {
 struct BenchArgs {
+  std::vector<std::string> programs, sizes;
   std::string suite = "default";
   std::vector<std::string> workloads;
   std::string json, csv, md, svg, peers = "auto";
@@ -60,7 +62,8 @@ nlohmann::json run_peers(const nlohmann::json& cases, const std::string& mode) {
 }
 
 void run_bench(const BenchArgs& a) {
-  auto cases = bench::suite_cases(a.suite);
+  if (a.programs.empty() && !a.sizes.empty()) throw Error("--size needs programs to sweep (or use --suite)");
+  auto cases = a.programs.empty() ? bench::suite_cases(a.suite) : bench::sweep_cases(a.programs, a.sizes);
   if (!a.workloads.empty()) {
     std::vector<bench::BenchCase> keep;
     for (auto& c : cases)
@@ -137,6 +140,8 @@ void run_bench(const BenchArgs& a) {
 void register_bench(CLI::App& app) {
   auto a = std::make_shared<BenchArgs>();
   auto* cmd = app.add_subcommand("bench", "Benchmark the W1-W5 suite (or a sweep) against a same-bytes copy and torch");
+  cmd->add_option("programs", a->programs, ".fusion files or workload names to sweep instead of a suite");
+  cmd->add_option("--size", a->sizes, "a size axis for the programs, SYM=V1,V2,... (repeatable)");
   cmd->add_option("--suite", a->suite, "default | quick | norms");
   cmd->add_option("--workload", a->workloads, "only cases of this workload (repeatable)");
   cmd->add_option("--json", a->json, "write the report as JSON");

@@ -1,5 +1,7 @@
 #include "bench/suite.h"
 
+#include <algorithm>
+
 #include "ops/workloads.h"
 #include "solder/error.h"
 
@@ -19,6 +21,9 @@ std::string label(const std::string& workload, const Bindings& b) {
 
 void add(std::vector<BenchCase>& out, const std::string& w, Bindings b, bool host = false) {
   out.push_back({label(w, b), w, std::move(b), host});
+}
+void add_program(std::vector<BenchCase>& out, const std::string& stem, const std::string& program, Bindings b) {
+  out.push_back({label(stem, b), program, std::move(b), false});
 }
 
 const std::vector<int64_t> kW1Hidden = {768, 1024, 1280, 1536, 1600, 2048, 2560, 4096, 5140, 12288, 16384, 20480};
@@ -66,6 +71,47 @@ std::vector<BenchCase> suite_cases(const std::string& suite) {
     return c;
   }
   throw Error("unknown bench suite '" + suite + "' (known: default, quick, norms)");
+}
+
+std::vector<BenchCase> sweep_cases(const std::vector<std::string>& programs, const std::vector<std::string>& axes) {
+  std::vector<Bindings> combos = {{}};
+  for (const auto& axis : axes) {
+    size_t eq = axis.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == axis.size())
+      throw Error("bad --size '" + axis + "': expected SYM=VALUE[,VALUE...], e.g. H=768,5140");
+    std::vector<int64_t> values;
+    std::string rest = axis.substr(eq + 1);
+    for (size_t pos = 0; pos <= rest.size();) {
+      size_t comma = std::min(rest.find(',', pos), rest.size());
+      std::string item = rest.substr(pos, comma - pos);
+      size_t used = 0;
+      int64_t v = 0;
+      try {
+        v = std::stoll(item, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != item.size() || v < 1)
+        throw Error("bad --size '" + axis + "': '" + item + "' is not a positive integer");
+      values.push_back(v);
+      pos = comma + 1;
+    }
+    std::vector<Bindings> next;
+    for (const auto& b : combos)
+      for (int64_t v : values) {
+        Bindings nb = b;
+        nb[axis.substr(0, eq)] = v;
+        next.push_back(std::move(nb));
+      }
+    combos = std::move(next);
+  }
+  std::vector<BenchCase> out;
+  for (const auto& p : programs) {
+    std::string stem = p.substr(p.find_last_of('/') + 1);
+    if (stem.size() > 7 && stem.ends_with(".fusion")) stem.resize(stem.size() - 7);
+    for (const auto& b : combos) add_program(out, stem, p, b);
+  }
+  return out;
 }
 
 }  // namespace solder::bench

@@ -10,7 +10,7 @@ namespace solder::bench {
 
 struct BenchCase {
   std::string name;      // unique, e.g. "w1_layer_norm_fused/B=8192,H=5140"
-  std::string workload;  // src/ops/workloads.cpp name
+  std::string workload;  // a workload name (src/ops/workloads.cpp) or a .fusion file
   Bindings sizes;
   bool host_latency = false;  // W4: the figure of merit is host time per call
 };
@@ -19,5 +19,9 @@ struct BenchCase {
 // sweep (layer norm / softmax / rms norm over batch x hidden, odd sizes included).
 std::vector<BenchCase> suite_cases(const std::string& suite);
 std::vector<std::string> suite_names();
+
+// Cases for programs given on the command line: every combination of the size axes, each
+// "SYM=v1,v2,..." (e.g. {"B=8192", "H=768,5140"} gives two cases per program).
+std::vector<BenchCase> sweep_cases(const std::vector<std::string>& programs, const std::vector<std::string>& axes);
 
 }  // namespace solder::bench
