@@ -50,7 +50,9 @@ void run_program(const RunArgs& a) {
     Executor ex(f);
     outputs = ex.run_host(inputs);
     for (const auto& l : ex.last_launches())
-      if (l.category != "view") std::printf("  launched %s (%s) %s\n", l.name.c_str(), l.category.c_str(), l.params.c_str());
+      if (l.category != "view")
+        std::printf("  launched %s (%s) %s; grid %ux%u block %u, %d registers\n", l.name.c_str(), l.category.c_str(),
+                    l.params.c_str(), l.grid_x, l.grid_y, l.block, l.registers);
   } else {
     outputs = run_reference(f, inputs);
   }

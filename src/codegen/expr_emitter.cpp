@@ -132,7 +132,10 @@ std::string ExprEmitter::op_expr(const Node& n, const std::vector<std::string>& 
     case Op::Add: return rounded(out, a[0] + " + " + a[1]);
     case Op::Sub: return rounded(out, a[0] + " - " + a[1]);
     case Op::Mul: return rounded(out, a[0] + " * " + a[1]);
-    case Op::Div: return rounded(out, a[0] + " / " + a[1]);
+    case Op::Div:
+      if (out == DType::F32 && invariant_ && invariant_(n.in[1]))
+        return a[0] + " * (1.0f / " + a[1] + ")";
+      return rounded(out, a[0] + " / " + a[1]);
     case Op::Pow: return rounded(out, std::string(dbl ? "pow(" : "powf(") + a[0] + ", " + a[1] + ")");
     case Op::Maximum: return "s_max(" + a[0] + ", " + a[1] + ")";
     case Op::Minimum: return "s_min(" + a[0] + ", " + a[1] + ")";
