@@ -14,25 +14,6 @@ template <class E, int V> struct __align__(sizeof(E) * V) Vec { E e[V]; };
 template <class E, int V> __device__ __forceinline__ Vec<E, V> ld_vec(const E* p) {
   return *reinterpret_cast<const Vec<E, V>*>(p);
 }
-// Streaming loads for data read once (a row of a normalization): read-only path, not kept in
-// L1, so the L1 keeps what every row re-reads (weights, biases: the [H] operands).
-template <class E, int V> __device__ __forceinline__ Vec<E, V> ld_stream(const E* p) {
-  constexpr int B = sizeof(E) * V;
-  union { Vec<E, V> v; unsigned w[B / 4 > 0 ? B / 4 : 1]; } u;
-  if constexpr (B == 16) {
-    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(u.w[0]), "=r"(u.w[1]), "=r"(u.w[2]), "=r"(u.w[3]) : "l"(p));
-    return u.v;
-  } else if constexpr (B == 8) {
-    asm volatile("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];" : "=r"(u.w[0]), "=r"(u.w[1]) : "l"(p));
-    return u.v;
-  } else if constexpr (B == 4) {
-    asm volatile("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(u.w[0]) : "l"(p));
-    return u.v;
-  } else {
-    return *reinterpret_cast<const Vec<E, V>*>(p);
-  }
-}
 // Vector stores through explicit PTX: left to itself the compiler splits a vector of 16-bit
 // elements built lane by lane into several narrow stores. No memory clobber: outputs never
 // alias inputs, so loads may still be hoisted above these stores.

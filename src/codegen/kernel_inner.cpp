@@ -45,7 +45,6 @@ void write_inner(Writer& w) {
   const int tpr = P.threads_per_row, rpb = P.rows_per_block;
   const int wpr = std::max(1, tpr / 32);
   std::set<int> mat(sp.materialized.begin(), sp.materialized.end());
-  w.stream_full = true;
 
   c += "extern \"C\" __global__ void __launch_bounds__(" + num(P.threads) + ", " + num(P.min_blocks) + ") " + w.plan.name +
        "(const Params p) {\n";
@@ -78,7 +77,7 @@ void write_inner(Writer& w) {
          "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) + "const i64 col0 = (i64)(b * TPR + tr) * VEC;\n";
     for (int k : pf) {
       std::string t = storage_type(w.dt(w.op(k).value));
-      c += I(ind + 2) + "if (col0 < C) pf" + num(k) + "[b] = " + w.load_fn(k) + "<" + t + ", VEC>(" + w.ptr(k) + " + " +
+      c += I(ind + 2) + "if (col0 < C) pf" + num(k) + "[b] = ld_vec<" + t + ", VEC>(" + w.ptr(k) + " + " +
            w.offset(k, "prow", "col0") + ");\n";
     }
     c += I(ind + 1) + "}\n" + I(ind) + "}\n";

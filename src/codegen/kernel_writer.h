@@ -135,13 +135,10 @@ struct Writer {
     for (int k : ks_in) {
       if (!vectorized(k)) continue;
       std::string t = storage_type(dt(op(k).value));
-      code += I(ind) + "const Vec<" + t + ", " + num(vec) + "> in" + num(k) + " = " + load_fn(k) + "<" + t + ", " +
-              num(vec) + ">(" + ptr(k) + " + " + offset(k, row, col0) + ");\n";
+      code += I(ind) + "const Vec<" + t + ", " + num(vec) + "> in" + num(k) + " = ld_vec<" + t + ", " + num(vec) + ">(" +
+              ptr(k) + " + " + offset(k, row, col0) + ");\n";
     }
   }
-  // Row kernels stream their [R, C] inputs past the L1 (see ld_stream).
-  bool stream_full = false;
-  std::string load_fn(int k) const { return stream_full && op(k).access == Access::Full ? "ld_stream" : "ld_vec"; }
   // Inputs that do not vary inside the element loop, loaded once where hoisted (see write_flat).
   std::map<int, std::string> hoisted;  // operand slot -> variable
 
