@@ -86,6 +86,23 @@ TEST(SchedulerChoices, InnerKernelsOnH100Profile) {
   EXPECT_EQ(p.batch, 0);
 }
 
+// Persistent kernels prefetch the next row and launch one resident wave: SMs x blocks that
+// fit (4 blocks of 256 threads at <= 64 registers on the H100 profile), not a block per row.
+TEST(SchedulerChoices, PrefetchingKernelsLaunchOneResidentWave) {
+  Fusion f = make_workload("w1_layer_norm_fused");
+  Executor ex(f);
+  auto recs = ex.compile_for(resolve_input_shapes(f, {}, {{"B", 8192}, {"H", 5140}}));
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_NE(recs[0].params.find("prefetch"), std::string::npos) << recs[0].params;
+  EXPECT_EQ(recs[0].grid_x, 132u * 4u);
+  // Fewer rows than resident blocks: a block per row.
+  recs = ex.compile_for(resolve_input_shapes(f, {}, {{"B", 100}, {"H", 5140}}));
+  EXPECT_EQ(recs[0].grid_x, 100u);
+  // Looped rows never prefetch.
+  recs = ex.compile_for(resolve_input_shapes(f, {}, {{"B", 8192}, {"H", 65536}}));
+  EXPECT_EQ(recs[0].params.find("prefetch"), std::string::npos) << recs[0].params;
+}
+
 TEST(SchedulerChoices, FlatKernelsOnH100Profile) {
   KernelParams p = plan_of("w5_gelu_bias_bf16", {{"B", 8192}, {"H", 8192}});
   EXPECT_EQ(p.vec, 8);
