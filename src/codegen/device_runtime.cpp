@@ -37,6 +37,10 @@ template <class E, int V> __device__ __forceinline__ void st_vec(E* p, const Vec
 // f16: PTX cvt rounds to nearest even.
 __device__ __forceinline__ float f16_to_f(u16 h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
 __device__ __forceinline__ u16 f_to_f16(float f) { u16 h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+// Native f16 arithmetic, round to nearest even, subnormals kept (no .ftz).
+__device__ __forceinline__ u16 f16_add(u16 a, u16 b) { u16 r; asm("add.rn.f16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); return r; }
+__device__ __forceinline__ u16 f16_sub(u16 a, u16 b) { u16 r; asm("sub.rn.f16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); return r; }
+__device__ __forceinline__ u16 f16_mul(u16 a, u16 b) { u16 r; asm("mul.rn.f16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); return r; }
 __device__ __forceinline__ float bf16_to_f(u16 h) { return __int_as_float(((unsigned)h) << 16); }
 __device__ __forceinline__ u16 f_to_bf16(float f) { u16 h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
 

@@ -63,6 +63,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     c += "            const i64 col = col0 + j;\n";
     w.scalar_loads(ins, 6, "row", "col", !vector_path);
     ExprEmitter em(w.f, [&](int v) { return w.is_input(v) ? w.elem_input(v, vector_path) : std::string(); });
+    em.set_raw_f16([&](int v) { return w.is_input(v) ? w.elem_raw(v, vector_path) : std::string(); });
     for (int k : elem_outs) w.store_elem(k, w.stored_value(em, k, I(6)), 6, "row", "col", vector_path);
     for (size_t i = 0; i < w.sp.steps.size(); ++i) {
       std::string x = em.value(w.sp.steps[i].input, c, I(6));

@@ -155,6 +155,7 @@ void write_inner(Writer& w) {
       return "";
     });
     em.set_invariant([&](int v) { return static_cast<bool>(sp.row_level[v]); });
+    em.set_raw_f16([&](int v) { return w.is_input(v) && !held(v) ? w.elem_raw(v, true) : std::string(); });
     for (int v : mat_here) c += I(5) + "m" + num(v) + "[b][j] = " + em.value(v, c, I(5)) + ";\n";
     for (int i : steps_here) {
       const auto& st = sp.steps[i];

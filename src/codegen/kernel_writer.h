@@ -149,6 +149,13 @@ struct Writer {
               offset(k, row, col) + "];\n";
     }
   }
+  // The raw storage bits of an input element (what elem_input converts).
+  std::string elem_raw(int v, bool vector_path) const {
+    int k = operand_index.at(v);
+    if (hoisted.count(k)) return hoisted.at(k);
+    if (vector_path && vectorized(k)) return "in" + num(k) + ".e[j]";
+    return "ie" + num(k);
+  }
   std::string elem_input(int v, bool vector_path) const {
     int k = operand_index.at(v);
     if (hoisted.count(k)) return load_convert(dt(v), hoisted.at(k));
