@@ -2,7 +2,10 @@
 // (odd sizes included), and the kernel cache key is symbolic: sizes of one class share a kernel.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "exec/kernel_prepare.h"
+#include "runtime/cache_entry.h"
 #include "pipeline/pipeline.h"
 #include "support_workloads.h"
 
@@ -77,6 +80,16 @@ TEST(CodegenCompile, OneKernelServesSizesOfOneClass) {
   auto c = prepare_all(solder::testing::w1_layer_norm(), {{4096}, {16, 4096}, {4096}, {4096}, {4096}});
   auto d = prepare_all(solder::testing::w1_layer_norm(), {{4096}, {16384, 4096}, {4096}, {4096}, {4096}});
   EXPECT_EQ(c.kernels[0].cache_key, d.kernels[0].cache_key);
+}
+
+// The key names the generated code, not just the plan: a cache written by another version of
+// the generator (same plan, other code) must miss.
+TEST(CodegenCompile, CacheKeyNamesTheGeneratedSource) {
+  auto a = prepare_all(solder::testing::gelu_bias(DType::BF16), {{64, 1024}, {1024}});
+  const std::string& src = a.kernels[0].source.source;
+  char h[24];
+  std::snprintf(h, sizeof h, "%016llx", static_cast<unsigned long long>(fnv1a64(src.data(), src.size())));
+  EXPECT_TRUE(a.kernels[0].cache_key.ends_with(std::string("|src=") + h)) << a.kernels[0].cache_key;
 }
 
 TEST(CodegenCompile, AlignmentAndDtypeChangeTheKernel) {

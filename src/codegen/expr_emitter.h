@@ -34,6 +34,9 @@ class ExprEmitter {
   // widenings, the f32 op and a rounding: f32 has 24 >= 2*11 + 2 significand bits, so
   // rounding the f32 result to f16 equals rounding the exact result (no double-rounding error).
   void set_raw_f16(std::function<std::string(int)> raw) { raw_ = std::move(raw); }
+  // The f16 bits of value `id` when they come without a rounding (an input, or a native f16
+  // op as above), else "".
+  std::string raw_f16(int id, std::string& code, const std::string& indent);
 
  private:
   std::string op_expr(const Node& n, const std::vector<std::string>& a, DType out);
@@ -42,7 +45,6 @@ class ExprEmitter {
   std::function<bool(int)> invariant_;
   std::function<std::string(int)> raw_;
   std::map<int, std::string> raw_done_;
-  std::string raw_f16(int id, std::string& code, const std::string& indent);
   std::map<int, std::string> done_;
 };
 

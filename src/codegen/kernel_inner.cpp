@@ -1,6 +1,8 @@
 // Row reductions and persistent normalization: TPR threads share one row, RPB rows per block.
 // Persistent (batch > 0): each thread holds `batch` vectors of the row in registers; element
-// values needed by later passes stay there, so the row is read from memory once. Looped
+// values needed by later passes stay there, so the row is read from memory once. The first
+// pass's row inputs are loaded for every batch before any is used, so a thread has all its
+// loads in flight at once (one batch at a time left the kernels latency-bound). Looped
 // (batch == 0): each pass streams the row again (rows too long for registers).
 #include <algorithm>
 
@@ -35,6 +37,18 @@ Pass pass_at(const Writer& w, int q) {
   return p;
 }
 std::vector<int> pass_targets(const Writer& w, int q) { return pass_at(w, q).targets; }
+
+// The f16/bf16 value whose bits represent held value v exactly (v itself, or the operand of a
+// widening cast), or -1. Held as 16-bit bits, two to a 32-bit register: the row takes half
+// the registers, which is what lets the wide rows keep their loads in flight.
+int narrow_source(const Fusion& f, int v) {
+  auto narrow = [&](int x) { return f.value(x).dtype == DType::F16 || f.value(x).dtype == DType::BF16; };
+  if (narrow(v)) return v;
+  const Value& val = f.value(v);
+  if (val.dtype != DType::F32 || val.producer < 0) return -1;
+  const Node& n = f.nodes()[val.producer];
+  return n.op == Op::Cast && narrow(n.in[0]) ? n.in[0] : -1;
+}
 }  // namespace
 
 void write_inner(Writer& w) {
@@ -61,20 +75,21 @@ void write_inner(Writer& w) {
       c += "  __shared__ " + std::string(compute_type(acc_t[i])) + " sm" + num(static_cast<long long>(i)) + "[RPB][" +
            num(wpr) + "];\n";
   }
-  // Prefetch: the row-varying vector inputs of the first pass, loaded for the block's next row
-  // right after this row's first pass, so their DRAM latency overlaps the reductions and the
-  // later passes. Held in registers in storage form (two f16/bf16 per register).
+  // Loaded ahead: the row-varying vector inputs of the first pass, every batch at once, in
+  // storage form (two f16/bf16 per register). With prefetch they are loaded for the block's
+  // next row right after this row's first pass, so their DRAM latency overlaps the reductions
+  // and the later passes; without, at the top of the row.
   std::vector<int> pf;
   int pf_pass = 0;
   while (pf_pass < sp.max_level && pass_targets(w, pf_pass).empty()) ++pf_pass;
-  if (persistent && P.prefetch)
+  if (persistent)
     for (int k : w.element_inputs(pass_targets(w, pf_pass), [&](int v) {
            return sp.row_level[v] || (mat.count(v) && sp.stage[v] < pf_pass);
          }))
       if (w.vectorized(k) && w.op(k).access == Access::Full) pf.push_back(k);
   auto prefetch_row = [&](const std::string& row_expr, int ind) {
     c += I(ind) + "if (const i64 prow = " + row_expr + "; prow < R) {\n#pragma unroll\n" + I(ind + 1) +
-         "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) + "const i64 col0 = (i64)(b * TPR + tr) * VEC;\n";
+         "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) + "const int col0 = (b * TPR + tr) * VEC;\n";
     for (int k : pf) {
       std::string t = storage_type(w.dt(w.op(k).value));
       c += I(ind + 2) + "if (col0 < C) pf" + num(k) + "[b] = ld_vec<" + t + ", VEC>(" + w.ptr(k) + " + " +
@@ -83,10 +98,11 @@ void write_inner(Writer& w) {
     c += I(ind + 1) + "}\n" + I(ind) + "}\n";
   };
   for (int k : pf) c += "  Vec<" + std::string(storage_type(w.dt(w.op(k).value))) + ", VEC> pf" + num(k) + "[BATCH];\n";
-  if (!pf.empty()) prefetch_row("(i64)blockIdx.x * RPB + ry", 1);
+  if (!pf.empty() && P.prefetch) prefetch_row("(i64)blockIdx.x * RPB + ry", 1);
 
   c += "  for (i64 rb = (i64)blockIdx.x * RPB; rb < R; rb += (i64)gridDim.x * RPB) {\n";
   c += "    const i64 row = rb + ry;\n    const bool row_ok = row < R;\n    const i64 rowc = row_ok ? row : R - 1;\n";
+  if (!pf.empty() && !P.prefetch) prefetch_row("row", 2);
 
   // Row scope: statistics and anything that varies only along rows.
   std::map<int, std::string> row_names;
@@ -106,9 +122,17 @@ void write_inner(Writer& w) {
     }
   };
   store_row_outputs(0);
+  std::map<int, int> narrow;  // held value -> the f16/bf16 value whose bits are held (pairs)
   if (persistent)
-    for (int v : sp.materialized)
-      c += "    " + std::string(compute_type(w.dt(v))) + " m" + num(v) + "[BATCH][VEC];\n";
+    for (int v : sp.materialized) {
+      if (int u = narrow_source(w.f, v); u >= 0 && P.vec % 2 == 0) narrow[v] = u;
+      c += narrow.count(v) ? "    unsigned m" + num(v) + "[BATCH][VEC / 2];\n"
+                           : "    " + std::string(compute_type(w.dt(v))) + " m" + num(v) + "[BATCH][VEC];\n";
+    }
+  auto held_bits = [&](int v) { return "(u16)(m" + num(v) + "[b][j / 2] >> (16 * (j & 1)))"; };
+  auto held_value = [&](int v) {
+    return narrow.count(v) ? load_convert(w.dt(narrow[v]), held_bits(v)) : "m" + num(v) + "[b][j]";
+  };
 
   for (int q = 0; q <= sp.max_level; ++q) {
     const Pass pass = pass_at(w, q);
@@ -131,7 +155,7 @@ void write_inner(Writer& w) {
       c += "    " + std::string(compute_type(acc_t[i])) + " " + acc[i] + " = " + red_identity(sp.steps[i].kind, acc_t[i]) + ";\n";
 
     if (persistent)
-      c += "#pragma unroll\n    for (int b = 0; b < BATCH; ++b) {\n      const i64 col0 = (i64)(b * TPR + tr) * VEC;\n"
+      c += "#pragma unroll\n    for (int b = 0; b < BATCH; ++b) {\n      const int col0 = (b * TPR + tr) * VEC;  // < 2^31: BATCH * TPR * VEC is small\n"
            "      const bool ok = row_ok && col0 < C;\n";
     else
       c += "    for (i64 col0 = (i64)tr * VEC; col0 < C; col0 += (i64)TPR * VEC) {\n      const bool ok = row_ok;\n";
@@ -148,15 +172,29 @@ void write_inner(Writer& w) {
     c += "#pragma unroll\n        for (int j = 0; j < VEC; ++j) {\n          const i64 col = col0 + j;\n";
     w.scalar_loads(ins, 5, "row", "col", false);
     ExprEmitter em(w.f, [&](int v) -> std::string {
-      if (held(v)) return "m" + num(v) + "[b][j]";
+      if (held(v)) return held_value(v);
       if (sp.row_level[v] && row_names.count(v)) return row_names[v];
       if (sp.row_level[v]) return row_em.value(v, c, I(5));  // already emitted above: returns its name
       if (w.is_input(v)) return w.elem_input(v, true);
       return "";
     });
     em.set_invariant([&](int v) { return static_cast<bool>(sp.row_level[v]); });
-    em.set_raw_f16([&](int v) { return w.is_input(v) && !held(v) ? w.elem_raw(v, true) : std::string(); });
-    for (int v : mat_here) c += I(5) + "m" + num(v) + "[b][j] = " + em.value(v, c, I(5)) + ";\n";
+    em.set_raw_f16([&](int v) {
+      if (held(v)) return narrow.count(v) && narrow[v] == v ? held_bits(v) : std::string();
+      return w.is_input(v) ? w.elem_raw(v, true) : std::string();
+    });
+    for (int v : mat_here) {
+      if (!narrow.count(v)) {
+        c += I(5) + "m" + num(v) + "[b][j] = " + em.value(v, c, I(5)) + ";\n";
+        continue;
+      }
+      // The bits: an input's as loaded, a native f16 op's result, else the exact conversion.
+      const int u = narrow[v];
+      std::string bits = w.is_input(u) ? w.elem_raw(u, true) : w.dt(u) == DType::F16 ? em.raw_f16(u, c, I(5)) : "";
+      if (bits.empty()) bits = store_convert(w.dt(u), em.value(u, c, I(5)));
+      const std::string m = "m" + num(v) + "[b][j / 2]";
+      c += I(5) + m + " = (j & 1) ? (" + m + " | ((unsigned)" + bits + " << 16)) : (unsigned)" + bits + ";\n";
+    }
     for (int i : steps_here) {
       const auto& st = sp.steps[i];
       std::string x = em.value(st.input, c, I(5));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "runtime/cache_entry.h"
 #include "solder/error.h"
 
 namespace solder {
@@ -20,8 +21,13 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, LaunchFacts&
     PreparedKernel pk;
     pk.plan = plan;
     pk.spill_retries = attempt;
-    pk.cache_key = std::string(hash) + "|" + dev.arch() + "|" + plan.key();
     pk.source = generate_kernel(sf.fusion, s, plan);
+    // The source's hash too: a disk entry written by another version of the code generator
+    // must not be taken for this one's kernel (same plan, different code).
+    char src_hash[24];
+    std::snprintf(src_hash, sizeof src_hash, "%016llx",
+                  static_cast<unsigned long long>(fnv1a64(pk.source.source.data(), pk.source.source.size())));
+    pk.cache_key = std::string(hash) + "|" + dev.arch() + "|" + plan.key() + "|src=" + src_hash;
     pk.compiled = cache.get(pk.cache_key, [&] { return compile_cuda(pk.source.source, pk.source.name, dev.arch()); });
     best = std::move(pk);
     if (!best.compiled->ptxas.spills()) return best;

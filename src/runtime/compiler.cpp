@@ -21,14 +21,17 @@ void check_nvrtc(nvrtcResult r, const char* what, const std::string& kernel) {
     throw Error(std::string(what) + " failed for kernel " + kernel + ": " + nvrtcGetErrorString(r));
 }
 
-// Debugging aid: with $SOLDER_DUMP_DIR set, every compiled source and its log land there.
+// Debugging aid: with $SOLDER_DUMP_DIR set, every compiled source and its log land there
+// (a recompile of the same kernel name, e.g. after spills, as name.1.cu, name.2.cu, ...).
 void dump(const std::string& name, const std::string& source, const std::string& log) {
   const char* dir = std::getenv("SOLDER_DUMP_DIR");
   if (!dir || !*dir) return;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  std::ofstream(fs::path(dir) / (name + ".cu")) << source;
-  std::ofstream(fs::path(dir) / (name + ".log")) << log;
+  std::string stem = name;
+  for (int i = 1; fs::exists(fs::path(dir) / (stem + ".cu")); ++i) stem = name + "." + std::to_string(i);
+  std::ofstream(fs::path(dir) / (stem + ".cu")) << source;
+  std::ofstream(fs::path(dir) / (stem + ".log")) << log;
 }
 
 // Owns an nvrtcProgram so every exit path destroys it.

@@ -179,15 +179,24 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   if (!pick) pick = TuneDb::global().find(tuning_key(f.hash(), index, ks.category, facts.C, vec));
   const bool pick_looped = pick && pick->threads_per_row && pick->looped;
   if (pick && pick->threads_per_row) tpr = pick->threads_per_row;
-  // Prefetch (see KernelParams) unless a recorded choice says otherwise. After spills the
-  // first retry drops the prefetch registers; later ones halve the batch (more threads).
+  // Prefetch (see KernelParams) unless a recorded choice says otherwise. After spills a retry
+  // halves the batch (twice the threads) and keeps the prefetch; at 1024 threads it drops the
+  // prefetch registers; then the row is looped.
   bool prefetch = pick && pick->threads_per_row ? pick->prefetch : kPrefetchByDefault;
-  int doublings = attempt;
-  if (prefetch && attempt > 0) {
-    prefetch = false;
-    --doublings;
+  int doublings = 0;
+  bool looped = false;
+  for (int a = 0; a < attempt; ++a) {
+    if (tpr < 1024 && doublings < 3) {
+      tpr *= 2;
+      ++doublings;
+    } else if (prefetch) {
+      prefetch = false;
+    } else if (!looped) {
+      looped = true;
+    } else {
+      return false;
+    }
   }
-  for (int a = 0; a < doublings; ++a) tpr = std::min<int64_t>(1024, tpr * 2);
   int64_t batch = (nvec + tpr - 1) / tpr;
   p.threads_per_row = static_cast<int>(tpr);
   p.threads = static_cast<int>(std::max<int64_t>(tpr, 256));
@@ -197,8 +206,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   int limit = std::min(dev.max_regs_per_thread, dev.regs_per_block / p.threads);
   bool too_big = estimate_registers(plan, held) > limit || batch > 16;
   p.prefetch = prefetch;
-  if (too_big || doublings >= 3 || pick_looped) {
-    if (doublings >= 4) return false;
+  if (too_big || looped || pick_looped) {
     // Looped: stream the row once per pass (re-reads hit L2 for rows of a few hundred KB).
     p.batch = 0;
     p.prefetch = false;
