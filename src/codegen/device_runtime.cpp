@@ -77,6 +77,10 @@ template <class T> __device__ __forceinline__ T s_max(T a, T b) { return (a > b 
 template <class T> __device__ __forceinline__ T s_min(T a, T b) { return (a < b || a != a) ? a : b; }
 template <class T> __device__ __forceinline__ T s_relu(T a) { return a < T(0) ? T(0) : a; }
 template <class T> __device__ __forceinline__ T s_abs(T a) { return a < T(0) ? -a : a; }
+// f32: one instruction each (max.NaN / min.NaN propagate NaN; fabsf clears the sign of -0 too).
+__device__ __forceinline__ float s_max(float a, float b) { float r; asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b)); return r; }
+__device__ __forceinline__ float s_min(float a, float b) { float r; asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b)); return r; }
+__device__ __forceinline__ float s_abs(float a) { return fabsf(a); }
 __device__ __forceinline__ float s_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 __device__ __forceinline__ double s_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 __device__ __forceinline__ float s_gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }

@@ -181,10 +181,17 @@ std::string ExprEmitter::op_expr(const Node& n, const std::vector<std::string>& 
     case Op::LogicalAnd: return "((" + a[0] + ") != 0 && (" + a[1] + ") != 0)";
     case Op::LogicalOr: return "((" + a[0] + ") != 0 || (" + a[1] + ") != 0)";
     case Op::Where: return "(" + a[0] + " ? " + a[1] + " : " + a[2] + ")";
-    case Op::Clamp: {  // min(max(x, lo), hi); comparisons are false for NaN, so NaN passes through
+    case Op::Clamp: {  // min(max(x, lo), hi), NaN passes through
+      // In f32 a nonzero bound is one NaN-propagating max/min; a zero bound keeps the compare
+      // (it leaves -0 as -0, as the reference does).
+      const bool f32 = std::string(compute_type(out)) == "float";
+      auto bound = [&](const std::string& e, double b, const char* cmp, const char* fn) {
+        if (f32 && b != 0) return std::string(fn) + "(" + e + ", " + literal(out, b) + ")";
+        return "(" + e + cmp + literal(out, b) + " ? " + literal(out, b) + " : " + e + ")";
+      };
       std::string e = a[0];
-      if (n.attrs.lo != -INFINITY) e = "(" + e + " < " + literal(out, n.attrs.lo) + " ? " + literal(out, n.attrs.lo) + " : " + e + ")";
-      if (n.attrs.hi != INFINITY) e = "(" + e + " > " + literal(out, n.attrs.hi) + " ? " + literal(out, n.attrs.hi) + " : " + e + ")";
+      if (n.attrs.lo != -INFINITY) e = bound(e, n.attrs.lo, " < ", "s_max");
+      if (n.attrs.hi != INFINITY) e = bound(e, n.attrs.hi, " > ", "s_min");
       return e;
     }
     case Op::Cast: {

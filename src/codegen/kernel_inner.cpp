@@ -92,8 +92,8 @@ void write_inner(Writer& w) {
          "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) + "const int col0 = (b * TPR + tr) * VEC;\n";
     for (int k : pf) {
       std::string t = storage_type(w.dt(w.op(k).value));
-      c += I(ind + 2) + "if (col0 < C) pf" + num(k) + "[b] = ld_vec<" + t + ", VEC>(" + w.ptr(k) + " + " +
-           w.offset(k, "prow", "col0") + ");\n";
+      c += I(ind + 2) + "pf" + num(k) + "[b] = ld_vec<" + t + ", VEC>(" + w.ptr(k) + " + " +
+           w.offset(k, "prow", "(col0 < C ? col0 : 0)") + ");\n";
     }
     c += I(ind + 1) + "}\n" + I(ind) + "}\n";
   };
@@ -154,12 +154,18 @@ void write_inner(Writer& w) {
     for (int i : steps_here)
       c += "    " + std::string(compute_type(acc_t[i])) + " " + acc[i] + " = " + red_identity(sp.steps[i].kind, acc_t[i]) + ";\n";
 
+    // Persistent: no branch around a batch. Lanes past the row load in bounds (row R-1, col 0)
+    // and only their reductions and stores are masked, so the compiler may issue the loads of
+    // every batch before the first use.
+    std::string rowa = persistent ? "rowc" : "row", cola = persistent ? "colc" : "col0";
     if (persistent)
-      c += "#pragma unroll\n    for (int b = 0; b < BATCH; ++b) {\n      const int col0 = (b * TPR + tr) * VEC;  // < 2^31: BATCH * TPR * VEC is small\n"
-           "      const bool ok = row_ok && col0 < C;\n";
+      c += "#pragma unroll\n    for (int b = 0; b < BATCH; ++b) {\n"
+           "      const int col0 = (b * TPR + tr) * VEC;  // < 2^31: BATCH * TPR * VEC is small\n"
+           "      const bool ok = row_ok && col0 < C;\n      const int colc = col0 < C ? col0 : 0;\n      {\n";
     else
-      c += "    for (i64 col0 = (i64)tr * VEC; col0 < C; col0 += (i64)TPR * VEC) {\n      const bool ok = row_ok;\n";
-    c += "      if (ok) {\n";
+      c += "    for (i64 col0 = (i64)tr * VEC; col0 < C; col0 += (i64)TPR * VEC) {\n      const bool ok = row_ok;\n"
+           "      if (ok) {\n";
+    const std::string if_ok = persistent ? "if (ok) " : "";
     std::vector<int> loaded;
     for (int k : ins) {
       if (q == pf_pass && std::count(pf.begin(), pf.end(), k))
@@ -167,10 +173,10 @@ void write_inner(Writer& w) {
       else
         loaded.push_back(k);
     }
-    w.vector_loads(loaded, 4, "row", "col0");
+    w.vector_loads(loaded, 4, rowa, cola);
     w.store_decls(elem_outs, 4);
-    c += "#pragma unroll\n        for (int j = 0; j < VEC; ++j) {\n          const i64 col = col0 + j;\n";
-    w.scalar_loads(ins, 5, "row", "col", false);
+    c += "#pragma unroll\n        for (int j = 0; j < VEC; ++j) {\n          const i64 col = " + cola + " + j;\n";
+    w.scalar_loads(ins, 5, rowa, "col", false);
     ExprEmitter em(w.f, [&](int v) -> std::string {
       if (held(v)) return held_value(v);
       if (sp.row_level[v] && row_names.count(v)) return row_names[v];
@@ -201,14 +207,21 @@ void write_inner(Writer& w) {
       if (st.var_step) {
         std::string d = "d" + num(i);
         c += I(5) + "const float " + d + " = " + x + " - rm" + num(st.node) + ";\n";
-        c += I(5) + acc[i] + " += " + d + " * " + d + ";\n";
+        c += I(5) + if_ok + acc[i] + " += " + d + " * " + d + ";\n";
       } else {
-        c += I(5) + acc[i] + " = " + combine(st.kind, acc[i], std::string("(") + compute_type(acc_t[i]) + ")(" + x + ")") + ";\n";
+        c += I(5) + if_ok + acc[i] + " = " +
+             combine(st.kind, acc[i], std::string("(") + compute_type(acc_t[i]) + ")(" + x + ")") + ";\n";
       }
     }
-    for (int k : elem_outs) w.store_elem(k, w.stored_value(em, k, I(5)), 5, "row", "col", true);
+    for (int k : elem_outs) {
+      std::string val = w.stored_value(em, k, I(5));
+      if (persistent && !w.vectorized(k)) c += I(5) + "if (ok)\n";
+      w.store_elem(k, val, persistent && !w.vectorized(k) ? 6 : 5, rowa, "col", true);
+    }
     c += "        }\n";
-    w.store_vectors(elem_outs, 4, "row", "col0");
+    if (persistent && !elem_outs.empty()) c += I(4) + "if (ok) {\n";
+    w.store_vectors(elem_outs, persistent ? 5 : 4, rowa, cola);
+    if (persistent && !elem_outs.empty()) c += I(4) + "}\n";
     c += "      }\n    }\n";
     if (q == pf_pass && !pf.empty()) prefetch_row("row + (i64)gridDim.x * RPB", 2);
 

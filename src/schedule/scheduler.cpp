@@ -146,11 +146,14 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   p.vec = vec;
 
   if (ks.category != KernelCategory::Inner) {
-    // 256 threads: 8 resident blocks fill an SM's 2048 threads. unroll: large single-row
-    // problems give each thread 4 vectors per pass (more bytes in flight, fewer blocks).
+    // 256 threads: 8 resident blocks fill an SM's 2048 threads. unroll: single-row problems
+    // large enough to fill every resident block with 4 vectors per thread take 4 (more bytes
+    // in flight per thread); smaller ones keep 1, so that every SM gets its blocks (2^21 bf16
+    // elements with 4 made 256 blocks for 132 SMs: half of them ran one block, half two).
     if (attempt > 0) return false;
     p.threads = 256;
-    p.unroll = (facts.R == 1 && facts.C >= (1 << 20)) ? 4 : 1;
+    const int64_t resident = int64_t{dev.sm_count} * std::max(1, dev.max_threads_per_sm / p.threads);
+    p.unroll = (facts.R == 1 && facts.C / (int64_t{p.threads} * vec * 4) >= resident) ? 4 : 1;
     std::optional<Choice> pick = forced_choice();
     if (!pick) pick = TuneDb::global().find(tuning_key(f.hash(), index, ks.category, facts.C, vec));
     if (pick && pick->threads) {
@@ -180,17 +183,21 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   const bool pick_looped = pick && pick->threads_per_row && pick->looped;
   if (pick && pick->threads_per_row) tpr = pick->threads_per_row;
   // Prefetch (see KernelParams) unless a recorded choice says otherwise. After spills a retry
-  // halves the batch (twice the threads) and keeps the prefetch; at 1024 threads it drops the
-  // prefetch registers; then the row is looped.
+  // halves the batch (twice the threads, up to 512) and keeps the prefetch; then it drops the
+  // prefetch registers; then 1024 threads; then the row is looped. (A 1024-thread row leaves
+  // one block per SM: W1 H=16384 took 238 us there against 192 us at 512, H200 2026-11-23.)
   bool prefetch = pick && pick->threads_per_row ? pick->prefetch : kPrefetchByDefault;
   int doublings = 0;
   bool looped = false;
   for (int a = 0; a < attempt; ++a) {
-    if (tpr < 1024 && doublings < 3) {
+    if (tpr < 512 && doublings < 3) {
       tpr *= 2;
       ++doublings;
     } else if (prefetch) {
       prefetch = false;
+    } else if (tpr < 1024 && doublings < 3) {
+      tpr *= 2;
+      ++doublings;
     } else if (!looped) {
       looped = true;
     } else {
