@@ -78,27 +78,32 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     c += "}\n";
     return;
   }
-  // Grid reduction: warp combine, one atomic per warp, the last block finishes and resets.
+  // Grid reduction: warp then block combine, one atomic per block (one per warp made 8192
+  // atomics on one address for 2^21 elements), the last block finishes and resets.
   const size_t nsteps = w.sp.steps.size();
   std::vector<bool> integral(nsteps);
   for (size_t i = 0; i < nsteps; ++i) {
     Op kind = w.sp.steps[i].kind;
     DType t = accumulator_dtype(w.f.value(w.f.nodes()[w.sp.steps[i].node].out[0]).dtype);
     integral[i] = !is_floating(t);
-    c += "  " + acc[i] + " = warp_reduce<" + red_struct(kind) + ", 32>(" + acc[i] + ");\n";
+    const std::string red = std::string("warp_reduce<") + red_struct(kind) + ", 32>(", bred = "bred" + num(static_cast<long long>(i));
+    c += "  " + acc[i] + " = " + red + acc[i] + ");\n";
+    c += "  __shared__ " + std::string(compute_type(t)) + " " + bred + "[THREADS / 32];\n";
+    c += "  if ((threadIdx.x & 31) == 0) " + bred + "[threadIdx.x >> 5] = " + acc[i] + ";\n  __syncthreads();\n";
+    c += "  " + acc[i] + " = " + red + "threadIdx.x < THREADS / 32 ? " + bred + "[threadIdx.x] : " + red_identity(kind, t) + ");\n";
     const std::string slot = "p.scratch + " + num(2 * static_cast<long long>(i));
     if (integral[i]) {
       // Integers (and bools) combine exactly as 64-bit values in the step's two scratch words.
       const char* fn = kind == Op::Max ? "atomicMax((long long*)(" : kind == Op::Min ? "atomicMin((long long*)(" : "atomicAdd((unsigned long long*)(";
       const char* cast = kind == Op::Max || kind == Op::Min ? "(long long)" : "(unsigned long long)(long long)";
-      c += "  if ((threadIdx.x & 31) == 0) " + std::string(fn) + slot + "), " + cast + acc[i] + ");\n";
+      c += "  if (threadIdx.x == 0) " + std::string(fn) + slot + "), " + cast + acc[i] + ");\n";
       long long idv = kind == Op::Max ? (-9223372036854775807LL - 1) : kind == Op::Min ? 9223372036854775807LL : 0;
       ks_out.scratch_init.push_back(static_cast<unsigned>(static_cast<unsigned long long>(idv) & 0xffffffffu));
       ks_out.scratch_init.push_back(static_cast<unsigned>(static_cast<unsigned long long>(idv) >> 32));
       continue;
     }
     if (t == DType::F64) {  // one double in the step's two scratch words
-      c += "  if ((threadIdx.x & 31) == 0) atomic_combine(" + std::string(red_struct(kind)) + "(), (double*)(" + slot + "), " + acc[i] + ");\n";
+      c += "  if (threadIdx.x == 0) atomic_combine(" + std::string(red_struct(kind)) + "(), (double*)(" + slot + "), " + acc[i] + ");\n";
       double idv = kind == Op::Max ? -INFINITY : kind == Op::Min ? INFINITY : 0.0;
       unsigned long long bits;
       std::memcpy(&bits, &idv, 8);
@@ -106,7 +111,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       ks_out.scratch_init.push_back(static_cast<unsigned>(bits >> 32));
       continue;
     }
-    c += "  if ((threadIdx.x & 31) == 0) atomic_combine(" + std::string(red_struct(kind)) + "(), " + slot + ", (float)" + acc[i] + ");\n";
+    c += "  if (threadIdx.x == 0) atomic_combine(" + std::string(red_struct(kind)) + "(), " + slot + ", (float)" + acc[i] + ");\n";
     float idv = kind == Op::Max ? -INFINITY : kind == Op::Min ? INFINITY : 0.0f;
     unsigned bits;
     std::memcpy(&bits, &idv, 4);
