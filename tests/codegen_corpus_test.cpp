@@ -72,10 +72,12 @@ TEST(SchedulerChoices, InnerKernelsOnH100Profile) {
   EXPECT_EQ(p.vec, 8);
   EXPECT_EQ(p.threads_per_row, 32);
   EXPECT_EQ(p.batch, 3);
-  // Odd hidden size: 8-byte vectors (rows start 8-byte aligned), a block per row, masked tail.
+  // Odd hidden size: 8-byte vectors (rows start 8-byte aligned), a block per row, masked tail;
+  // 7 warps x 6 vectors cover the 1285 vectors (8 warps would leave the sixth batch empty).
   p = plan_of("w1_layer_norm_fused", {{"B", 8192}, {"H", 5140}});
   EXPECT_EQ(p.vec, 4);
-  EXPECT_EQ(p.threads_per_row, 256);
+  EXPECT_EQ(p.threads_per_row, 224);
+  EXPECT_EQ(p.threads, 224);
   EXPECT_EQ(p.batch, 6);
   // Long rows: 512 threads, <= 40 values per thread.
   p = plan_of("w1_layer_norm_fused", {{"B", 8192}, {"H", 16384}});

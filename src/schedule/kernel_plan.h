@@ -25,7 +25,7 @@ const char* access_name(Access a);
 struct KernelParams {
   int vec = 1;              // elements per vector access (16 bytes of the widest operand at most)
   int threads = 256;        // threads per block
-  int threads_per_row = 0;  // inner: threads cooperating on one row (power of two)
+  int threads_per_row = 0;  // inner: threads cooperating on one row (a power of two below 64, else warps)
   int rows_per_block = 1;   // inner: threads / threads_per_row
   int batch = 0;            // inner: vectors per thread held in registers; 0 = looped over the row
   int unroll = 1;           // pointwise/full: vectors per thread per row in flight
