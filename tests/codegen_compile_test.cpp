@@ -101,6 +101,29 @@ TEST(CodegenCompile, AlignmentAndDtypeChangeTheKernel) {
   EXPECT_NE(aligned.kernels[0].cache_key, f16.kernels[0].cache_key);
 }
 
+// The persistent form as measured on the device (perf-notes, 2026-11-23): the held row is
+// packed f16 pairs, every batch loads without a branch around it (lanes past the row load in
+// bounds), and the kernel keeps all of it in registers.
+TEST(CodegenCompile, PersistentRowsArePackedAndLoadedAhead) {
+  auto p = prepare_all(solder::testing::w1_layer_norm(), {{4096}, {8192, 4096}, {4096}, {4096}, {4096}});
+  ASSERT_EQ(p.kernels.size(), 1u);
+  const std::string& src = p.kernels[0].source.source;
+  EXPECT_GT(p.kernels[0].plan.params.batch, 0);
+  EXPECT_NE(src.find("unsigned m"), std::string::npos) << "held f16 values are not packed";
+  EXPECT_NE(src.find("const int colc = col0 < C ? col0 : 0;"), std::string::npos);
+  EXPECT_EQ(src.find("      if (ok) {\n        const Vec"), std::string::npos) << "a batch's loads sit behind a branch";
+  EXPECT_EQ(p.kernels[0].compiled->ptxas.stack_bytes, 0);
+}
+
+// Grid reductions combine a block before the one atomic per block.
+TEST(CodegenCompile, FullReductionsIssueOneAtomicPerBlock) {
+  auto p = prepare_all(solder::testing::fp8_cast(DType::BF16, DType::F8E4M3, true), {{1 << 21}, {}});
+  const std::string& src = p.kernels[0].source.source;
+  EXPECT_NE(src.find("__shared__ float bred0[THREADS / 32];"), std::string::npos);
+  EXPECT_NE(src.find("if (threadIdx.x == 0) atomic_combine("), std::string::npos);
+  EXPECT_EQ(src.find("if ((threadIdx.x & 31) == 0) atomic_combine("), std::string::npos);
+}
+
 TEST(CodegenCompile, GeneratedSourceUsesVectorAccess) {
   auto p = prepare_all(solder::testing::gelu_bias(DType::BF16), {{8192, 8192}, {8192}});
   const std::string& src = p.kernels[0].source.source;
