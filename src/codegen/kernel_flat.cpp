@@ -60,7 +60,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     }
     c += "#pragma unroll\n          for (int j = 0; j < VEC; ++j) {\n";
     if (!vector_path) c += "            if (col0 + j >= C) break;\n";
-    c += "            const i64 col = col0 + j;\n";
+    c += "            const i64 col = col0 + j;\n            (void)col;\n";
     w.scalar_loads(ins, 6, "row", "col", !vector_path);
     ExprEmitter em(w.f, [&](int v) { return w.is_input(v) ? w.elem_input(v, vector_path) : std::string(); });
     em.set_raw_f16([&](int v) { return w.is_input(v) ? w.elem_raw(v, vector_path) : std::string(); });

@@ -101,7 +101,7 @@ void write_inner(Writer& w) {
   if (!pf.empty() && P.prefetch) prefetch_row("(i64)blockIdx.x * RPB + ry", 1);
 
   c += "  for (i64 rb = (i64)blockIdx.x * RPB; rb < R; rb += (i64)gridDim.x * RPB) {\n";
-  c += "    const i64 row = rb + ry;\n    const bool row_ok = row < R;\n    const i64 rowc = row_ok ? row : R - 1;\n";
+  c += "    const i64 row = rb + ry;\n    const bool row_ok = row < R;\n    const i64 rowc = row_ok ? row : R - 1;\n    (void)rowc;\n";
   if (!pf.empty() && !P.prefetch) prefetch_row("row", 2);
 
   // Row scope: statistics and anything that varies only along rows.
@@ -175,7 +175,7 @@ void write_inner(Writer& w) {
     }
     w.vector_loads(loaded, 4, rowa, cola);
     w.store_decls(elem_outs, 4);
-    c += "#pragma unroll\n        for (int j = 0; j < VEC; ++j) {\n          const i64 col = " + cola + " + j;\n";
+    c += "#pragma unroll\n        for (int j = 0; j < VEC; ++j) {\n          const i64 col = " + cola + " + j;\n          (void)col;\n";
     w.scalar_loads(ins, 5, rowa, "col", false);
     ExprEmitter em(w.f, [&](int v) -> std::string {
       if (held(v)) return held_value(v);
