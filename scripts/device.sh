@@ -33,6 +33,10 @@ if [ "${TESTS:-1}" = 1 ]; then
     timeout 400 "$t" --gtest_brief=1 2>&1 | tee "$OUT/$(basename "$t").log" | tail -25
   done
 fi
+if [ "${TESTS:-1}" = 1 ] && [ -d "$BIN/python/solder" ]; then
+  echo "== python frontend (test_gpu runs where torch sees the GPU)"
+  PYTHONPATH=$BIN/python timeout 300 python3 -m unittest discover -s python/tests 2>&1 | tee "$OUT/python.log" | tail -4
+fi
 if [ "${SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
   echo "== compute-sanitizer memcheck"
   timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$tests/gpu_executor_test" \

@@ -15,5 +15,18 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 BUILD=${BUILD_DIR:-build}
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} >/dev/null
+# The Python frontend builds with nanobind and is tested with numpy, both from PyPI into a
+# virtual environment in the build folder (seeing the system's packages, torch among them).
+# Without them (no network, no venv module) the rest builds and CMake says it was skipped.
+PY=$BUILD/pyenv/bin/python
+mkdir -p "$BUILD"
+[ -x "$PY" ] || python3 -m venv --system-site-packages "$BUILD/pyenv" >/dev/null 2>&1 || true
+if [ -x "$PY" ] && ! "$PY" -c "import nanobind, numpy" 2>/dev/null; then
+  echo "setup: installing nanobind and numpy into $BUILD/pyenv"
+  "$PY" -m pip install -q nanobind numpy >"$BUILD/pip.log" 2>&1 ||
+    echo "setup: pip install failed (see $BUILD/pip.log); the Python frontend will be skipped"
+fi
+PYARG=()
+[ -x "$PY" ] && PYARG=(-DPython_EXECUTABLE="$PWD/$PY")
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} "${PYARG[@]}" >/dev/null
 cmake --build "$BUILD" -j "$(nproc)"

@@ -1,0 +1,279 @@
+// The Python frontend (module solder._solder): build a Fusion, run it on any DLPack tensors.
+// Tensors on the GPU (torch CUDA tensors) run through the Executor's device path on the
+// caller's stream; tensors in host memory (numpy, CPU torch) run on the CPU reference
+// executor. Outputs own their memory: torch tensors for GPU runs, numpy arrays for host runs
+// (python/solder/__init__.py turns those into CPU torch tensors when the inputs were torch).
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/variant.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <variant>
+
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "solder/error.h"
+#include "solder/executor.h"
+#include "solder/fusion.h"
+#include "solder/reference.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+using solder::DType;
+using solder::Tensor;
+
+namespace {
+
+using DimArg = std::variant<int64_t, std::string>;
+using Array = nb::ndarray<nb::ro>;  // any framework, any device, any dtype
+using Operand = std::variant<Tensor, double>;
+
+DType dtype_arg(const std::string& s) {
+  auto t = solder::parse_dtype(s);
+  if (!t) throw nb::value_error(("unknown dtype '" + s + "' (f64, f32, f16, bf16, f8e4m3, f8e5m2, i64, i32, bool)").c_str());
+  return *t;
+}
+
+solder::Shape shape_arg(const std::vector<DimArg>& dims) {
+  solder::Shape s;
+  for (const auto& d : dims)
+    s.push_back(std::holds_alternative<int64_t>(d) ? solder::Dim(std::get<int64_t>(d)) : solder::Dim::sym(std::get<std::string>(d)));
+  return s;
+}
+
+// DLPack dtype codes (DLPack 1.1): int 0, uint 1, float 2, bfloat 4, bool 6, float8_e4m3fn 10,
+// float8_e5m2 12 (numbers, so that nanobind versions without the fp8 names still build).
+nb::dlpack::dtype to_dlpack(DType t) {
+  auto dt = [](uint8_t code, uint8_t bits) { return nb::dlpack::dtype{code, bits, 1}; };
+  switch (t) {
+    case DType::F64: return dt(2, 64);
+    case DType::F32: return dt(2, 32);
+    case DType::F16: return dt(2, 16);
+    case DType::BF16: return dt(4, 16);
+    case DType::F8E4M3: return dt(10, 8);
+    case DType::F8E5M2: return dt(12, 8);
+    case DType::I64: return dt(0, 64);
+    case DType::I32: return dt(0, 32);
+    case DType::Bool: return dt(6, 8);
+  }
+  throw solder::Error("python: no DLPack dtype for " + std::string(solder::dtype_name(t)));
+}
+
+DType from_dlpack(nb::dlpack::dtype d, size_t index) {
+  for (DType t : {DType::F64, DType::F32, DType::F16, DType::BF16, DType::F8E4M3, DType::F8E5M2, DType::I64, DType::I32,
+                  DType::Bool}) {
+    nb::dlpack::dtype x = to_dlpack(t);
+    if (x.code == d.code && x.bits == d.bits && d.lanes == 1) return t;
+  }
+  throw nb::type_error(("input " + std::to_string(index) + ": unsupported DLPack dtype (code " + std::to_string(d.code) +
+                        ", " + std::to_string(d.bits) + " bits)")
+                           .c_str());
+}
+
+std::vector<int64_t> dims_of(const Array& a) {
+  std::vector<int64_t> v(a.ndim());
+  for (size_t i = 0; i < a.ndim(); ++i) v[i] = static_cast<int64_t>(a.shape(i));
+  return v;
+}
+std::vector<int64_t> strides_of(const Array& a) {
+  std::vector<int64_t> v(a.ndim());
+  for (size_t i = 0; i < a.ndim(); ++i) v[i] = a.stride(i);
+  return v;
+}
+
+// An output array of framework F (numpy for host memory, torch for GPU memory) that owns a
+// heap copy of `t`, and so its storage.
+template <class F, class T>
+nb::object export_array(T t, void* data, int device_type, int device_id) {
+  std::vector<size_t> shape(t.shape.begin(), t.shape.end());
+  std::vector<int64_t> strides = t.strides;
+  const DType dt = t.dtype;
+  auto* held = new T(std::move(t));
+  nb::capsule owner(held, [](void* p) noexcept { delete static_cast<T*>(p); });
+  return nb::cast(nb::ndarray<F>(data, shape.size(), shape.data(), owner, strides.data(), to_dlpack(dt), device_type, device_id));
+}
+
+solder::HostTensor host_tensor_of(const Array& a, size_t index) {
+  solder::HostTensor h = solder::HostTensor::empty(from_dlpack(a.dtype(), index), dims_of(a));
+  const int64_t esize = solder::dtype_size(h.dtype);
+  const std::vector<int64_t> st = strides_of(a);
+  const auto* src = static_cast<const std::byte*>(a.data());
+  std::byte* dst = h.data();
+  // Element by element through the strides (inputs may be views, transposed or broadcast).
+  std::vector<int64_t> idx(h.shape.size(), 0);
+  for (int64_t lin = 0; lin < h.numel(); ++lin) {
+    int64_t off = 0;
+    for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * st[d];
+    std::memcpy(dst + lin * esize, src + off * esize, static_cast<size_t>(esize));
+    for (int d = static_cast<int>(idx.size()) - 1; d >= 0; --d) {
+      if (++idx[d] < h.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return h;
+}
+
+std::vector<nb::object> run(solder::Executor& ex, const std::vector<Array>& inputs, uintptr_t stream) {
+  if (inputs.size() != ex.fusion().inputs().size())
+    throw nb::value_error(("fusion '" + ex.fusion().name() + "' takes " + std::to_string(ex.fusion().inputs().size()) +
+                           " inputs, got " + std::to_string(inputs.size()))
+                              .c_str());
+  bool any_cuda = false, any_host = false;
+  for (const auto& a : inputs) (a.device_type() == nb::device::cuda::value ? any_cuda : any_host) = true;
+  if (any_cuda && any_host) throw nb::value_error("inputs are on different devices: all on one GPU, or all in host memory");
+  std::vector<nb::object> out;
+  if (any_cuda) {
+    std::vector<solder::DeviceTensor> dev;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Array& a = inputs[i];
+      solder::DeviceTensor t;
+      t.dtype = from_dlpack(a.dtype(), i);
+      t.shape = dims_of(a);
+      t.strides = strides_of(a);
+      t.ptr = reinterpret_cast<uint64_t>(a.data());
+      dev.push_back(std::move(t));
+    }
+    const int device = inputs[0].device_id();
+    std::vector<solder::DeviceTensor> res;
+    {
+      nb::gil_scoped_release release;
+      res = ex.run(dev, reinterpret_cast<CUstream>(stream));
+    }
+    for (auto& t : res) {
+      void* p = reinterpret_cast<void*>(t.ptr);
+      out.push_back(export_array<nb::pytorch>(std::move(t), p, nb::device::cuda::value, device));
+    }
+    return out;
+  }
+  std::vector<solder::HostTensor> host;
+  for (size_t i = 0; i < inputs.size(); ++i) host.push_back(host_tensor_of(inputs[i], i));
+  std::vector<solder::HostTensor> res;
+  {
+    nb::gil_scoped_release release;
+    res = solder::run_reference(ex.fusion(), host);
+  }
+  for (auto& t : res) {
+    void* p = t.data();
+    out.push_back(export_array<nb::numpy>(std::move(t), p, nb::device::cpu::value, 0));
+  }
+  return out;
+}
+
+Tensor binary(Tensor (*fn)(const Tensor&, const Tensor&), Tensor (*fs)(const Tensor&, double),
+              Tensor (*sf)(double, const Tensor&), const Operand& a, const Operand& b) {
+  if (std::holds_alternative<Tensor>(a) && std::holds_alternative<Tensor>(b)) return fn(std::get<Tensor>(a), std::get<Tensor>(b));
+  if (std::holds_alternative<Tensor>(a)) return fs(std::get<Tensor>(a), std::get<double>(b));
+  if (std::holds_alternative<Tensor>(b)) return sf(std::get<double>(a), std::get<Tensor>(b));
+  throw nb::type_error("at least one operand must be a solder Tensor");
+}
+
+}  // namespace
+
+NB_MODULE(_solder, m) {
+  m.doc() = "Solder: a fusion code generator for NVIDIA GPUs (see README.md)";
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const solder::Error& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+
+  nb::class_<Tensor>(m, "Tensor")
+      .def_prop_ro("name", &Tensor::name)
+      .def_prop_ro("dtype", [](const Tensor& t) { return std::string(solder::dtype_name(t.dtype())); })
+      .def_prop_ro("shape", [](const Tensor& t) {
+        std::vector<std::string> s;
+        for (const auto& d : t.shape()) s.push_back(d.str());
+        return s;
+      })
+      .def("__repr__", &Tensor::describe)
+#define SOLDER_PY_BINARY(py, rpy, fn)                                                                              \
+  .def(py, [](const Tensor& a, const Operand& b) { return binary(solder::fn, solder::fn, solder::fn, a, b); },     \
+       nb::keep_alive<0, 1>())                                                                                     \
+      .def(rpy, [](const Tensor& a, double b) { return binary(solder::fn, solder::fn, solder::fn, b, a); },      \
+           nb::keep_alive<0, 1>())
+      SOLDER_PY_BINARY("__add__", "__radd__", add) SOLDER_PY_BINARY("__sub__", "__rsub__", sub)
+      SOLDER_PY_BINARY("__mul__", "__rmul__", mul) SOLDER_PY_BINARY("__truediv__", "__rtruediv__", div)
+      SOLDER_PY_BINARY("__pow__", "__rpow__", pow)
+#undef SOLDER_PY_BINARY
+      .def("__neg__", [](const Tensor& a) { return solder::neg(a); }, nb::keep_alive<0, 1>());
+
+  nb::class_<solder::Fusion>(m, "Fusion")
+      .def(nb::init<std::string>(), "name"_a = "fusion")
+      .def_static("parse", [](const std::string& text) { return solder::parse_fusion(text); }, "text"_a,
+                  "A fusion from the text format (examples/*.fusion)")
+      .def_static("load", &solder::load_fusion_file, "path"_a)
+      .def("input", [](solder::Fusion& f, const std::string& name, const std::string& dtype,
+                       const std::vector<DimArg>& shape) { return f.input(name, dtype_arg(dtype), shape_arg(shape)); },
+           "name"_a, "dtype"_a, "shape"_a, nb::keep_alive<0, 1>())
+      .def("output", [](solder::Fusion& f, const Tensor& t) { f.output(t); }, "tensor"_a)
+      .def("constant", [](solder::Fusion& f, double v, const std::string& dtype) { return solder::constant(f, v, dtype_arg(dtype)); },
+           "value"_a, "dtype"_a = "f32", nb::keep_alive<0, 1>())
+      .def_prop_ro("name", &solder::Fusion::name)
+      .def("__str__", &solder::print_fusion);
+
+  // Builders: module functions over Tensors. A Tensor names a value of a Fusion it does not
+  // own: every result keeps its operands alive, and an input keeps its Fusion alive.
+  const auto ka = nb::keep_alive<0, 1>();
+#define SOLDER_PY_UNARY(fn) m.def(#fn, [](const Tensor& x) { return solder::fn(x); }, "x"_a, ka);
+  SOLDER_PY_UNARY(neg) SOLDER_PY_UNARY(abs) SOLDER_PY_UNARY(exp) SOLDER_PY_UNARY(log) SOLDER_PY_UNARY(sqrt)
+  SOLDER_PY_UNARY(rsqrt) SOLDER_PY_UNARY(reciprocal) SOLDER_PY_UNARY(tanh) SOLDER_PY_UNARY(sigmoid) SOLDER_PY_UNARY(erf)
+  SOLDER_PY_UNARY(sin) SOLDER_PY_UNARY(cos) SOLDER_PY_UNARY(relu) SOLDER_PY_UNARY(gelu) SOLDER_PY_UNARY(gelu_tanh)
+  SOLDER_PY_UNARY(silu) SOLDER_PY_UNARY(logical_not)
+#undef SOLDER_PY_UNARY
+#define SOLDER_PY_BINARY(fn)                                                                                          \
+  m.def(#fn, [](const Operand& a, const Operand& b) { return binary(solder::fn, solder::fn, solder::fn, a, b); }, "a"_a, \
+        "b"_a, ka, nb::keep_alive<0, 2>());
+  SOLDER_PY_BINARY(add) SOLDER_PY_BINARY(sub) SOLDER_PY_BINARY(mul) SOLDER_PY_BINARY(div) SOLDER_PY_BINARY(pow)
+  SOLDER_PY_BINARY(maximum) SOLDER_PY_BINARY(minimum) SOLDER_PY_BINARY(eq) SOLDER_PY_BINARY(ne) SOLDER_PY_BINARY(lt)
+  SOLDER_PY_BINARY(le) SOLDER_PY_BINARY(gt) SOLDER_PY_BINARY(ge) SOLDER_PY_BINARY(logical_and)
+  SOLDER_PY_BINARY(logical_or)
+#undef SOLDER_PY_BINARY
+  m.def("where", &solder::where, "cond"_a, "a"_a, "b"_a, ka);
+  m.def("clamp", &solder::clamp, "x"_a, "lo"_a, "hi"_a, ka);
+  m.def("cast", [](const Tensor& x, const std::string& dtype) { return solder::cast(x, dtype_arg(dtype)); }, "x"_a, "dtype"_a, ka);
+#define SOLDER_PY_REDUCTION(fn) m.def(#fn, &solder::fn, "x"_a, "axes"_a = std::vector<int64_t>{}, "keepdim"_a = false, ka);
+  SOLDER_PY_REDUCTION(sum) SOLDER_PY_REDUCTION(max) SOLDER_PY_REDUCTION(min) SOLDER_PY_REDUCTION(mean)
+#undef SOLDER_PY_REDUCTION
+  // (var, mean): unpacks like a tuple; the pair keeps x alive and each item the pair.
+  nb::class_<solder::VarMean>(m, "VarMean")
+      .def_ro("var", &solder::VarMean::var)
+      .def_ro("mean", &solder::VarMean::mean)
+      .def("__len__", [](const solder::VarMean&) { return 2; })
+      .def("__getitem__", [](const solder::VarMean& vm, int i) {
+        if (i < 0 || i > 1) throw nb::index_error();
+        return i == 0 ? vm.var : vm.mean;
+      }, ka);
+  m.def("var_mean", &solder::var_mean, "x"_a, "axes"_a, "correction"_a = 1, "keepdim"_a = false, ka);
+  m.def("reshape", [](const Tensor& x, const std::vector<DimArg>& s) { return solder::reshape(x, shape_arg(s)); }, "x"_a, "shape"_a, ka);
+  m.def("expand", [](const Tensor& x, const std::vector<DimArg>& s) { return solder::expand(x, shape_arg(s)); }, "x"_a, "shape"_a, ka);
+  m.def("permute", &solder::permute, "x"_a, "dims"_a, ka);
+  m.def("transpose", &solder::transpose, "x"_a, "a"_a, "b"_a, ka);
+  m.def("squeeze", &solder::squeeze, "x"_a, "axes"_a, ka);
+  m.def("unsqueeze", &solder::unsqueeze, "x"_a, "axis"_a, ka);
+  m.def("slice", &solder::slice, "x"_a, "axis"_a, "start"_a, "end"_a = solder::kSliceToEnd, "step"_a = 1, ka);
+  m.def("cat", &solder::cat, "xs"_a, "axis"_a, ka);
+  m.def("matmul", &solder::matmul, "a"_a, "b"_a, ka);
+  m.def("linear", &solder::linear, "x"_a, "w"_a, "bias"_a = nb::none(), ka);
+  m.def("layer_norm", &solder::layer_norm, "x"_a, "norm_axes"_a, "weight"_a = nb::none(), "bias"_a = nb::none(), "eps"_a = 1e-5, ka);
+  m.def("rms_norm", &solder::rms_norm, "x"_a, "norm_axes"_a, "weight"_a = nb::none(), "eps"_a = 1e-6, ka);
+  m.def("softmax", &solder::softmax, "x"_a, "axis"_a, ka);
+  m.def("log_softmax", &solder::log_softmax, "x"_a, "axis"_a, ka);
+
+  nb::class_<solder::Executor>(m, "Executor")
+      .def(nb::init<const solder::Fusion&>(), "fusion"_a)
+      .def("run", &run, "inputs"_a, "stream"_a = 0,
+           "Runs on DLPack tensors: GPU tensors on the GPU (on `stream`, a CUDA stream handle), giving "
+           "torch tensors; host tensors on the CPU reference executor, giving numpy arrays.")
+      .def("explain", &solder::Executor::explain, "input_shapes"_a)
+      .def("launches", [](const solder::Executor& ex) {
+        std::vector<std::string> names;
+        for (const auto& r : ex.last_launches()) names.push_back(r.name);
+        return names;
+      }, "Kernel names of the last run, in launch order")
+      .def_prop_ro("kernels_compiled", [](const solder::Executor& ex) { return ex.stats().kernels_compiled; });
+}
