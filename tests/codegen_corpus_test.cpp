@@ -7,6 +7,8 @@
 #include "frontend/run_inputs.h"
 #include "ops/workloads.h"
 #include "pipeline/pipeline.h"
+#include "runtime/device_info.h"
+#include "schedule/scheduler.h"
 #include "solder/executor.h"
 #include "support/random_fusion.h"
 
@@ -86,6 +88,26 @@ TEST(SchedulerChoices, InnerKernelsOnH100Profile) {
   // Rows too long for registers: looped.
   p = plan_of("w1_layer_norm_fused", {{"B", 16}, {"H", 65536}});
   EXPECT_EQ(p.batch, 0);
+}
+
+// After spills the retries (attempt 1, 2, ...) go: twice the threads up to 512 keeping the
+// prefetch, then without the prefetch, then 1024 threads, then the looped form, then give up.
+TEST(SchedulerChoices, SpillRetriesStopAt512ThreadsBeforeDroppingThePrefetch) {
+  Fusion f = make_workload("w1_layer_norm_fused");
+  SegmentedFusion sf = lower(f);
+  Bindings b = {{"B", 8192}, {"H", 16384}};
+  b = bind_shapes(sf.fusion, resolve_input_shapes(f, {}, b));
+  const Segment& s = sf.segments.at(0);
+  KernelShape ks = analyze_kernel(sf.fusion, s);
+  std::vector<std::string> seen;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    LaunchFacts facts = contiguous_facts(sf, 0, b);
+    KernelPlan plan;
+    if (!schedule_kernel(sf.fusion, s, 0, ks, facts, h100_profile(), attempt, plan)) break;
+    const KernelParams& p = plan.params;
+    seen.push_back(p.batch == 0 ? "looped" : std::to_string(p.threads_per_row) + (p.prefetch ? "+pf" : ""));
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"512+pf", "512", "1024", "looped"}));
 }
 
 // Persistent kernels prefetch the next row and launch one resident wave: SMs x blocks that
