@@ -137,11 +137,8 @@ std::vector<nb::object> run(solder::Executor& ex, const std::vector<Array>& inpu
       dev.push_back(std::move(t));
     }
     const int device = inputs[0].device_id();
-    std::vector<solder::DeviceTensor> res;
-    {
-      nb::gil_scoped_release release;
-      res = ex.run(dev, reinterpret_cast<CUstream>(stream));
-    }
+    // With the GIL held: an Executor is not for two threads at once, and a launch takes µs.
+    std::vector<solder::DeviceTensor> res = ex.run(dev, reinterpret_cast<CUstream>(stream));
     for (auto& t : res) {
       void* p = reinterpret_cast<void*>(t.ptr);
       out.push_back(export_array<nb::pytorch>(std::move(t), p, nb::device::cuda::value, device));
