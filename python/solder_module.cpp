@@ -10,7 +10,7 @@
 #include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
-#include <cstring>
+#include <memory>
 #include <variant>
 
 #include "ir/parser.h"
@@ -96,24 +96,23 @@ nb::object export_array(T t, void* data, int device_type, int device_id) {
   return nb::cast(nb::ndarray<F>(data, shape.size(), shape.data(), owner, strides.data(), to_dlpack(dt), device_type, device_id));
 }
 
+// A host array as a HostTensor: the bytes its strides span, copied, then made dense by the
+// project's own strided copy (views, transposes and broadcasts all arrive this way).
 solder::HostTensor host_tensor_of(const Array& a, size_t index) {
-  solder::HostTensor h = solder::HostTensor::empty(from_dlpack(a.dtype(), index), dims_of(a));
-  const int64_t esize = solder::dtype_size(h.dtype);
-  const std::vector<int64_t> st = strides_of(a);
-  const auto* src = static_cast<const std::byte*>(a.data());
-  std::byte* dst = h.data();
-  // Element by element through the strides (inputs may be views, transposed or broadcast).
-  std::vector<int64_t> idx(h.shape.size(), 0);
-  for (int64_t lin = 0; lin < h.numel(); ++lin) {
-    int64_t off = 0;
-    for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * st[d];
-    std::memcpy(dst + lin * esize, src + off * esize, static_cast<size_t>(esize));
-    for (int d = static_cast<int>(idx.size()) - 1; d >= 0; --d) {
-      if (++idx[d] < h.shape[d]) break;
-      idx[d] = 0;
-    }
+  solder::HostTensor h;
+  h.dtype = from_dlpack(a.dtype(), index);
+  h.shape = dims_of(a);
+  h.strides = strides_of(a);
+  int64_t lo = 0, hi = 0;  // element offsets of the lowest and highest addressed elements
+  for (size_t d = 0; d < h.shape.size(); ++d) {
+    if (h.shape[d] == 0) return solder::HostTensor::empty(h.dtype, h.shape);
+    (h.strides[d] < 0 ? lo : hi) += (h.shape[d] - 1) * h.strides[d];
   }
-  return h;
+  const int64_t esize = solder::dtype_size(h.dtype);
+  const auto* first = static_cast<const std::byte*>(a.data()) + lo * esize;
+  h.storage = std::make_shared<std::vector<std::byte>>(first, first + (hi - lo + 1) * esize);
+  h.offset = -lo;
+  return h.contiguous();
 }
 
 std::vector<nb::object> run(solder::Executor& ex, const std::vector<Array>& inputs, uintptr_t stream) {
