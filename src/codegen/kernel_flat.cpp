@@ -48,31 +48,64 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       c += "    const " + std::string(storage_type(w.dt(w.op(k).value))) + " hr" + num(k) + " = " + w.ptr(k) + "[" +
            w.offset(k, "row", "0") + "];\n";
     }
-  c += "    for (i64 chunk = blockIdx.x; chunk * (THREADS * UNROLL * VEC) < C; chunk += gridDim.x) {\n";
-  c += "#pragma unroll\n      for (int u = 0; u < UNROLL; ++u) {\n";
-  c += "        const i64 col0 = ((chunk * UNROLL + u) * THREADS + threadIdx.x) * VEC;\n";
-  for (int vector_path = 1; vector_path >= 0; --vector_path) {
-    if (vector_path) c += "        if (col0 + VEC <= C) {\n";
-    else c += "        } else if (col0 < C) {\n";
+  // The element loop of one VEC chunk at col0: loads at `ind`, element math one level deeper.
+  // `loaded`: the vector inputs were loaded ahead (inK = pfK[u]).
+  auto chunk_body = [&](bool vector_path, int ind, bool loaded) {
     if (vector_path) {
-      w.vector_loads(ins, 5, "row", "col0");
-      w.store_decls(elem_outs, 5);
+      if (loaded) {
+        for (int k : ins)
+          if (w.vectorized(k))
+            c += I(ind) + "const Vec<" + std::string(storage_type(w.dt(w.op(k).value))) + ", " + num(P.vec) + "> in" +
+                 num(k) + " = pf" + num(k) + "[u];\n";
+      } else {
+        w.vector_loads(ins, ind, "row", "col0");
+      }
+      w.store_decls(elem_outs, ind);
     }
-    c += "#pragma unroll\n          for (int j = 0; j < VEC; ++j) {\n";
-    if (!vector_path) c += "            if (col0 + j >= C) break;\n";
-    c += "            const i64 col = col0 + j;\n            (void)col;\n";
-    w.scalar_loads(ins, 6, "row", "col", !vector_path);
+    c += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
+    if (!vector_path) c += I(ind + 1) + "if (col0 + j >= C) break;\n";
+    c += I(ind + 1) + "const i64 col = col0 + j;\n" + I(ind + 1) + "(void)col;\n";
+    w.scalar_loads(ins, ind + 1, "row", "col", !vector_path);
     ExprEmitter em(w.f, [&](int v) { return w.is_input(v) ? w.elem_input(v, vector_path) : std::string(); });
     em.set_raw_f16([&](int v) { return w.is_input(v) ? w.elem_raw(v, vector_path) : std::string(); });
-    for (int k : elem_outs) w.store_elem(k, w.stored_value(em, k, I(6)), 6, "row", "col", vector_path);
+    for (int k : elem_outs) w.store_elem(k, w.stored_value(em, k, I(ind + 1)), ind + 1, "row", "col", vector_path);
     for (size_t i = 0; i < w.sp.steps.size(); ++i) {
-      std::string x = em.value(w.sp.steps[i].input, c, I(6));
+      std::string x = em.value(w.sp.steps[i].input, c, I(ind + 1));
       DType at = accumulator_dtype(w.f.value(w.f.nodes()[w.sp.steps[i].node].out[0]).dtype);
-      c += I(6) + acc[i] + " = " + combine(w.sp.steps[i].kind, acc[i], std::string("(") + compute_type(at) + ")(" + x + ")") + ";\n";
+      c += I(ind + 1) + acc[i] + " = " + combine(w.sp.steps[i].kind, acc[i], std::string("(") + compute_type(at) + ")(" + x + ")") + ";\n";
     }
-    c += "          }\n";
-    if (vector_path) w.store_vectors(elem_outs, 5, "row", "col0");
+    c += I(ind) + "}\n";
+    if (vector_path) w.store_vectors(elem_outs, ind, "row", "col0");
+  };
+  c += "    for (i64 chunk = blockIdx.x; chunk * (THREADS * UNROLL * VEC) < C; chunk += gridDim.x) {\n";
+  if (P.unroll > 1) {
+    // A tile wholly in bounds issues all its loads before the first use: in the bounds-checked
+    // form below, the compiler cannot hoist a load past the previous chunk's branch, so each
+    // thread had one load in flight (the 2^21 W2 kernel waited on memory UNROLL times).
+    c += "      const i64 tile0 = chunk * (THREADS * UNROLL * VEC);\n";
+    c += "      if (tile0 + THREADS * UNROLL * VEC <= C) {\n";
+    for (int k : ins)
+      if (w.vectorized(k))
+        c += "        Vec<" + std::string(storage_type(w.dt(w.op(k).value))) + ", " + num(P.vec) + "> pf" + num(k) + "[UNROLL];\n";
+    c += "#pragma unroll\n        for (int u = 0; u < UNROLL; ++u) {\n";
+    c += "          const i64 col0 = tile0 + (u * THREADS + threadIdx.x) * VEC;\n";
+    for (int k : ins)
+      if (w.vectorized(k)) {
+        std::string t = storage_type(w.dt(w.op(k).value));
+        c += "          pf" + num(k) + "[u] = ld_vec<" + t + ", " + num(P.vec) + ">(" + w.ptr(k) + " + " + w.offset(k, "row", "col0") + ");\n";
+      }
+    c += "        }\n";
+    c += "#pragma unroll\n        for (int u = 0; u < UNROLL; ++u) {\n";
+    c += "          const i64 col0 = tile0 + (u * THREADS + threadIdx.x) * VEC;\n";
+    chunk_body(true, 5, true);
+    c += "        }\n        continue;\n      }\n";
   }
+  c += "#pragma unroll\n      for (int u = 0; u < UNROLL; ++u) {\n";
+  c += "        const i64 col0 = ((chunk * UNROLL + u) * THREADS + threadIdx.x) * VEC;\n";
+  c += "        if (col0 + VEC <= C) {\n";
+  chunk_body(true, 5, false);
+  c += "        } else if (col0 < C) {\n";
+  chunk_body(false, 5, false);
   c += "        }\n      }\n    }\n  }\n";
   if (!full) {
     c += "}\n";

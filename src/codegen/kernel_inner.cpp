@@ -72,7 +72,7 @@ void write_inner(Writer& w) {
     acc[i] = "acc" + num(static_cast<long long>(i));
     acc_t[i] = accumulator_dtype(w.f.value(w.f.nodes()[sp.steps[i].node].out[0]).dtype);
     if (tpr > 32)
-      c += "  __shared__ " + std::string(compute_type(acc_t[i])) + " sm" + num(static_cast<long long>(i)) + "[RPB][" +
+      c += "  __shared__ " + std::string(compute_type(acc_t[i])) + " sm" + num(static_cast<long long>(i)) + "[2][RPB][" +
            num(wpr) + "];\n";
   }
   // Loaded ahead: the row-varying vector inputs of the first pass, every batch at once, in
@@ -100,6 +100,10 @@ void write_inner(Writer& w) {
   for (int k : pf) c += "  Vec<" + std::string(storage_type(w.dt(w.op(k).value))) + ", VEC> pf" + num(k) + "[BATCH];\n";
   if (!pf.empty() && P.prefetch) prefetch_row("(i64)blockIdx.x * RPB + ry", 1);
 
+  // Cross-warp partials alternate between two shared buffers from row to row: a buffer is
+  // written again two rows later, past at least one barrier every thread reaches only after
+  // reading it, so each reduction needs one __syncthreads instead of two.
+  if (tpr > 32) c += "  int par = 0;\n";
   c += "  for (i64 rb = (i64)blockIdx.x * RPB; rb < R; rb += (i64)gridDim.x * RPB) {\n";
   c += "    const i64 row = rb + ry;\n    const bool row_ok = row < R;\n    const i64 rowc = row_ok ? row : R - 1;\n    (void)rowc;\n";
   if (!pf.empty() && !P.prefetch) prefetch_row("row", 2);
@@ -232,11 +236,10 @@ void write_inner(Writer& w) {
       c += "    " + acc[i] + " = warp_reduce<" + rs + ", " + num(std::min(tpr, 32)) + ">(" + acc[i] + ");\n";
       if (tpr > 32) {
         std::string sm = "sm" + num(i);
-        c += "    if ((tr & 31) == 0) " + sm + "[ry][tr >> 5] = " + acc[i] + ";\n    __syncthreads();\n";
-        c += "    " + acc[i] + " = " + sm + "[ry][0];\n";
+        c += "    if ((tr & 31) == 0) " + sm + "[par][ry][tr >> 5] = " + acc[i] + ";\n    __syncthreads();\n";
+        c += "    " + acc[i] + " = " + sm + "[par][ry][0];\n";
         c += "#pragma unroll\n    for (int k = 1; k < " + num(wpr) + "; ++k) " + acc[i] + " = " +
-             combine(st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum, acc[i], sm + "[ry][k]") + ";\n";
-        c += "    __syncthreads();\n";
+             combine(st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum, acc[i], sm + "[par][ry][k]") + ";\n";
       }
       const Node& n = w.f.nodes()[st.node];
       auto declare = [&](int out, const std::string& expr) {
@@ -263,6 +266,7 @@ void write_inner(Writer& w) {
     }
     store_row_outputs(q + 1);
   }
+  if (tpr > 32) c += "    par ^= 1;\n";
   c += "  }\n}\n";
 }
 
