@@ -112,7 +112,7 @@ void write_inner(Writer& w) {
   std::map<int, std::string> row_names;
   ExprEmitter row_em(w.f, [&](int v) -> std::string {
     if (row_names.count(v)) return row_names[v];
-    if (w.is_input(v)) return load_convert(w.dt(v), w.ptr(w.operand_index.at(v)) + "[" + w.offset(w.operand_index.at(v), "rowc", "0") + "]");
+    if (w.is_input(v)) return load_convert(w.dt(v), "ld_in(" + w.ptr(w.operand_index.at(v)) + " + " + w.offset(w.operand_index.at(v), "rowc", "0") + ")");
     return "";
   });
   std::vector<int> outs = w.output_slots();
@@ -189,6 +189,7 @@ void write_inner(Writer& w) {
       return "";
     });
     em.set_invariant([&](int v) { return static_cast<bool>(sp.row_level[v]); });
+    em.set_narrow_results(w.narrow_results());
     em.set_raw_f16([&](int v) {
       if (held(v)) return narrow.count(v) && narrow[v] == v ? held_bits(v) : std::string();
       return w.is_input(v) ? w.elem_raw(v, true) : std::string();

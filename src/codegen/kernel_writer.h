@@ -145,8 +145,8 @@ struct Writer {
   void scalar_loads(const std::vector<int>& ks_in, int ind, const std::string& row, const std::string& col, bool all) {
     for (int k : ks_in) {
       if (hoisted.count(k) || (vectorized(k) && !all)) continue;
-      code += I(ind) + "const " + std::string(storage_type(dt(op(k).value))) + " ie" + num(k) + " = " + ptr(k) + "[" +
-              offset(k, row, col) + "];\n";
+      code += I(ind) + "const " + std::string(storage_type(dt(op(k).value))) + " ie" + num(k) + " = ld_in(" + ptr(k) + " + " +
+              offset(k, row, col) + ");\n";
     }
   }
   // The raw storage bits of an input element (what elem_input converts).
@@ -202,6 +202,15 @@ struct Writer {
     if (a == Access::Row) return "if ((" + col + ") == 0) ";
     if (a == Access::Scalar) return "if ((" + row + ") == 0 && (" + col + ") == 0) ";
     return "";
+  }
+
+  // Whether every output of the kernel is stored as f16, bf16 or fp8 (see set_narrow_results).
+  bool narrow_results() const {
+    for (int k : output_slots()) {
+      DType t = dt(op(k).value);
+      if (t != DType::F16 && t != DType::BF16 && !is_fp8(t)) return false;
+    }
+    return true;
   }
 
   std::vector<int> output_slots() const {

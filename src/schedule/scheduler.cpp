@@ -181,21 +181,18 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   const bool pick_looped = pick && pick->threads_per_row && pick->looped;
   if (pick && pick->threads_per_row) tpr = pick->threads_per_row;
   // Prefetch (see KernelParams) unless a recorded choice says otherwise. After spills a retry
-  // halves the batch (twice the threads, up to 512) and keeps the prefetch; then it drops the
-  // prefetch registers; then 1024 threads; then the row is looped. (A 1024-thread row leaves
-  // one block per SM: W1 H=16384 took 238 us there against 192 us at 512, H200 2026-11-23.)
+  // halves the batch (twice the threads, up to 1024) and keeps the prefetch; then it drops the
+  // prefetch registers; then the row is looped. W1 H=16384 on the H200 (2026-11-23, read-only
+  // loads): 1024 threads with prefetch 158 us, 512 without 165 us.
   bool prefetch = pick && pick->threads_per_row ? pick->prefetch : kPrefetchByDefault;
   int doublings = 0;
   bool looped = false;
   for (int a = 0; a < attempt; ++a) {
-    if (tpr < 512 && doublings < 3) {
+    if (tpr < 1024 && doublings < 3) {
       tpr *= 2;
       ++doublings;
     } else if (prefetch) {
       prefetch = false;
-    } else if (tpr < 1024 && doublings < 3) {
-      tpr *= 2;
-      ++doublings;
     } else if (!looped) {
       looped = true;
     } else {
