@@ -135,7 +135,7 @@ void Executor::Impl::add_kernel_step(RunPlan& rp, int si, const std::vector<uint
   LaunchFacts facts = make_facts(f, s, ks, domain, shapes, strides, addr);
   const DeviceInfo& dev = current_device();
   PreparedKernel pk = prepare_kernel(sf, si, facts, dev, KernelCache::global());
-  ++stats.kernels_compiled;
+  stats.kernels_compiled += pk.compiles;
   st.kernel = load_kernel(pk.cache_key, *pk.compiled);
   st.grid = launch_grid(pk.plan, facts, dev, resident_blocks(dev, pk));
   const int n = static_cast<int>(ks.operands.size());

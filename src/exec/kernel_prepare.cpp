@@ -15,6 +15,7 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, LaunchFacts&
   char hash[32];
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(sf.fusion.hash()));
   PreparedKernel best;
+  int compiles = 0;
   for (int attempt = 0;; ++attempt) {
     KernelPlan plan;
     if (!schedule_kernel(sf.fusion, s, index, ks, facts, dev, attempt, plan)) break;
@@ -28,7 +29,11 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, LaunchFacts&
     std::snprintf(src_hash, sizeof src_hash, "%016llx",
                   static_cast<unsigned long long>(fnv1a64(pk.source.source.data(), pk.source.source.size())));
     pk.cache_key = std::string(hash) + "|" + dev.arch() + "|" + plan.key() + "|src=" + src_hash;
-    pk.compiled = cache.get(pk.cache_key, [&] { return compile_cuda(pk.source.source, pk.source.name, dev.arch()); });
+    pk.compiled = cache.get(pk.cache_key, [&] {
+      ++compiles;
+      return compile_cuda(pk.source.source, pk.source.name, dev.arch());
+    });
+    pk.compiles = compiles;
     best = std::move(pk);
     if (!best.compiled->ptxas.spills()) return best;
   }

@@ -18,6 +18,7 @@ struct PreparedKernel {
   std::shared_ptr<const CompiledKernel> compiled;
   std::string cache_key;
   int spill_retries = 0;
+  int compiles = 0;  // NVRTC compiles this call ran (0 when the memory or disk cache had every plan)
 };
 
 PreparedKernel prepare_kernel(const SegmentedFusion& sf, int segment_index, LaunchFacts& facts, const DeviceInfo& dev,
