@@ -61,7 +61,8 @@ struct KernelSourceInfo {
 
 struct ExecutorStats {
   int64_t signatures = 0;       // distinct input signatures planned (first calls)
-  int64_t kernels_compiled = 0;  // kernels this executor obtained from the cache's compile path
+  int64_t kernels_compiled = 0;  // NVRTC compiles this executor caused (cache hits and new sizes of a
+                                 // compiled class add none; a spill retry adds one)
   int64_t runs = 0;
 };
 

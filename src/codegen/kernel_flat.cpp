@@ -39,14 +39,14 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   for (int k : ins)
     if (w.op(k).access == Access::Scalar) {
       w.hoisted[k] = "hs" + num(k);
-      c += "  const " + std::string(storage_type(w.dt(w.op(k).value))) + " hs" + num(k) + " = ld_in(" + w.ptr(k) + ");\n";
+      c += "  const " + std::string(storage_type(w.dt(w.op(k).value))) + " hs" + num(k) + " = " + w.ptr(k) + "[0];\n";
     }
   c += "  for (i64 row = blockIdx.y; row < R; row += gridDim.y) {\n";
   for (int k : ins)
     if (w.op(k).access == Access::Row) {
       w.hoisted[k] = "hr" + num(k);
-      c += "    const " + std::string(storage_type(w.dt(w.op(k).value))) + " hr" + num(k) + " = ld_in(" + w.ptr(k) + " + " +
-           w.offset(k, "row", "0") + ");\n";
+      c += "    const " + std::string(storage_type(w.dt(w.op(k).value))) + " hr" + num(k) + " = " + w.ptr(k) + "[" +
+           w.offset(k, "row", "0") + "];\n";
     }
   // The element loop of one VEC chunk at col0: loads at `ind`, element math one level deeper.
   // `loaded`: the vector inputs were loaded ahead (inK = pfK[u]).
@@ -178,7 +178,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   c += "  " + counter + " = 0u;\n";
   ExprEmitter em(w.f, [&](int v) {
     if (results.count(v)) return results[v];
-    if (w.is_input(v)) return load_convert(w.dt(v), "ld_in(" + w.ptr(w.operand_index.at(v)) + ")");
+    if (w.is_input(v)) return load_convert(w.dt(v), w.ptr(w.operand_index.at(v)) + "[0]");
     return std::string();
   });
   for (int k : post_outs)

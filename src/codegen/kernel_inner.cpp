@@ -72,7 +72,7 @@ void write_inner(Writer& w) {
     acc[i] = "acc" + num(static_cast<long long>(i));
     acc_t[i] = accumulator_dtype(w.f.value(w.f.nodes()[sp.steps[i].node].out[0]).dtype);
     if (tpr > 32)
-      c += "  __shared__ " + std::string(compute_type(acc_t[i])) + " sm" + num(static_cast<long long>(i)) + "[2][RPB][" +
+      c += "  __shared__ " + std::string(compute_type(acc_t[i])) + " sm" + num(static_cast<long long>(i)) + "[RPB][" +
            num(wpr) + "];\n";
   }
   // Loaded ahead: the row-varying vector inputs of the first pass, every batch at once, in
@@ -100,10 +100,6 @@ void write_inner(Writer& w) {
   for (int k : pf) c += "  Vec<" + std::string(storage_type(w.dt(w.op(k).value))) + ", VEC> pf" + num(k) + "[BATCH];\n";
   if (!pf.empty() && P.prefetch) prefetch_row("(i64)blockIdx.x * RPB + ry", 1);
 
-  // Cross-warp partials alternate between two shared buffers from row to row: a buffer is
-  // written again two rows later, past at least one barrier every thread reaches only after
-  // reading it, so each reduction needs one __syncthreads instead of two.
-  if (tpr > 32) c += "  int par = 0;\n";
   c += "  for (i64 rb = (i64)blockIdx.x * RPB; rb < R; rb += (i64)gridDim.x * RPB) {\n";
   c += "    const i64 row = rb + ry;\n    const bool row_ok = row < R;\n    const i64 rowc = row_ok ? row : R - 1;\n    (void)rowc;\n";
   if (!pf.empty() && !P.prefetch) prefetch_row("row", 2);
@@ -112,7 +108,7 @@ void write_inner(Writer& w) {
   std::map<int, std::string> row_names;
   ExprEmitter row_em(w.f, [&](int v) -> std::string {
     if (row_names.count(v)) return row_names[v];
-    if (w.is_input(v)) return load_convert(w.dt(v), "ld_in(" + w.ptr(w.operand_index.at(v)) + " + " + w.offset(w.operand_index.at(v), "rowc", "0") + ")");
+    if (w.is_input(v)) return load_convert(w.dt(v), w.ptr(w.operand_index.at(v)) + "[" + w.offset(w.operand_index.at(v), "rowc", "0") + "]");
     return "";
   });
   std::vector<int> outs = w.output_slots();
@@ -237,10 +233,13 @@ void write_inner(Writer& w) {
       c += "    " + acc[i] + " = warp_reduce<" + rs + ", " + num(std::min(tpr, 32)) + ">(" + acc[i] + ");\n";
       if (tpr > 32) {
         std::string sm = "sm" + num(i);
-        c += "    if ((tr & 31) == 0) " + sm + "[par][ry][tr >> 5] = " + acc[i] + ";\n    __syncthreads();\n";
-        c += "    " + acc[i] + " = " + sm + "[par][ry][0];\n";
+        c += "    if ((tr & 31) == 0) " + sm + "[ry][tr >> 5] = " + acc[i] + ";\n    __syncthreads();\n";
+        c += "    " + acc[i] + " = " + sm + "[ry][0];\n";
         c += "#pragma unroll\n    for (int k = 1; k < " + num(wpr) + "; ++k) " + acc[i] + " = " +
-             combine(st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum, acc[i], sm + "[par][ry][k]") + ";\n";
+             combine(st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum, acc[i], sm + "[ry][k]") + ";\n";
+        // Second barrier: the next row writes the same buffer. (Alternating two buffers saves
+        // it but costs a register: W1 H=16384 then spilled at 512 threads; no gain measured.)
+        c += "    __syncthreads();\n";
       }
       const Node& n = w.f.nodes()[st.node];
       auto declare = [&](int out, const std::string& expr) {
@@ -267,7 +266,6 @@ void write_inner(Writer& w) {
     }
     store_row_outputs(q + 1);
   }
-  if (tpr > 32) c += "    par ^= 1;\n";
   c += "  }\n}\n";
 }
 

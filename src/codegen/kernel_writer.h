@@ -145,8 +145,8 @@ struct Writer {
   void scalar_loads(const std::vector<int>& ks_in, int ind, const std::string& row, const std::string& col, bool all) {
     for (int k : ks_in) {
       if (hoisted.count(k) || (vectorized(k) && !all)) continue;
-      code += I(ind) + "const " + std::string(storage_type(dt(op(k).value))) + " ie" + num(k) + " = ld_in(" + ptr(k) + " + " +
-              offset(k, row, col) + ");\n";
+      code += I(ind) + "const " + std::string(storage_type(dt(op(k).value))) + " ie" + num(k) + " = " + ptr(k) + "[" +
+              offset(k, row, col) + "];\n";
     }
   }
   // The raw storage bits of an input element (what elem_input converts).

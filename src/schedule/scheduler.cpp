@@ -181,18 +181,22 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   const bool pick_looped = pick && pick->threads_per_row && pick->looped;
   if (pick && pick->threads_per_row) tpr = pick->threads_per_row;
   // Prefetch (see KernelParams) unless a recorded choice says otherwise. After spills a retry
-  // halves the batch (twice the threads, up to 1024) and keeps the prefetch; then it drops the
-  // prefetch registers; then the row is looped. W1 H=16384 on the H200 (2026-11-23, read-only
-  // loads): 1024 threads with prefetch 158 us, 512 without 165 us.
+  // halves the batch (twice the threads, up to 512) and keeps the prefetch; then it drops the
+  // prefetch registers; then 1024 threads; then the row is looped. (A 1024-thread row leaves
+  // one block per SM: W1 H=16384 took 204.7 us there against 154.7 us at 512 without the
+  // prefetch, H200 2026-11-23; again 216 us against 165 us with 1024 keeping the prefetch.)
   bool prefetch = pick && pick->threads_per_row ? pick->prefetch : kPrefetchByDefault;
   int doublings = 0;
   bool looped = false;
   for (int a = 0; a < attempt; ++a) {
-    if (tpr < 1024 && doublings < 3) {
+    if (tpr < 512 && doublings < 3) {
       tpr *= 2;
       ++doublings;
     } else if (prefetch) {
       prefetch = false;
+    } else if (tpr < 1024 && doublings < 3) {
+      tpr *= 2;
+      ++doublings;
     } else if (!looped) {
       looped = true;
     } else {
