@@ -124,6 +124,31 @@ TEST(CodegenCompile, FullReductionsIssueOneAtomicPerBlock) {
   EXPECT_EQ(src.find("if ((threadIdx.x & 31) == 0) atomic_combine("), std::string::npos);
 }
 
+// Flat kernels: a tile wholly in bounds loads all its unrolled vectors before using the first.
+TEST(CodegenCompile, FlatTilesLoadEveryVectorAhead) {
+  auto p = prepare_all(solder::testing::fp8_cast(DType::BF16, DType::F8E4M3, true), {{1 << 21}, {}});
+  ASSERT_GT(p.kernels[0].plan.params.unroll, 1);
+  const std::string& src = p.kernels[0].source.source;
+  EXPECT_NE(src.find("if (tile0 + THREADS * UNROLL * VEC <= C) {"), std::string::npos);
+  EXPECT_NE(src.find("pf0[u] = ld_vec<u16, 8>("), std::string::npos);
+  EXPECT_NE(src.find("const Vec<u16, 8> in0 = pf0[u];"), std::string::npos);
+}
+
+// (x - mean) * rstd is one FMA; exp is the hardware approximation only where every result of
+// the kernel is stored narrower than f32.
+TEST(CodegenCompile, NormalizationFoldsAndNarrowSoftmaxUsesFastExp) {
+  auto body = [](const Prepared& p) {  // the kernel, past the runtime header
+    const std::string& src = p.kernels.at(0).source.source;
+    return src.substr(src.find("extern \"C\""));
+  };
+  EXPECT_NE(body(prepare_all(solder::testing::w1_layer_norm(), {{4096}, {64, 4096}, {4096}, {4096}, {4096}})).find("fmaf("),
+            std::string::npos);
+  EXPECT_NE(body(prepare_all(solder::testing::softmax_fusion(DType::BF16), {{64, 4096}})).find("__expf("), std::string::npos);
+  const std::string f32 = body(prepare_all(solder::testing::softmax_fusion(DType::F32), {{64, 4096}}));
+  EXPECT_EQ(f32.find("__expf("), std::string::npos);
+  EXPECT_NE(f32.find("expf("), std::string::npos);
+}
+
 TEST(CodegenCompile, GeneratedSourceUsesVectorAccess) {
   auto p = prepare_all(solder::testing::gelu_bias(DType::BF16), {{8192, 8192}, {8192}});
   const std::string& src = p.kernels[0].source.source;
