@@ -84,21 +84,24 @@ w1(const u16* __restrict__ t0, const u16* __restrict__ t1, const u16* __restrict
       if constexpr (FL & F32ROW) return xf[b][j];
       else return (j & 1) ? hi(m[b][j / 2]) : lo(m[b][j / 2]);
     };
+    // This thread's sum of (x - center)^2 over its valid elements.
+    auto squared_deviations = [&](float center) {
+      float sum = 0;
+#pragma unroll
+      for (int b = 0; b < BATCH; ++b) {
+        float l = 0;
+#pragma unroll
+        for (int j = 0; j < 8; ++j) { const float d = X(b, j) - center; l = fmaf(d, d, l); }
+        if (row_ok && (b * TPR + tr) * 8 < C) sum += l;
+      }
+      return sum;
+    };
     float mean, rstd;
     if constexpr (FL & ONERED) {
       // per-thread two-pass, then Chan merge of (n, mean, M2)
       float n = (float)nval;
       float lm = nval ? s / n : 0.f;
-      float M2 = 0;
-#pragma unroll
-      for (int b = 0; b < BATCH; ++b) {
-        const int col0 = (b * TPR + tr) * 8;
-        const bool ok = row_ok && col0 < C;
-        float l = 0;
-#pragma unroll
-        for (int j = 0; j < 8; ++j) { const float d = X(b, j) - lm; l = fmaf(d, d, l); }
-        if (ok) M2 += l;
-      }
+      float M2 = squared_deviations(lm);
 #pragma unroll
       for (int o = 16; o > 0; o >>= 1) {
         const float nb = __shfl_xor_sync(~0u, n, o), mb = __shfl_xor_sync(~0u, lm, o), M2b = __shfl_xor_sync(~0u, M2, o);
@@ -131,16 +134,7 @@ w1(const u16* __restrict__ t0, const u16* __restrict__ t1, const u16* __restrict
       for (int k = 1; k < NW; ++k) s += sm0[ry][k];
       if constexpr (!(FL & SYNC2)) __syncthreads();
       mean = s / (float)C;
-      float q = 0;
-#pragma unroll
-      for (int b = 0; b < BATCH; ++b) {
-        const int col0 = (b * TPR + tr) * 8;
-        const bool ok = row_ok && col0 < C;
-        float l = 0;
-#pragma unroll
-        for (int j = 0; j < 8; ++j) { const float d = X(b, j) - mean; l = fmaf(d, d, l); }
-        if (ok) q += l;
-      }
+      float q = squared_deviations(mean);
 #pragma unroll
       for (int o = 16; o > 0; o >>= 1) q += __shfl_xor_sync(~0u, q, o);
       if ((tr & 31) == 0) sm1[ry][tr >> 5] = q;
