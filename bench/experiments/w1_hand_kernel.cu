@@ -125,25 +125,20 @@ w1(const u16* __restrict__ t0, const u16* __restrict__ t1, const u16* __restrict
       mean = Mn;
       rstd = rsqrtf(Q / (float)C + 1e-5f);
     } else {
+      // The row's sum of v: shuffles within a warp, then the warps' partials through `part`.
+      auto block_sum = [&](float v, float (*part)[NW]) {
 #pragma unroll
-      for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(~0u, s, o);
-      if ((tr & 31) == 0) sm0[ry][tr >> 5] = s;
-      __syncthreads();
-      s = sm0[ry][0];
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(~0u, v, o);
+        if ((tr & 31) == 0) part[ry][tr >> 5] = v;
+        __syncthreads();
+        v = part[ry][0];
 #pragma unroll
-      for (int k = 1; k < NW; ++k) s += sm0[ry][k];
-      if constexpr (!(FL & SYNC2)) __syncthreads();
-      mean = s / (float)C;
-      float q = squared_deviations(mean);
-#pragma unroll
-      for (int o = 16; o > 0; o >>= 1) q += __shfl_xor_sync(~0u, q, o);
-      if ((tr & 31) == 0) sm1[ry][tr >> 5] = q;
-      __syncthreads();
-      q = sm1[ry][0];
-#pragma unroll
-      for (int k = 1; k < NW; ++k) q += sm1[ry][k];
-      if constexpr (!(FL & SYNC2)) __syncthreads();
-      rstd = rsqrtf(q / (float)C + 1e-5f);
+        for (int k = 1; k < NW; ++k) v += part[ry][k];
+        if constexpr (!(FL & SYNC2)) __syncthreads();
+        return v;
+      };
+      mean = block_sum(s, sm0) / (float)C;
+      rstd = rsqrtf(block_sum(squared_deviations(mean), sm1) / (float)C + 1e-5f);
     }
     const float nmr = -mean * rstd;
 #pragma unroll

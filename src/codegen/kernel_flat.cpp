@@ -50,13 +50,13 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     }
   // The element loop of one VEC chunk at col0: loads at `ind`, element math one level deeper.
   // `loaded`: the vector inputs were loaded ahead (inK = pfK[u]).
+  auto vec_type = [&](int k) { return "Vec<" + std::string(storage_type(w.dt(w.op(k).value))) + ", " + num(P.vec) + ">"; };
   auto chunk_body = [&](bool vector_path, int ind, bool loaded) {
     if (vector_path) {
       if (loaded) {
         for (int k : ins)
           if (w.vectorized(k))
-            c += I(ind) + "const Vec<" + std::string(storage_type(w.dt(w.op(k).value))) + ", " + num(P.vec) + "> in" +
-                 num(k) + " = pf" + num(k) + "[u];\n";
+            c += I(ind) + "const " + vec_type(k) + " in" + num(k) + " = pf" + num(k) + "[u];\n";
       } else {
         w.vector_loads(ins, ind, "row", "col0");
       }
@@ -87,7 +87,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     c += "      if (tile0 + THREADS * UNROLL * VEC <= C) {\n";
     for (int k : ins)
       if (w.vectorized(k))
-        c += "        Vec<" + std::string(storage_type(w.dt(w.op(k).value))) + ", " + num(P.vec) + "> pf" + num(k) + "[UNROLL];\n";
+        c += "        " + vec_type(k) + " pf" + num(k) + "[UNROLL];\n";
     c += "#pragma unroll\n        for (int u = 0; u < UNROLL; ++u) {\n";
     c += "          const i64 col0 = tile0 + (u * THREADS + threadIdx.x) * VEC;\n";
     for (int k : ins)
