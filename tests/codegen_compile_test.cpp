@@ -130,8 +130,8 @@ TEST(CodegenCompile, FlatTilesLoadEveryVectorAhead) {
   ASSERT_GT(p.kernels[0].plan.params.unroll, 1);
   const std::string& src = p.kernels[0].source.source;
   EXPECT_NE(src.find("if (tile0 + THREADS * UNROLL * VEC <= C) {"), std::string::npos);
-  EXPECT_NE(src.find("pf0[u] = ld_vec<u16, 8>("), std::string::npos);
-  EXPECT_NE(src.find("const Vec<u16, 8> in0 = pf0[u];"), std::string::npos);
+  EXPECT_NE(src.find("pf0[u] = ld_vec<unsigned, 4>("), std::string::npos);  // bf16 pairs
+  EXPECT_NE(src.find("const Vec<unsigned, 4> in0 = pf0[u];"), std::string::npos);
 }
 
 // (x - mean) * rstd is one FMA; exp is the hardware approximation only where every result of
@@ -149,10 +149,24 @@ TEST(CodegenCompile, NormalizationFoldsAndNarrowSoftmaxUsesFastExp) {
   EXPECT_NE(f32.find("expf("), std::string::npos);
 }
 
+// W1's f16/bf16 adds run on pairs (one f16x2/bf16x2 instruction for two elements), and the
+// row is held as the pairs they produce.
+TEST(CodegenCompile, NarrowAddsRunOnPairs) {
+  for (DType t : {DType::F16, DType::BF16}) {
+    auto p = prepare_all(solder::testing::w1_layer_norm(t), {{4096}, {64, 4096}, {4096}, {4096}, {4096}});
+    const std::string& src = p.kernels.at(0).source.source;
+    const std::string body = src.substr(src.find("extern \"C\""));
+    EXPECT_NE(body.find(t == DType::F16 ? "f16x2_add(" : "bf16x2_add("), std::string::npos) << dtype_name(t);
+    EXPECT_NE(body.find("for (int j2 = 0; j2 < VEC / 2; ++j2)"), std::string::npos);
+    EXPECT_NE(body.find("[b][j2] = h"), std::string::npos) << "the held row takes the pairs whole";
+    EXPECT_EQ(body.find("f16_add("), std::string::npos);
+  }
+}
+
 TEST(CodegenCompile, GeneratedSourceUsesVectorAccess) {
   auto p = prepare_all(solder::testing::gelu_bias(DType::BF16), {{8192, 8192}, {8192}});
   const std::string& src = p.kernels[0].source.source;
-  EXPECT_NE(src.find("ld_vec<u16, 8>"), std::string::npos);
+  EXPECT_NE(src.find("ld_vec<unsigned, 4>"), std::string::npos);  // 8 bf16, as 4 pairs
   EXPECT_NE(src.find("st_vec<u16, 8>"), std::string::npos);
   EXPECT_EQ(p.kernels[0].compiled->ptxas.stack_bytes, 0);
 }

@@ -45,6 +45,22 @@ __device__ __forceinline__ u16 f16_sub(u16 a, u16 b) { u16 r; asm("sub.rn.f16 %0
 __device__ __forceinline__ u16 f16_mul(u16 a, u16 b) { u16 r; asm("mul.rn.f16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); return r; }
 __device__ __forceinline__ float bf16_to_f(u16 h) { return __int_as_float(((unsigned)h) << 16); }
 __device__ __forceinline__ u16 f_to_bf16(float f) { u16 h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+// Native bf16 arithmetic as one fma (sm_80 has bf16 fma; add and mul come only with sm_90):
+// a + b = fma(a, 1, b), a - b = fma(b, -1, a), a * b = fma(a, b, -0). One rounding each, the
+// plain op's signs of zero, subnormals kept (bf16 fma has no .ftz).
+__device__ __forceinline__ u16 bf16_add(u16 a, u16 b) { u16 r; asm("fma.rn.bf16 %0, %1, %3, %2;" : "=h"(r) : "h"(a), "h"(b), "h"((u16)0x3F80)); return r; }
+__device__ __forceinline__ u16 bf16_sub(u16 a, u16 b) { u16 r; asm("fma.rn.bf16 %0, %2, %3, %1;" : "=h"(r) : "h"(a), "h"(b), "h"((u16)0xBF80)); return r; }
+__device__ __forceinline__ u16 bf16_mul(u16 a, u16 b) { u16 r; asm("fma.rn.bf16 %0, %1, %2, %3;" : "=h"(r) : "h"(a), "h"(b), "h"((u16)0x8000)); return r; }
+// Two elements per 32-bit register (element 2i in the low half): the element loops work on
+// pairs where they can, one instruction for both, and hold and store the pairs as they are.
+__device__ __forceinline__ unsigned f16x2_add(unsigned a, unsigned b) { unsigned r; asm("add.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+__device__ __forceinline__ unsigned f16x2_sub(unsigned a, unsigned b) { unsigned r; asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+__device__ __forceinline__ unsigned f16x2_mul(unsigned a, unsigned b) { unsigned r; asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+__device__ __forceinline__ unsigned bf16x2_add(unsigned a, unsigned b) { unsigned r; asm("fma.rn.bf16x2 %0, %1, %3, %2;" : "=r"(r) : "r"(a), "r"(b), "r"(0x3F803F80u)); return r; }
+__device__ __forceinline__ unsigned bf16x2_sub(unsigned a, unsigned b) { unsigned r; asm("fma.rn.bf16x2 %0, %2, %3, %1;" : "=r"(r) : "r"(a), "r"(b), "r"(0xBF80BF80u)); return r; }
+__device__ __forceinline__ unsigned bf16x2_mul(unsigned a, unsigned b) { unsigned r; asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(0x80008000u)); return r; }
+// Element h (0: low, 1: high) of a pair.
+__device__ __forceinline__ u16 half_of(unsigned pair, int h) { return (u16)(pair >> (16 * h)); }
 
 // fp8 (OCP): hardware converts with .satfinite; PyTorch's cast is non-saturating, so values
 // whose magnitude rounds past the largest finite become NaN (e4m3fn) or Inf (e5m2).

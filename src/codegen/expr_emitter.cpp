@@ -110,31 +110,32 @@ std::string ExprEmitter::folded_normalize(const Node& mul, std::string& code, co
   return "";
 }
 
-std::string ExprEmitter::raw_f16(int id, std::string& code, const std::string& indent) {
+std::string ExprEmitter::raw_bits(int id, std::string& code, const std::string& indent) {
   if (auto it = raw_done_.find(id); it != raw_done_.end()) return it->second;
   const Value& v = f_.value(id);
-  if (v.dtype != DType::F16 || !raw_) return "";
+  if ((v.dtype != DType::F16 && v.dtype != DType::BF16) || !raw_) return "";
   if (std::string r = raw_(id); !r.empty()) return raw_done_[id] = r;
   if (v.producer < 0) return "";
-  // f16(x) where x = widen(a) OP widen(b), a and b f16 with raw bits at hand.
+  // t(x) where x = widen(a) OP widen(b), a and b of dtype t with raw bits at hand.
   const Node& cast = f_.nodes()[v.producer];
   if (cast.op != Op::Cast || f_.value(cast.in[0]).dtype != DType::F32) return "";
   const Value& x = f_.value(cast.in[0]);
   if (x.producer < 0) return "";
   const Node& m = f_.nodes()[x.producer];
-  const char* fn = m.op == Op::Add ? "f16_add" : m.op == Op::Sub ? "f16_sub" : m.op == Op::Mul ? "f16_mul" : nullptr;
-  if (!fn || m.in.size() != 2) return "";
+  const char* op = m.op == Op::Add ? "_add" : m.op == Op::Sub ? "_sub" : m.op == Op::Mul ? "_mul" : nullptr;
+  if (!op || m.in.size() != 2) return "";
   std::string raw_in[2];
   for (int i = 0; i < 2; ++i) {
     const Value& w = f_.value(m.in[i]);
     if (w.producer < 0) return "";
     const Node& widen = f_.nodes()[w.producer];
-    if (widen.op != Op::Cast || f_.value(widen.in[0]).dtype != DType::F16) return "";
-    raw_in[i] = raw_f16(widen.in[0], code, indent);
+    if (widen.op != Op::Cast || f_.value(widen.in[0]).dtype != v.dtype) return "";
+    raw_in[i] = raw_bits(widen.in[0], code, indent);
     if (raw_in[i].empty()) return "";
   }
-  std::string name = "h" + std::to_string(id);
-  code += indent + "const u16 " + name + " = " + fn + "(" + raw_in[0] + ", " + raw_in[1] + ");\n";
+  const std::string fn = std::string(v.dtype == DType::F16 ? "f16" : "bf16") + (pairs_ ? "x2" : "") + op;
+  const std::string name = "h" + std::to_string(id);
+  code += indent + (pairs_ ? "const unsigned " : "const u16 ") + name + " = " + fn + "(" + raw_in[0] + ", " + raw_in[1] + ");\n";
   return raw_done_[id] = name;
 }
 
@@ -142,9 +143,9 @@ std::string ExprEmitter::value(int id, std::string& code, const std::string& ind
   if (auto it = done_.find(id); it != done_.end()) return it->second;
   std::string p = provided_(id);
   if (!p.empty()) return done_[id] = p;
-  if (std::string h = raw_f16(id, code, indent); !h.empty()) {
+  if (std::string h = raw_bits(id, code, indent); !h.empty()) {
     std::string name = "v" + std::to_string(id);
-    code += indent + "const float " + name + " = f16_to_f(" + h + ");\n";
+    code += indent + "const float " + name + " = " + load_convert(f_.value(id).dtype, h) + ";\n";
     return done_[id] = name;
   }
   const Value& v = f_.value(id);

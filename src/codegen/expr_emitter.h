@@ -30,28 +30,33 @@ class ExprEmitter {
   // (within 1.5 ulp of the division; the division is a dozen instructions per element), and
   // (x - a) * b with a, b invariant (a normalization) is one FMA, x * b - a * b.
   void set_invariant(std::function<bool(int)> invariant) { invariant_ = std::move(invariant); }
-  // The raw f16 bits (a u16 expression) of an input value, or "". With it, f16(a OP b) over
-  // f16 operands widened to f32 (OP: + - *) is one native f16 instruction instead of two
-  // widenings, the f32 op and a rounding: f32 has 24 >= 2*11 + 2 significand bits, so
-  // rounding the f32 result to f16 equals rounding the exact result (no double-rounding error).
-  void set_raw_f16(std::function<std::string(int)> raw) { raw_ = std::move(raw); }
+  // The raw bits (a u16 expression) of an f16 or bf16 input value, or "". With them, t(a OP b)
+  // over operands of dtype t widened to f32 (t: f16 or bf16, OP: + - *) is one native
+  // instruction instead of two widenings, the f32 op and a rounding: f32 has 24 >= 2*11 + 2
+  // significand bits, so rounding the f32 result to t equals rounding the exact result (no
+  // double-rounding error).
+  void set_raw_bits(std::function<std::string(int)> raw) { raw_ = std::move(raw); }
   // Every result of the kernel reaches memory as f16, bf16 or fp8: an f32 exp may then use the
   // hardware ex2.approx (2^-22 relative error, far below those dtypes' rounding) instead of
   // expf's exact range reduction (softmax spent a third of its instructions there).
   void set_narrow_results(bool narrow) { narrow_results_ = narrow; }
-  // The f16 bits of value `id` when they come without a rounding (an input, or a native f16
-  // op as above), else "".
-  std::string raw_f16(int id, std::string& code, const std::string& indent);
+  // Pairs: the raw bits are two elements in one 32-bit register (`unsigned`) and the native
+  // ops work on both at once (f16x2, bf16x2). Only raw_bits() is meaningful then.
+  void set_pairs(bool pairs) { pairs_ = pairs; }
+  // The bits of value `id` when they come without a rounding (an input, or a native op as
+  // above), else "".
+  std::string raw_bits(int id, std::string& code, const std::string& indent);
 
  private:
   std::string op_expr(const Node& n, const std::vector<std::string>& a, DType out);
   std::string folded_normalize(const Node& mul, std::string& code, const std::string& indent);
   const Fusion& f_;
-  std::vector<int> uses_;  // per value: node operands plus fusion outputs naming it
   std::function<std::string(int)> provided_;
+  std::vector<int> uses_;  // per value: node operands plus fusion outputs naming it
   std::function<bool(int)> invariant_;
   std::function<std::string(int)> raw_;
   bool narrow_results_ = false;
+  bool pairs_ = false;
   std::map<int, std::string> raw_done_;
   std::map<int, std::string> done_;
 };

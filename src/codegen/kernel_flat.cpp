@@ -50,13 +50,12 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     }
   // The element loop of one VEC chunk at col0: loads at `ind`, element math one level deeper.
   // `loaded`: the vector inputs were loaded ahead (inK = pfK[u]).
-  auto vec_type = [&](int k) { return "Vec<" + std::string(storage_type(w.dt(w.op(k).value))) + ", " + num(P.vec) + ">"; };
   auto chunk_body = [&](bool vector_path, int ind, bool loaded) {
     if (vector_path) {
       if (loaded) {
         for (int k : ins)
           if (w.vectorized(k))
-            c += I(ind) + "const " + vec_type(k) + " in" + num(k) + " = pf" + num(k) + "[u];\n";
+            c += I(ind) + "const " + w.in_vec_type(k) + " in" + num(k) + " = pf" + num(k) + "[u];\n";
       } else {
         w.vector_loads(ins, ind, "row", "col0");
       }
@@ -67,7 +66,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     c += I(ind + 1) + "const i64 col = col0 + j;\n" + I(ind + 1) + "(void)col;\n";
     w.scalar_loads(ins, ind + 1, "row", "col", !vector_path);
     ExprEmitter em(w.f, [&](int v) { return w.is_input(v) ? w.elem_input(v, vector_path) : std::string(); });
-    em.set_raw_f16([&](int v) { return w.is_input(v) ? w.elem_raw(v, vector_path) : std::string(); });
+    em.set_raw_bits([&](int v) { return w.is_input(v) ? w.elem_raw(v, vector_path) : std::string(); });
     em.set_narrow_results(w.narrow_results());
     for (int k : elem_outs) w.store_elem(k, w.stored_value(em, k, I(ind + 1)), ind + 1, "row", "col", vector_path);
     for (size_t i = 0; i < w.sp.steps.size(); ++i) {
@@ -87,14 +86,11 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     c += "      if (tile0 + THREADS * UNROLL * VEC <= C) {\n";
     for (int k : ins)
       if (w.vectorized(k))
-        c += "        " + vec_type(k) + " pf" + num(k) + "[UNROLL];\n";
+        c += "        " + w.in_vec_type(k) + " pf" + num(k) + "[UNROLL];\n";
     c += "#pragma unroll\n        for (int u = 0; u < UNROLL; ++u) {\n";
     c += "          const i64 col0 = tile0 + (u * THREADS + threadIdx.x) * VEC;\n";
     for (int k : ins)
-      if (w.vectorized(k)) {
-        std::string t = storage_type(w.dt(w.op(k).value));
-        c += "          pf" + num(k) + "[u] = ld_vec<" + t + ", " + num(P.vec) + ">(" + w.ptr(k) + " + " + w.offset(k, "row", "col0") + ");\n";
-      }
+      if (w.vectorized(k)) c += "          pf" + num(k) + "[u] = " + w.vector_load(k, "row", "col0") + ";\n";
     c += "        }\n";
     c += "#pragma unroll\n        for (int u = 0; u < UNROLL; ++u) {\n";
     c += "          const i64 col0 = tile0 + (u * THREADS + threadIdx.x) * VEC;\n";

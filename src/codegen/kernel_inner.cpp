@@ -65,7 +65,9 @@ void write_inner(Writer& w) {
   c += "  constexpr int VEC = " + num(P.vec) + ", TPR = " + num(tpr) + ", RPB = " + num(rpb) +
        (persistent ? ", BATCH = " + num(P.batch) : std::string()) + ";\n";
   w.pointers(1);
-  c += "  const int tr = threadIdx.x % TPR, ry = threadIdx.x / TPR;\n  const i64 R = p.R, C = p.C;\n";
+  // Persistent rows fit in registers, so C < 2^31: 32-bit column compares and offsets.
+  c += "  const int tr = threadIdx.x % TPR, ry = threadIdx.x / TPR;\n  const i64 R = p.R;\n  const " +
+       std::string(persistent ? "int C = (int)p.C" : "i64 C = p.C") + ";\n";
   std::vector<std::string> acc(sp.steps.size());
   std::vector<DType> acc_t(sp.steps.size());
   for (size_t i = 0; i < sp.steps.size(); ++i) {
@@ -90,14 +92,10 @@ void write_inner(Writer& w) {
   auto prefetch_row = [&](const std::string& row_expr, int ind) {
     c += I(ind) + "if (const i64 prow = " + row_expr + "; prow < R) {\n#pragma unroll\n" + I(ind + 1) +
          "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) + "const int col0 = (b * TPR + tr) * VEC;\n";
-    for (int k : pf) {
-      std::string t = storage_type(w.dt(w.op(k).value));
-      c += I(ind + 2) + "pf" + num(k) + "[b] = ld_vec<" + t + ", VEC>(" + w.ptr(k) + " + " +
-           w.offset(k, "prow", "(col0 < C ? col0 : 0)") + ");\n";
-    }
+    for (int k : pf) c += I(ind + 2) + "pf" + num(k) + "[b] = " + w.vector_load(k, "prow", "(col0 < C ? col0 : 0)") + ";\n";
     c += I(ind + 1) + "}\n" + I(ind) + "}\n";
   };
-  for (int k : pf) c += "  Vec<" + std::string(storage_type(w.dt(w.op(k).value))) + ", VEC> pf" + num(k) + "[BATCH];\n";
+  for (int k : pf) c += "  " + w.in_vec_type(k) + " pf" + num(k) + "[BATCH];\n";
   if (!pf.empty() && P.prefetch) prefetch_row("(i64)blockIdx.x * RPB + ry", 1);
 
   c += "  for (i64 rb = (i64)blockIdx.x * RPB; rb < R; rb += (i64)gridDim.x * RPB) {\n";
@@ -129,7 +127,7 @@ void write_inner(Writer& w) {
       c += narrow.count(v) ? "    unsigned m" + num(v) + "[BATCH][VEC / 2];\n"
                            : "    " + std::string(compute_type(w.dt(v))) + " m" + num(v) + "[BATCH][VEC];\n";
     }
-  auto held_bits = [&](int v) { return "(u16)(m" + num(v) + "[b][j / 2] >> (16 * (j & 1)))"; };
+  auto held_bits = [&](int v) { return "half_of(m" + num(v) + "[b][j / 2], j & 1)"; };
   auto held_value = [&](int v) {
     return narrow.count(v) ? load_convert(w.dt(narrow[v]), held_bits(v)) : "m" + num(v) + "[b][j]";
   };
@@ -169,12 +167,36 @@ void write_inner(Writer& w) {
     std::vector<int> loaded;
     for (int k : ins) {
       if (q == pf_pass && std::count(pf.begin(), pf.end(), k))
-        c += I(4) + "const Vec<" + storage_type(w.dt(w.op(k).value)) + ", VEC> in" + num(k) + " = pf" + num(k) + "[b];\n";
+        c += I(4) + "const " + w.in_vec_type(k) + " in" + num(k) + " = pf" + num(k) + "[b];\n";
       else
         loaded.push_back(k);
     }
     w.vector_loads(loaded, 4, rowa, cola);
     w.store_decls(elem_outs, 4);
+    // Pairs of elements first: f16/bf16 values that native ops compute from 16-bit inputs and
+    // held values come two to a register, one f16x2/bf16x2 instruction per pair, in a loop over
+    // pairs ahead of the element loop (the hand-written W1 kernel ran 10% faster so: ptxas
+    // otherwise re-packs 16-bit lanes). `pairs` is that loop's body; `pair_arrays` its results.
+    const size_t loop_at = c.size();
+    std::string pairs;
+    std::map<int, std::string> pair_arrays;
+    ExprEmitter pe(w.f, [](int) { return std::string(); });
+    pe.set_pairs(true);
+    pe.set_raw_bits([&](int v) -> std::string {
+      if (held(v)) return narrow.count(v) && narrow[v] == v ? "m" + num(v) + "[b][j2]" : std::string();
+      if (!w.is_input(v)) return "";
+      const int k = w.operand_index.at(v);
+      return w.in_pairs(k) && std::count(ins.begin(), ins.end(), k) ? w.vector_pair(k) : std::string();
+    });
+    auto pair_word = [&](int v) -> std::string {  // the pair holding value v's element j, or ""
+      if (P.vec % 2) return "";
+      if (auto it = pair_arrays.find(v); it != pair_arrays.end()) return it->second + "[j / 2]";
+      const std::string e = pe.raw_bits(v, pairs, I(5));
+      if (e.empty()) return "";
+      pair_arrays[v] = "p" + num(v);
+      pairs += I(5) + "p" + num(v) + "[j2] = " + e + ";\n";
+      return "p" + num(v) + "[j / 2]";
+    };
     c += "#pragma unroll\n        for (int j = 0; j < VEC; ++j) {\n          const i64 col = " + cola + " + j;\n          (void)col;\n";
     w.scalar_loads(ins, 5, rowa, "col", false);
     ExprEmitter em(w.f, [&](int v) -> std::string {
@@ -186,18 +208,26 @@ void write_inner(Writer& w) {
     });
     em.set_invariant([&](int v) { return static_cast<bool>(sp.row_level[v]); });
     em.set_narrow_results(w.narrow_results());
-    em.set_raw_f16([&](int v) {
+    em.set_raw_bits([&](int v) {
       if (held(v)) return narrow.count(v) && narrow[v] == v ? held_bits(v) : std::string();
-      return w.is_input(v) ? w.elem_raw(v, true) : std::string();
+      if (w.is_input(v)) return w.elem_raw(v, true);
+      const std::string pw = pair_word(v);
+      return pw.empty() ? pw : "half_of(" + pw + ", j & 1)";
     });
     for (int v : mat_here) {
       if (!narrow.count(v)) {
         c += I(5) + "m" + num(v) + "[b][j] = " + em.value(v, c, I(5)) + ";\n";
         continue;
       }
-      // The bits: an input's as loaded, a native f16 op's result, else the exact conversion.
+      // The bits: a whole pair where the pair loop has them (an input's as loaded, or native
+      // ops' results), else the exact conversion, packed element by element.
       const int u = narrow[v];
-      std::string bits = w.is_input(u) ? w.elem_raw(u, true) : w.dt(u) == DType::F16 ? em.raw_f16(u, c, I(5)) : "";
+      if (P.vec % 2 == 0)
+        if (std::string e = pe.raw_bits(u, pairs, I(5)); !e.empty()) {
+          pairs += I(5) + "m" + num(v) + "[b][j2] = " + e + ";\n";
+          continue;
+        }
+      std::string bits = em.raw_bits(u, c, I(5));
       if (bits.empty()) bits = store_convert(w.dt(u), em.value(u, c, I(5)));
       const std::string m = "m" + num(v) + "[b][j / 2]";
       c += I(5) + m + " = (j & 1) ? (" + m + " | ((unsigned)" + bits + " << 16)) : (unsigned)" + bits + ";\n";
@@ -220,6 +250,12 @@ void write_inner(Writer& w) {
       w.store_elem(k, val, persistent && !w.vectorized(k) ? 6 : 5, rowa, "col", true);
     }
     c += "        }\n";
+    if (!pairs.empty()) {
+      std::string loop;
+      for (const auto& [v, name] : pair_arrays) loop += I(4) + "unsigned " + name + "[VEC / 2];\n";
+      loop += "#pragma unroll\n" + I(4) + "for (int j2 = 0; j2 < VEC / 2; ++j2) {\n" + pairs + I(4) + "}\n";
+      c.insert(loop_at, loop);
+    }
     if (persistent && !elem_outs.empty()) c += I(4) + "if (ok) {\n";
     w.store_vectors(elem_outs, persistent ? 5 : 4, rowa, cola);
     if (persistent && !elem_outs.empty()) c += I(4) + "}\n";

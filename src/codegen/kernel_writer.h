@@ -129,16 +129,29 @@ struct Writer {
     return {found.begin(), found.end()};
   }
 
+  // Vector inputs of 16-bit elements are held as 32-bit pairs (Vec<unsigned, VEC / 2>): held as
+  // 16-bit lanes, a vector loaded under a condition (a prefetch) is re-merged lane by lane
+  // (PRMT), and pair operations (f16x2) want the pairs as they are.
+  bool in_pairs(int k) const { return vectorized(k) && vec % 2 == 0 && std::string(storage_type(dt(op(k).value))) == "u16"; }
+  std::string in_vec_type(int k) const {
+    return in_pairs(k) ? "Vec<unsigned, " + num(vec / 2) + ">" : "Vec<" + std::string(storage_type(dt(op(k).value))) + ", " + num(vec) + ">";
+  }
+  // The load of operand k's vector at (row, col0), of type in_vec_type(k).
+  std::string vector_load(int k, const std::string& row, const std::string& col0) const {
+    if (in_pairs(k))
+      return "ld_vec<unsigned, " + num(vec / 2) + ">((const unsigned*)(" + ptr(k) + " + " + offset(k, row, col0) + "))";
+    const std::string t = storage_type(dt(op(k).value));
+    return "ld_vec<" + t + ", " + num(vec) + ">(" + ptr(k) + " + " + offset(k, row, col0) + ")";
+  }
   // Emits loads for element inputs of one vector chunk at (row, col0). Vector operands load
   // VEC elements at once; others are read per element inside the j-loop (see elem_input()).
   void vector_loads(const std::vector<int>& ks_in, int ind, const std::string& row, const std::string& col0) {
-    for (int k : ks_in) {
-      if (!vectorized(k)) continue;
-      std::string t = storage_type(dt(op(k).value));
-      code += I(ind) + "const Vec<" + t + ", " + num(vec) + "> in" + num(k) + " = ld_vec<" + t + ", " + num(vec) + ">(" +
-              ptr(k) + " + " + offset(k, row, col0) + ");\n";
-    }
+    for (int k : ks_in)
+      if (vectorized(k)) code += I(ind) + "const " + in_vec_type(k) + " in" + num(k) + " = " + vector_load(k, row, col0) + ";\n";
   }
+  // Element j of operand k's loaded vector, and pair j2 (in_pairs only).
+  std::string vector_elem(int k) const { return in_pairs(k) ? "half_of(in" + num(k) + ".e[j / 2], j & 1)" : "in" + num(k) + ".e[j]"; }
+  std::string vector_pair(int k) const { return "in" + num(k) + ".e[j2]"; }
   // Inputs that do not vary inside the element loop, loaded once where hoisted (see write_flat).
   std::map<int, std::string> hoisted;  // operand slot -> variable
 
@@ -153,15 +166,10 @@ struct Writer {
   std::string elem_raw(int v, bool vector_path) const {
     int k = operand_index.at(v);
     if (hoisted.count(k)) return hoisted.at(k);
-    if (vector_path && vectorized(k)) return "in" + num(k) + ".e[j]";
+    if (vector_path && vectorized(k)) return vector_elem(k);
     return "ie" + num(k);
   }
-  std::string elem_input(int v, bool vector_path) const {
-    int k = operand_index.at(v);
-    if (hoisted.count(k)) return load_convert(dt(v), hoisted.at(k));
-    if (vector_path && vectorized(k)) return load_convert(dt(v), "in" + num(k) + ".e[j]");
-    return load_convert(dt(v), "ie" + num(k));
-  }
+  std::string elem_input(int v, bool vector_path) const { return load_convert(dt(v), elem_raw(v, vector_path)); }
 
   // The value to store for output slot k. A cast to the output's storage dtype from a float
   // register needs no separate rounding: the store conversion rounds exactly once.
