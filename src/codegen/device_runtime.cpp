@@ -59,8 +59,15 @@ __device__ __forceinline__ unsigned f16x2_mul(unsigned a, unsigned b) { unsigned
 __device__ __forceinline__ unsigned bf16x2_add(unsigned a, unsigned b) { unsigned r; asm("fma.rn.bf16x2 %0, %1, %3, %2;" : "=r"(r) : "r"(a), "r"(b), "r"(0x3F803F80u)); return r; }
 __device__ __forceinline__ unsigned bf16x2_sub(unsigned a, unsigned b) { unsigned r; asm("fma.rn.bf16x2 %0, %2, %3, %1;" : "=r"(r) : "r"(a), "r"(b), "r"(0xBF80BF80u)); return r; }
 __device__ __forceinline__ unsigned bf16x2_mul(unsigned a, unsigned b) { unsigned r; asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(0x80008000u)); return r; }
-// Element h (0: low, 1: high) of a pair.
-__device__ __forceinline__ u16 half_of(unsigned pair, int h) { return (u16)(pair >> (16 * h)); }
+// Element h (0: low, 1: high) of a pair. A bf16 widens from the pair in one instruction (a
+// mask or a shift); through a 16-bit value it took two, and registers: W1 bf16 H=16384 spilled.
+struct Half {
+  unsigned w;
+  int h;
+  __device__ __forceinline__ operator u16() const { return (u16)(w >> (16 * h)); }
+};
+__device__ __forceinline__ Half half_of(unsigned pair, int h) { return {pair, h}; }
+__device__ __forceinline__ float bf16_to_f(Half x) { return __int_as_float(x.h ? x.w & 0xffff0000u : x.w << 16); }
 
 // fp8 (OCP): hardware converts with .satfinite; PyTorch's cast is non-saturating, so values
 // whose magnitude rounds past the largest finite become NaN (e4m3fn) or Inf (e5m2).

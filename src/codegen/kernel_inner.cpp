@@ -38,17 +38,6 @@ Pass pass_at(const Writer& w, int q) {
 }
 std::vector<int> pass_targets(const Writer& w, int q) { return pass_at(w, q).targets; }
 
-// The f16/bf16 value whose bits represent held value v exactly (v itself, or the operand of a
-// widening cast), or -1. Held as 16-bit bits, two to a 32-bit register: the row takes half
-// the registers, which is what lets the wide rows keep their loads in flight.
-int narrow_source(const Fusion& f, int v) {
-  auto narrow = [&](int x) { return f.value(x).dtype == DType::F16 || f.value(x).dtype == DType::BF16; };
-  if (narrow(v)) return v;
-  const Value& val = f.value(v);
-  if (val.dtype != DType::F32 || val.producer < 0) return -1;
-  const Node& n = f.nodes()[val.producer];
-  return n.op == Op::Cast && narrow(n.in[0]) ? n.in[0] : -1;
-}
 }  // namespace
 
 void write_inner(Writer& w) {

@@ -99,11 +99,15 @@ LaunchFacts make_facts(const Fusion& f, const Segment& s, const KernelShape& ks,
 // Whether persistent kernels prefetch unless autotune recorded otherwise (measured: perf-notes).
 constexpr bool kPrefetchByDefault = true;
 
-int estimate_registers(const KernelPlan& plan, int materialized) {
+int estimate_registers(const KernelPlan& plan, double held_per_element, int input_bytes) {
   const auto& p = plan.params;
   if (p.batch == 0) return 48;
-  // Held row values + one batch of loads in flight + addressing/reduction overhead.
-  return 40 + materialized * p.batch * p.vec + p.batch * p.vec / 2;
+  // Held row values + the row's loads, all in flight at once (the first pass's, or with the
+  // prefetch the next row's) + 32 for addresses and reductions. Calibrated with ptxas on W1
+  // f16: 4 vectors of 8 held as pairs, with the prefetch, take 64 registers at 128 and 512
+  // threads per row.
+  const double elems = static_cast<double>(p.batch) * p.vec;
+  return static_cast<int>(32 + held_per_element * elems + elems * input_bytes / 4);
 }
 
 bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelShape& ks, LaunchFacts& facts,
@@ -164,18 +168,25 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // Inner reduction / persistent normalization.
   const int64_t nvec = (facts.C + vec - 1) / vec;
   StagePlan sp = plan_stages(f, s, ks, true);
-  const int held = std::max<int>(1, static_cast<int>(sp.materialized.size()));
-  // threads_per_row: the fewest threads (at least a warp) that keep <= 40 row values and <= 8
-  // vectors per thread. With the 64-register cap below that is what fits without spilling, and
-  // it is what autotune picked on H100 (2026-11-22): a warp per row up to H ~ 1280 fp16,
-  // 256 threads at H = 5140, 512 from H = 12288; softmax bf16 H = 4096 at 128.
+  // Registers per held element: f16/bf16 values are held two to a register (see narrow_source).
+  double held = 0;
+  for (int v : sp.materialized) {
+    const DType t = f.value(v).dtype;
+    held += narrow_source(f, v) >= 0 && vec % 2 == 0 ? 0.5 : t == DType::F64 || t == DType::I64 ? 2 : 1;
+  }
+  held = std::max(held, 0.5);
+  auto registers = [&](int64_t tpr_) {
+    KernelPlan trial;
+    trial.params.vec = vec;
+    trial.params.batch = static_cast<int>((nvec + tpr_ - 1) / tpr_);
+    return estimate_registers(trial, held, widest);
+  };
+  // threads_per_row: the fewest threads (at least a warp) whose batch (<= 8 vectors) fits the
+  // 64-register cap below. Fewer threads per row, more rows per block: the row's reductions
+  // cross fewer warps.
   int64_t tpr = 32;
   if (nvec <= 16) tpr = std::max<int64_t>(1, pow2ceil(nvec));  // very short rows: several per warp
-  while (tpr < 1024) {
-    int64_t batch = (nvec + tpr - 1) / tpr;
-    if (batch <= 8 && batch * vec * held <= 40) break;
-    tpr *= 2;
-  }
+  while (tpr < 1024 && ((nvec + tpr - 1) / tpr > 8 || registers(tpr) > 64)) tpr *= 2;
   std::optional<Choice> pick = forced_choice();
   if (!pick) pick = TuneDb::global().find(tuning_key(f.hash(), index, ks.category, facts.C, vec));
   const bool pick_looped = pick && pick->threads_per_row && pick->looped;
@@ -214,7 +225,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   p.batch = static_cast<int>(batch);
   // Registers: a block must fit the SM's register file, and a thread has at most 255.
   int limit = std::min(dev.max_regs_per_thread, dev.regs_per_block / p.threads);
-  bool too_big = estimate_registers(plan, held) > limit || batch > 16;
+  bool too_big = registers(tpr) > limit || batch > 16;
   p.prefetch = prefetch;
   if (too_big || looped || pick_looped) {
     // Looped: stream the row once per pass (re-reads hit L2 for rows of a few hundred KB).

@@ -69,4 +69,13 @@ StagePlan plan_stages(const Fusion& f, const Segment& s, const KernelShape& ks, 
   return p;
 }
 
+int narrow_source(const Fusion& f, int v) {
+  auto narrow = [&](int x) { return f.value(x).dtype == DType::F16 || f.value(x).dtype == DType::BF16; };
+  if (narrow(v)) return v;
+  const Value& val = f.value(v);
+  if (val.dtype != DType::F32 || val.producer < 0) return -1;
+  const Node& n = f.nodes()[val.producer];
+  return n.op == Op::Cast && narrow(n.in[0]) ? n.in[0] : -1;
+}
+
 }  // namespace solder

@@ -32,4 +32,9 @@ struct StagePlan {
 // `persistent` selects whether materialization is planned (looped kernels recompute).
 StagePlan plan_stages(const Fusion& f, const Segment& s, const KernelShape& ks, bool persistent);
 
+// The f16/bf16 value whose bits represent held value v exactly (v itself, or the operand of a
+// widening cast), or -1. Such values are held as 16-bit bits, two to a 32-bit register: the
+// row takes half the registers, which is what lets the wide rows keep their loads in flight.
+int narrow_source(const Fusion& f, int v);
+
 }  // namespace solder
