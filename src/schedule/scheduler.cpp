@@ -181,33 +181,30 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
     trial.params.batch = static_cast<int>((nvec + tpr_ - 1) / tpr_);
     return estimate_registers(trial, held, widest);
   };
-  // threads_per_row: the fewest threads (at least a warp) whose batch (<= 8 vectors) fits the
-  // 64-register cap below. Fewer threads per row, more rows per block: the row's reductions
-  // cross fewer warps.
+  // threads_per_row: the fewest threads (at least a warp) that give each thread at most 32
+  // row elements (4 vectors of 8). Autotune on the H200 (2026-11-23, perf-notes) found 4
+  // vectors per thread best or within 2% at every W1, softmax and rms size from 2048 to 32768.
   int64_t tpr = 32;
   if (nvec <= 16) tpr = std::max<int64_t>(1, pow2ceil(nvec));  // very short rows: several per warp
-  while (tpr < 1024 && ((nvec + tpr - 1) / tpr > 8 || registers(tpr) > 64)) tpr *= 2;
+  while (tpr < 1024 && ((nvec + tpr - 1) / tpr) * vec > 32) tpr *= 2;
   std::optional<Choice> pick = forced_choice();
   if (!pick) pick = TuneDb::global().find(tuning_key(f.hash(), index, ks.category, facts.C, vec));
   const bool pick_looped = pick && pick->threads_per_row && pick->looped;
   if (pick && pick->threads_per_row) tpr = pick->threads_per_row;
   // Prefetch (see KernelParams) unless a recorded choice says otherwise. After spills a retry
-  // halves the batch (twice the threads, up to 512) and keeps the prefetch; then it drops the
-  // prefetch registers; then 1024 threads; then the row is looped. (A 1024-thread row leaves
-  // one block per SM: W1 H=16384 took 204.7 us there against 154.7 us at 512 without the
-  // prefetch, H200 2026-11-23; again 216 us against 165 us with 1024 keeping the prefetch.)
+  // first drops the prefetch's registers at the same threads, then doubles the threads (with
+  // the prefetch again), up to 1024; then the row is looped. Measured (H200, 2026-11-23):
+  // softmax bf16 H=4096 spilled with the prefetch at 128 threads per row; 128 without took
+  // 38.1 us against 41.9 at 256 with; W1 bf16 H=16384 spilled both ways at 512, and 1024 with
+  // the prefetch took 168 us against 249 without.
   bool prefetch = pick && pick->threads_per_row ? pick->prefetch : kPrefetchByDefault;
-  int doublings = 0;
   bool looped = false;
   for (int a = 0; a < attempt; ++a) {
-    if (tpr < 512 && doublings < 3) {
-      tpr *= 2;
-      ++doublings;
-    } else if (prefetch) {
+    if (prefetch) {
       prefetch = false;
-    } else if (tpr < 1024 && doublings < 3) {
+    } else if (tpr < 1024) {
       tpr *= 2;
-      ++doublings;
+      prefetch = kPrefetchByDefault;
     } else if (!looped) {
       looped = true;
     } else {
