@@ -82,22 +82,26 @@ TEST(SchedulerChoices, InnerKernelsOnH100Profile) {
   EXPECT_EQ(p.threads_per_row, 224);
   EXPECT_EQ(p.threads, 224);
   EXPECT_EQ(p.batch, 6);
-  // Long rows: 512 threads and <= 40 values per thread; if that spills (H100 profile: 16384
-  // fp16 at 512 x 4 with the prefetch spills 4 bytes), 512 threads without the prefetch.
+  // Long rows: 512 threads and <= 32 values per thread, held as f16 pairs with the prefetch.
   p = plan_of("w1_layer_norm_fused", {{"B", 8192}, {"H", 12288}});
   EXPECT_EQ(p.threads_per_row, 512);
   EXPECT_EQ(p.batch, 3);
   p = plan_of("w1_layer_norm_fused", {{"B", 8192}, {"H", 16384}});
   EXPECT_EQ(p.threads_per_row, 512);
   EXPECT_EQ(p.batch, 4);
+  EXPECT_TRUE(p.prefetch);
+  // 32768 fp16: 1024 threads x 4 vectors fit 64 registers as pairs (looped before the pairs).
+  p = plan_of("w1_layer_norm_fused", {{"B", 8192}, {"H", 32768}});
+  EXPECT_EQ(p.threads_per_row, 1024);
+  EXPECT_EQ(p.batch, 4);
   // Rows too long for registers: looped.
   p = plan_of("w1_layer_norm_fused", {{"B", 16}, {"H", 65536}});
   EXPECT_EQ(p.batch, 0);
 }
 
-// After spills the retries (attempt 1, 2, ...) go: twice the threads up to 512 keeping the
-// prefetch, then without the prefetch, then 1024 threads, then the looped form, then give up.
-TEST(SchedulerChoices, SpillRetriesStopAt512ThreadsBeforeDroppingThePrefetch) {
+// After spills the retries (attempt 1, 2, ...) go: the same threads without the prefetch, then
+// twice the threads with it again, up to 1024, then the looped form, then give up.
+TEST(SchedulerChoices, SpillRetriesDropThePrefetchBeforeDoublingTheThreads) {
   Fusion f = make_workload("w1_layer_norm_fused");
   SegmentedFusion sf = lower(f);
   Bindings b = {{"B", 8192}, {"H", 16384}};
@@ -112,7 +116,7 @@ TEST(SchedulerChoices, SpillRetriesStopAt512ThreadsBeforeDroppingThePrefetch) {
     const KernelParams& p = plan.params;
     seen.push_back(p.batch == 0 ? "looped" : std::to_string(p.threads_per_row) + (p.prefetch ? "+pf" : ""));
   }
-  EXPECT_EQ(seen, (std::vector<std::string>{"512+pf", "512", "1024", "looped"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"512+pf", "512", "1024+pf", "1024", "looped"}));
 }
 
 // Persistent kernels prefetch the next row and launch one resident wave: SMs x blocks that
