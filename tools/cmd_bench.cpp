@@ -100,7 +100,9 @@ void run_bench(const BenchArgs& a) {
       report.records.push_back(gpu ? bench::run_case_gpu(c, opts, report.ceiling_gbs, raw_launch)
                                    : bench::run_case_cpu(c, opts));
       peer_cases.push_back(bench::peer_case(c));
-      if (!a.json.empty()) bench::save_report(a.json, report);  // a sweep cut short keeps its rows
+      // A sweep cut short (a device time limit) keeps the rows it has.
+      if (!a.json.empty()) bench::save_report(a.json, report);
+      write_file(a.md, bench::report_markdown(report));
     } catch (const Error& e) {
       bench::BenchRecord r;
       r.name = c.name;
