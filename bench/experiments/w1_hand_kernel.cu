@@ -1,8 +1,9 @@
 // A/B harness, not part of the build: hand-written variants of the W1 persistent layer-norm kernel
 // (fp16, B=8192), timed like `solder bench` (L2 flushed, events, median) against a copy of the
-// same bytes. Variant A is the generator's configuration written by hand: it reaches 87-88% of
-// the copy at H=4096 where the generated kernel reaches 79% (docs/perf-notes.md, 2026-11-23
-// afternoon). Build and run on the device:
+// same bytes. Variant A is the generator's configuration written by hand: it reached 87-88% of
+// the copy at H=4096 where the generated kernel reached 79% (docs/perf-notes.md, 2026-11-23
+// afternoon); with pairs of f16 the generated kernel matches it (41 us, 2026-11-23 evening).
+// Build and run on the device:
 //   nvcc -arch=sm_90a -O3 -std=c++17 -o /tmp/w1v bench/experiments/w1_hand_kernel.cu && /tmp/w1v
 #include <cuda_fp16.h>
 #include <cstdio>
