@@ -178,7 +178,6 @@ void write_inner(Writer& w) {
       return w.in_pairs(k) && std::count(ins.begin(), ins.end(), k) ? w.vector_pair(k) : std::string();
     });
     auto pair_word = [&](int v) -> std::string {  // the pair holding value v's element j, or ""
-      if (P.vec % 2) return "";
       if (auto it = pair_arrays.find(v); it != pair_arrays.end()) return it->second + "[j / 2]";
       const std::string e = pe.raw_bits(v, pairs, I(5));
       if (e.empty()) return "";
@@ -211,11 +210,10 @@ void write_inner(Writer& w) {
       // The bits: a whole pair where the pair loop has them (an input's as loaded, or native
       // ops' results), else the exact conversion, packed element by element.
       const int u = narrow[v];
-      if (P.vec % 2 == 0)
-        if (std::string e = pe.raw_bits(u, pairs, I(5)); !e.empty()) {
-          pairs += I(5) + "m" + num(v) + "[b][j2] = " + e + ";\n";
-          continue;
-        }
+      if (std::string e = pe.raw_bits(u, pairs, I(5)); !e.empty()) {
+        pairs += I(5) + "m" + num(v) + "[b][j2] = " + e + ";\n";
+        continue;
+      }
       std::string bits = em.raw_bits(u, c, I(5));
       if (bits.empty()) bits = store_convert(w.dt(u), em.value(u, c, I(5)));
       const std::string m = "m" + num(v) + "[b][j / 2]";

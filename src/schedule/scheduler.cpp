@@ -99,14 +99,12 @@ LaunchFacts make_facts(const Fusion& f, const Segment& s, const KernelShape& ks,
 // Whether persistent kernels prefetch unless autotune recorded otherwise (measured: perf-notes).
 constexpr bool kPrefetchByDefault = true;
 
-int estimate_registers(const KernelPlan& plan, double held_per_element, int input_bytes) {
-  const auto& p = plan.params;
-  if (p.batch == 0) return 48;
+int estimate_registers(int batch, int vec, double held_per_element, int input_bytes) {
   // Held row values + the row's loads, all in flight at once (the first pass's, or with the
   // prefetch the next row's) + 32 for addresses and reductions. Calibrated with ptxas on W1
   // f16: 4 vectors of 8 held as pairs, with the prefetch, take 64 registers at 128 and 512
   // threads per row.
-  const double elems = static_cast<double>(p.batch) * p.vec;
+  const double elems = static_cast<double>(batch) * vec;
   return static_cast<int>(32 + held_per_element * elems + elems * input_bytes / 4);
 }
 
@@ -175,12 +173,6 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
     held += narrow_source(f, v) >= 0 && vec % 2 == 0 ? 0.5 : t == DType::F64 || t == DType::I64 ? 2 : 1;
   }
   held = std::max(held, 0.5);
-  auto registers = [&](int64_t tpr_) {
-    KernelPlan trial;
-    trial.params.vec = vec;
-    trial.params.batch = static_cast<int>((nvec + tpr_ - 1) / tpr_);
-    return estimate_registers(trial, held, widest);
-  };
   // threads_per_row: the fewest threads (at least a warp) that give each thread at most 32
   // row elements (4 vectors of 8). Autotune on the H200 (2026-11-23, perf-notes) found 4
   // vectors per thread best or within 2% at every W1, softmax and rms size from 2048 to 32768.
@@ -222,7 +214,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   p.batch = static_cast<int>(batch);
   // Registers: a block must fit the SM's register file, and a thread has at most 255.
   int limit = std::min(dev.max_regs_per_thread, dev.regs_per_block / p.threads);
-  bool too_big = registers(tpr) > limit || batch > 16;
+  bool too_big = batch > 16 || estimate_registers(static_cast<int>(batch), vec, held, widest) > limit;
   p.prefetch = prefetch;
   if (too_big || looped || pick_looped) {
     // Looped: stream the row once per pass (re-reads hit L2 for rows of a few hundred KB).

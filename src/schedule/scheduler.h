@@ -40,8 +40,9 @@ struct Grid {
 // `resident_per_sm`: blocks of this kernel an SM holds at once (from its ptxas registers).
 Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev, int resident_per_sm);
 
-// Estimated registers per thread of a persistent inner kernel (checked against ptxas):
-// `held_per_element` registers per held element, `input_bytes` loaded per element ahead.
-int estimate_registers(const KernelPlan& plan, double held_per_element, int input_bytes);
+// Estimated registers per thread of a persistent inner kernel holding `batch` vectors of `vec`
+// (checked against ptxas): `held_per_element` registers per held element, `input_bytes`
+// loaded per element ahead.
+int estimate_registers(int batch, int vec, double held_per_element, int input_bytes);
 
 }  // namespace solder
