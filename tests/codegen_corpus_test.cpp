@@ -137,6 +137,27 @@ TEST(SchedulerChoices, PrefetchingKernelsLaunchOneResidentWave) {
   EXPECT_EQ(recs[0].params.find("prefetch"), std::string::npos) << recs[0].params;
 }
 
+// A persistent kernel assumes every batch but its last lies inside the row: launching it for
+// rows it does not cover that way is an error, not a wrong result.
+TEST(SchedulerChoices, PersistentKernelsRefuseRowsTheyDoNotCover) {
+  KernelPlan plan;
+  plan.name = "k";
+  plan.shape.category = KernelCategory::Inner;
+  plan.params.vec = 8;
+  plan.params.threads = plan.params.threads_per_row = 128;
+  plan.params.batch = 4;
+  LaunchFacts facts;
+  facts.R = 16;
+  for (int64_t c : {3 * 128 * 8 + 8, 4096}) {
+    facts.C = c;
+    EXPECT_NO_THROW(launch_grid(plan, facts, h100_profile(), 4)) << c;
+  }
+  for (int64_t c : {3 * 128 * 8, 4096 + 8, 64}) {
+    facts.C = c;
+    EXPECT_THROW(launch_grid(plan, facts, h100_profile(), 4), Error) << c;
+  }
+}
+
 TEST(SchedulerChoices, FlatKernelsOnH100Profile) {
   KernelParams p = plan_of("w5_gelu_bias_bf16", {{"B", 8192}, {"H", 8192}});
   EXPECT_EQ(p.vec, 8);

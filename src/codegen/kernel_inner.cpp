@@ -81,7 +81,7 @@ void write_inner(Writer& w) {
   auto prefetch_row = [&](const std::string& row_expr, int ind) {
     c += I(ind) + "if (const i64 prow = " + row_expr + "; prow < R) {\n#pragma unroll\n" + I(ind + 1) +
          "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) + "const int col0 = (b * TPR + tr) * VEC;\n";
-    for (int k : pf) c += I(ind + 2) + "pf" + num(k) + "[b] = " + w.vector_load(k, "prow", "(col0 < C ? col0 : 0)") + ";\n";
+    for (int k : pf) c += I(ind + 2) + "pf" + num(k) + "[b] = " + w.vector_load(k, "prow", "(b < BATCH - 1 || col0 < C ? col0 : 0)") + ";\n";
     c += I(ind + 1) + "}\n" + I(ind) + "}\n";
   };
   for (int k : pf) c += "  " + w.in_vec_type(k) + " pf" + num(k) + "[BATCH];\n";
@@ -90,6 +90,16 @@ void write_inner(Writer& w) {
   c += "  for (i64 rb = (i64)blockIdx.x * RPB; rb < R; rb += (i64)gridDim.x * RPB) {\n";
   c += "    const i64 row = rb + ry;\n    const bool row_ok = row < R;\n    const i64 rowc = row_ok ? row : R - 1;\n    (void)rowc;\n";
   if (!pf.empty() && !P.prefetch) prefetch_row("row", 2);
+  // Persistent: each row-varying operand's row address once per row; the batches are then
+  // immediate offsets from it.
+  if (persistent)
+    for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k)
+      if (w.op(k).access == Access::Full) {
+        const std::string t = storage_type(w.dt(w.op(k).value));
+        c += "    " + std::string(w.op(k).is_output ? "" : "const ") + t + "* __restrict__ R" + num(k) + " = " + w.ptr(k) +
+             " + " + w.offset(k, "rowc", "0") + ";\n";
+        w.row_based.insert(k);
+      }
 
   // Row scope: statistics and anything that varies only along rows.
   std::map<int, std::string> row_names;
@@ -143,12 +153,15 @@ void write_inner(Writer& w) {
 
     // Persistent: no branch around a batch. Lanes past the row load in bounds (row R-1, col 0)
     // and only their reductions and stores are masked, so the compiler may issue the loads of
-    // every batch before the first use.
+    // every batch before the first use. Every batch but the last lies inside the row (the
+    // scheduler's batch is ceil(vectors / TPR); launch_grid checks it): their columns are
+    // constants apart, one address per row and immediate offsets.
     std::string rowa = persistent ? "rowc" : "row", cola = persistent ? "colc" : "col0";
     if (persistent)
       c += "#pragma unroll\n    for (int b = 0; b < BATCH; ++b) {\n"
            "      const int col0 = (b * TPR + tr) * VEC;  // < 2^31: BATCH * TPR * VEC is small\n"
-           "      const bool ok = row_ok && col0 < C;\n      const int colc = col0 < C ? col0 : 0;\n      {\n";
+           "      const bool in_row = b < BATCH - 1 || col0 < C;\n"
+           "      const bool ok = row_ok && in_row;\n      const int colc = in_row ? col0 : 0;\n      {\n";
     else
       c += "    for (i64 col0 = (i64)tr * VEC; col0 < C; col0 += (i64)TPR * VEC) {\n      const bool ok = row_ok;\n"
            "      if (ok) {\n";
@@ -277,8 +290,8 @@ void write_inner(Writer& w) {
       if (st.kind == Op::VarMean && !st.var_step) {
         c += "    const float rm" + num(st.node) + " = " + acc[i] + " / (float)C;\n";
       } else if (st.var_step) {
-        c += "    const float rv" + num(st.node) + " = " + acc[i] + " / (float)(C - " + num(n.attrs.correction) + " > 0 ? C - " +
-             num(n.attrs.correction) + " : 0);\n";
+        c += "    const float rv" + num(st.node) + " = " + acc[i] + " / (float)(C - " + num(n.attrs.correction) +
+             " > 0 ? C - " + num(n.attrs.correction) + " : 0);\n";
         declare(n.out[0], "rv" + num(st.node));
         declare(n.out[1], "rm" + num(st.node));
       } else if (st.kind == Op::Mean) {

@@ -73,6 +73,18 @@ struct Writer {
   bool is_input(int v) const { return operand_index.count(v) > 0; }
   bool vectorized(int k) const { return vec > 1 && (op(k).access == Access::Full || op(k).access == Access::Col); }
 
+  // Operands whose row base `R<k> = P<k> + rowc * ld` the kernel computes once per row (the
+  // persistent kernels): addresses at row "rowc" are then that base plus the column.
+  std::set<int> row_based;
+  std::string addr(int k, const std::string& row, const std::string& col) const {
+    if (row == "rowc" && row_based.count(k)) return "R" + num(k) + " + " + col;
+    return ptr(k) + " + " + offset(k, row, col);
+  }
+  std::string elem_ref(int k, const std::string& row, const std::string& col) const {
+    if (row == "rowc" && row_based.count(k)) return "R" + num(k) + "[" + col + "]";
+    return ptr(k) + "[" + offset(k, row, col) + "]";
+  }
+
   // Element offset of operand k at (row, col) for non-vector access.
   std::string offset(int k, const std::string& row, const std::string& col) const {
     switch (op(k).access) {
@@ -139,9 +151,9 @@ struct Writer {
   // The load of operand k's vector at (row, col0), of type in_vec_type(k).
   std::string vector_load(int k, const std::string& row, const std::string& col0) const {
     if (in_pairs(k))
-      return "ld_vec<unsigned, " + num(vec / 2) + ">((const unsigned*)(" + ptr(k) + " + " + offset(k, row, col0) + "))";
+      return "ld_vec<unsigned, " + num(vec / 2) + ">((const unsigned*)(" + addr(k, row, col0) + "))";
     const std::string t = storage_type(dt(op(k).value));
-    return "ld_vec<" + t + ", " + num(vec) + ">(" + ptr(k) + " + " + offset(k, row, col0) + ")";
+    return "ld_vec<" + t + ", " + num(vec) + ">(" + addr(k, row, col0) + ")";
   }
   // Emits loads for element inputs of one vector chunk at (row, col0). Vector operands load
   // VEC elements at once; others are read per element inside the j-loop (see elem_input()).
@@ -158,8 +170,8 @@ struct Writer {
   void scalar_loads(const std::vector<int>& ks_in, int ind, const std::string& row, const std::string& col, bool all) {
     for (int k : ks_in) {
       if (hoisted.count(k) || (vectorized(k) && !all)) continue;
-      code += I(ind) + "const " + std::string(storage_type(dt(op(k).value))) + " ie" + num(k) + " = " + ptr(k) + "[" +
-              offset(k, row, col) + "];\n";
+      code += I(ind) + "const " + std::string(storage_type(dt(op(k).value))) + " ie" + num(k) + " = " +
+              elem_ref(k, row, col) + ";\n";
     }
   }
   // The raw storage bits of an input element (what elem_input converts).
@@ -195,13 +207,13 @@ struct Writer {
   void store_elem(int k, const std::string& val, int ind, const std::string& row, const std::string& col, bool vector_path) {
     std::string conv = store_convert(dt(op(k).value), val);
     if (vector_path && vectorized(k)) code += I(ind) + "out" + num(k) + ".e[j] = " + conv + ";\n";
-    else code += I(ind) + guard(k, row, col) + ptr(k) + "[" + offset(k, row, col) + "] = " + conv + ";\n";
+    else code += I(ind) + guard(k, row, col) + elem_ref(k, row, col) + " = " + conv + ";\n";
   }
   void store_vectors(const std::vector<int>& outs, int ind, const std::string& row, const std::string& col0) {
     for (int k : outs)
       if (vectorized(k))
         code += I(ind) + guard(k, row, col0) + "st_vec<" + std::string(storage_type(dt(op(k).value))) + ", " + num(vec) + ">(" +
-                ptr(k) + " + " + offset(k, row, col0) + ", out" + num(k) + ");\n";
+                addr(k, row, col0) + ", out" + num(k) + ");\n";
   }
   // Outputs that do not vary along rows (or columns) are written once, by row 0 (column 0).
   std::string guard(int k, const std::string& row, const std::string& col) const {

@@ -237,6 +237,11 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
   Grid g;
   g.block = static_cast<unsigned>(p.threads);
   if (plan.shape.category == KernelCategory::Inner) {
+    // Persistent kernels assume every batch but the last lies inside the row (see write_inner).
+    const int64_t nvec = (facts.C + p.vec - 1) / p.vec, tpr = p.threads_per_row;
+    if (p.batch > 0 && (nvec <= (p.batch - 1) * tpr || nvec > p.batch * tpr))
+      throw Error("kernel " + plan.name + " (batch " + std::to_string(p.batch) + " x " + std::to_string(tpr) +
+                  " threads) cannot cover rows of " + std::to_string(facts.C) + " elements");
     int64_t blocks = (facts.R + p.rows_per_block - 1) / p.rows_per_block;
     // Prefetching blocks stay resident and stride over the rows: one wave, no more.
     if (p.prefetch) blocks = std::min<int64_t>(blocks, int64_t{dev.sm_count} * std::max(1, resident_per_sm));
