@@ -51,6 +51,7 @@ KernelParams plan_of(const std::string& workload, const Bindings& sizes) {
   p.batch = field("persistent_batch");
   p.unroll = field("unroll");
   p.prefetch = recs[0].params.find("prefetch") != std::string::npos;
+  p.col_vec = field("col_vec");
   return p;
 }
 }  // namespace
@@ -75,13 +76,19 @@ TEST(SchedulerChoices, InnerKernelsOnH100Profile) {
   EXPECT_EQ(p.vec, 8);
   EXPECT_EQ(p.threads_per_row, 32);
   EXPECT_EQ(p.batch, 3);
-  // Odd hidden size: 8-byte vectors (rows start 8-byte aligned), a block per row, masked tail;
-  // 7 warps x 6 vectors cover the 1285 vectors (8 warps would leave the sixth batch empty).
+  // Odd hidden size: rows start 8-byte aligned, so 16-byte vectors shifted by each row's phase
+  // (weights 4 elements per load); 7 warps x 3 vectors cover the 643 vectors a row overlaps
+  // (8 warps would leave the third batch nearly empty).
   p = plan_of("w1_layer_norm_fused", {{"B", 8192}, {"H", 5140}});
-  EXPECT_EQ(p.vec, 4);
+  EXPECT_EQ(p.vec, 8);
+  EXPECT_EQ(p.col_vec, 4);
   EXPECT_EQ(p.threads_per_row, 224);
   EXPECT_EQ(p.threads, 224);
-  EXPECT_EQ(p.batch, 6);
+  EXPECT_EQ(p.batch, 3);
+  // Rows 4-byte aligned: weights 2 elements per load.
+  p = plan_of("w1_layer_norm_fused", {{"B", 8192}, {"H", 4098}});
+  EXPECT_EQ(p.vec, 8);
+  EXPECT_EQ(p.col_vec, 2);
   // Long rows: 512 threads and <= 32 values per thread, held as f16 pairs with the prefetch.
   p = plan_of("w1_layer_norm_fused", {{"B", 8192}, {"H", 12288}});
   EXPECT_EQ(p.threads_per_row, 512);

@@ -36,6 +36,63 @@ template <class E, int V> __device__ __forceinline__ void st_vec(E* p, const Vec
   }
 }
 
+// Phase-shifted rows (persistent kernels whose rows do not start vector-aligned): a row's
+// vectors are the aligned ones that overlap it, so only its first and last are partial.
+// `lanes` has bit j set when element j of a vector lies inside the row.
+template <int V> __device__ __forceinline__ unsigned row_lanes(int col0, int C) {
+  const int lo = col0 < 0 ? -col0 : 0, hi = C - col0 < V ? C - col0 : V;
+  return hi > lo ? (0xffffffffu >> (32 - hi)) & (0xffffffffu << lo) : 0u;
+}
+// A vector of the row at p (aligned to G elements): G elements per load when whole, else
+// element by element (zero outside the row; nothing outside it is read).
+template <class E, int V, int G> __device__ __forceinline__ Vec<E, V> ld_row(const E* p, unsigned lanes) {
+  Vec<E, V> v;
+  if (lanes == (1u << V) - 1) {
+#pragma unroll
+    for (int g = 0; g < V; g += G) {
+      const Vec<E, G> part = ld_vec<E, G>(p + g);
+#pragma unroll
+      for (int k = 0; k < G; ++k) v.e[g + k] = part.e[k];
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < V; ++j) v.e[j] = (lanes >> j & 1) ? p[j] : E(0);
+  }
+  return v;
+}
+// The same for 16-bit elements held as pairs (see Writer::in_pairs): whole words, no re-packing.
+template <int V, int G> __device__ __forceinline__ Vec<unsigned, V / 2> ld_row_pairs(const u16* p, unsigned lanes) {
+  Vec<unsigned, V / 2> v;
+  if (lanes == (1u << V) - 1) {
+    if constexpr (G >= 2) {
+#pragma unroll
+      for (int g = 0; g < V / 2; g += G / 2) {
+        const Vec<unsigned, G / 2> part = ld_vec<unsigned, G / 2>((const unsigned*)(p + 2 * g));
+#pragma unroll
+        for (int k = 0; k < G / 2; ++k) v.e[g + k] = part.e[k];
+      }
+    } else {
+#pragma unroll
+      for (int w = 0; w < V / 2; ++w) v.e[w] = (unsigned)p[2 * w] | ((unsigned)p[2 * w + 1] << 16);
+    }
+  } else {
+#pragma unroll
+    for (int w = 0; w < V / 2; ++w)
+      v.e[w] = (unsigned)((lanes >> (2 * w) & 1) ? p[2 * w] : (u16)0) |
+               ((unsigned)((lanes >> (2 * w + 1) & 1) ? p[2 * w + 1] : (u16)0) << 16);
+  }
+  return v;
+}
+template <class E, int V> __device__ __forceinline__ void st_row(E* p, const Vec<E, V>& v, unsigned lanes) {
+  if (lanes == (1u << V) - 1) {
+    st_vec<E, V>(p, v);
+  } else {
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+      if (lanes >> j & 1) p[j] = v.e[j];
+  }
+}
+
 // f16: PTX cvt rounds to nearest even.
 __device__ __forceinline__ float f16_to_f(u16 h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
 __device__ __forceinline__ u16 f_to_f16(float f) { u16 h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }

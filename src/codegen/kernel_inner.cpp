@@ -78,10 +78,28 @@ void write_inner(Writer& w) {
            return sp.row_level[v] || (mat.count(v) && sp.stage[v] < pf_pass);
          }))
       if (w.vectorized(k) && w.op(k).access == Access::Full) pf.push_back(k);
+  // Phase-shifted rows (col_vec > 0): a row that starts `ph` elements past a vec-aligned
+  // address loads the aligned vectors that overlap it (slot vector vi covers columns vi - ph
+  // onwards); only its first and last vectors are partial, and run apart from the whole ones.
+  // Every row-varying operand has the same phase (the scheduler checks), so one gives it.
+  const bool phased = persistent && P.col_vec > 0;
+  int phase_operand = -1;
+  for (int k = 0; k < static_cast<int>(w.plan.operands.size()) && phase_operand < 0; ++k)
+    if (w.op(k).access == Access::Full) phase_operand = k;
+  auto phase_of = [&](const std::string& row) {
+    const std::string at = w.ptr(phase_operand) + " + " + w.offset(phase_operand, row, "0");
+    return "(int)((unsigned long long)(" + at + ") / sizeof(*" + w.ptr(phase_operand) + ") & (VEC - 1))";
+  };
   auto prefetch_row = [&](const std::string& row_expr, int ind) {
-    c += I(ind) + "if (const i64 prow = " + row_expr + "; prow < R) {\n#pragma unroll\n" + I(ind + 1) +
-         "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) + "const int col0 = (b * TPR + tr) * VEC;\n";
-    for (int k : pf) c += I(ind + 2) + "pf" + num(k) + "[b] = " + w.vector_load(k, "prow", "(b < BATCH - 1 || col0 < C ? col0 : 0)") + ";\n";
+    c += I(ind) + "if (const i64 prow = " + row_expr + "; prow < R) {\n";
+    if (phased) c += I(ind + 1) + "const int pph = " + phase_of("prow") + ";\n";
+    c += "#pragma unroll\n" + I(ind + 1) + "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) +
+         "const int col0 = (b * TPR + tr) * VEC;\n";
+    for (int k : pf)
+      c += I(ind + 2) + "pf" + num(k) + "[b] = " +
+           (phased ? w.row_load(k, w.ptr(k) + " + " + w.offset(k, "prow", "0") + " - pph + col0", "row_lanes<VEC>(col0 - pph, C)")
+                   : w.vector_load(k, "prow", "(b < BATCH - 1 || col0 < C ? col0 : 0)")) +
+           ";\n";
     c += I(ind + 1) + "}\n" + I(ind) + "}\n";
   };
   for (int k : pf) c += "  " + w.in_vec_type(k) + " pf" + num(k) + "[BATCH];\n";
@@ -92,12 +110,14 @@ void write_inner(Writer& w) {
   if (!pf.empty() && !P.prefetch) prefetch_row("row", 2);
   // Persistent: each row-varying operand's row address once per row; the batches are then
   // immediate offsets from it.
+  // Phase-shifted: the row's aligned start, `ph` elements before it.
+  if (phased) c += "    const int ph = " + phase_of("rowc") + ";\n";
   if (persistent)
     for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k)
       if (w.op(k).access == Access::Full) {
         const std::string t = storage_type(w.dt(w.op(k).value));
         c += "    " + std::string(w.op(k).is_output ? "" : "const ") + t + "* __restrict__ R" + num(k) + " = " + w.ptr(k) +
-             " + " + w.offset(k, "rowc", "0") + ";\n";
+             " + " + w.offset(k, "rowc", "0") + (phased ? " - ph" : "") + ";\n";
         w.row_based.insert(k);
       }
 
@@ -157,7 +177,14 @@ void write_inner(Writer& w) {
     // scheduler's batch is ceil(vectors / TPR); launch_grid checks it): their columns are
     // constants apart, one address per row and immediate offsets.
     std::string rowa = persistent ? "rowc" : "row", cola = persistent ? "colc" : "col0";
-    if (persistent)
+    size_t body_at = 0;
+    if (phased) {
+      c += "#pragma unroll\n    for (int b = 0; b < BATCH; ++b) {\n"
+           "      const int vi = (b * TPR + tr) * VEC, col0 = vi - ph, colc = col0;\n"
+           "      const unsigned lanes = row_lanes<VEC>(col0, C);\n      const bool ok = row_ok;\n"
+           "      if (lanes == (1u << VEC) - 1) {\n        const unsigned ln = (1u << VEC) - 1;\n";
+      body_at = c.size();
+    } else if (persistent)
       c += "#pragma unroll\n    for (int b = 0; b < BATCH; ++b) {\n"
            "      const int col0 = (b * TPR + tr) * VEC;  // < 2^31: BATCH * TPR * VEC is small\n"
            "      const bool in_row = b < BATCH - 1 || col0 < C;\n"
@@ -165,7 +192,7 @@ void write_inner(Writer& w) {
     else
       c += "    for (i64 col0 = (i64)tr * VEC; col0 < C; col0 += (i64)TPR * VEC) {\n      const bool ok = row_ok;\n"
            "      if (ok) {\n";
-    const std::string if_ok = persistent ? "if (ok) " : "";
+    const std::string if_ok = phased ? "if (ok && (ln >> j & 1)) " : persistent ? "if (ok) " : "";
     std::vector<int> loaded;
     for (int k : ins) {
       if (q == pf_pass && std::count(pf.begin(), pf.end(), k))
@@ -259,6 +286,8 @@ void write_inner(Writer& w) {
     if (persistent && !elem_outs.empty()) c += I(4) + "if (ok) {\n";
     w.store_vectors(elem_outs, persistent ? 5 : 4, rowa, cola);
     if (persistent && !elem_outs.empty()) c += I(4) + "}\n";
+    // Phase-shifted: the same body again for the partial vectors (whole ones see constant lanes).
+    if (phased) c += "      } else {\n        const unsigned ln = lanes;\n" + c.substr(body_at);
     c += "      }\n    }\n";
     if (q == pf_pass && !pf.empty()) prefetch_row("row + (i64)gridDim.x * RPB", 2);
 

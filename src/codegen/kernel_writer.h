@@ -148,8 +148,19 @@ struct Writer {
   std::string in_vec_type(int k) const {
     return in_pairs(k) ? "Vec<unsigned, " + num(vec / 2) + ">" : "Vec<" + std::string(storage_type(dt(op(k).value))) + ", " + num(vec) + ">";
   }
-  // The load of operand k's vector at (row, col0), of type in_vec_type(k).
+  // Phase-shifted rows (plan.params.col_vec > 0; see write_inner): the vector at `base` (its
+  // first element's address), of which the elements in `lanes` lie in the row.
+  std::string row_load(int k, const std::string& base, const std::string& lanes) const {
+    const int g = op(k).access == Access::Col ? plan.params.col_vec : vec;
+    if (in_pairs(k)) return "ld_row_pairs<" + num(vec) + ", " + num(g) + ">(" + base + ", " + lanes + ")";
+    return "ld_row<" + std::string(storage_type(dt(op(k).value))) + ", " + num(vec) + ", " + num(g) + ">(" + base + ", " +
+           lanes + ")";
+  }
+  // The load of operand k's vector at (row, col0), of type in_vec_type(k). Phase-shifted rows
+  // at "rowc" name the slot's aligned offset `vi`, its first column `col0` and lanes `ln`.
   std::string vector_load(int k, const std::string& row, const std::string& col0) const {
+    if (plan.params.col_vec && row == "rowc")
+      return row_load(k, op(k).access == Access::Col ? ptr(k) + " + col0" : "R" + num(k) + " + vi", "ln");
     if (in_pairs(k))
       return "ld_vec<unsigned, " + num(vec / 2) + ">((const unsigned*)(" + addr(k, row, col0) + "))";
     const std::string t = storage_type(dt(op(k).value));
@@ -211,7 +222,10 @@ struct Writer {
   }
   void store_vectors(const std::vector<int>& outs, int ind, const std::string& row, const std::string& col0) {
     for (int k : outs)
-      if (vectorized(k))
+      if (vectorized(k) && plan.params.col_vec && row == "rowc")
+        code += I(ind) + "st_row<" + std::string(storage_type(dt(op(k).value))) + ", " + num(vec) + ">(R" + num(k) +
+                " + vi, out" + num(k) + ", ln);\n";
+      else if (vectorized(k))
         code += I(ind) + guard(k, row, col0) + "st_vec<" + std::string(storage_type(dt(op(k).value))) + ", " + num(vec) + ">(" +
                 addr(k, row, col0) + ", out" + num(k) + ");\n";
   }
