@@ -80,7 +80,8 @@ void write_inner(Writer& w) {
       if (w.vectorized(k) && w.op(k).access == Access::Full) pf.push_back(k);
   // Phase-shifted rows (col_vec > 0): a row that starts `ph` elements past a vec-aligned
   // address loads the aligned vectors that overlap it (slot vector vi covers columns vi - ph
-  // onwards); only its first and last vectors are partial, and run apart from the whole ones.
+  // onwards); only its first and last vectors are partial, and run apart from the whole ones
+  // (whole: 0 <= col0 <= C - VEC, one unsigned compare as C >= VEC; launch_grid checks).
   // Every row-varying operand has the same phase (the scheduler checks), so one gives it.
   const bool phased = persistent && P.col_vec > 0;
   int phase_operand = -1;
@@ -97,7 +98,9 @@ void write_inner(Writer& w) {
          "const int col0 = (b * TPR + tr) * VEC;\n";
     for (int k : pf)
       c += I(ind + 2) + "pf" + num(k) + "[b] = " +
-           (phased ? w.row_load(k, w.ptr(k) + " + " + w.offset(k, "prow", "0") + " - pph + col0", "row_lanes<VEC>(col0 - pph, C)")
+           (phased ? "(unsigned)(col0 - pph) <= (unsigned)(C - VEC) ? " +
+                         w.row_load(k, w.ptr(k) + " + " + w.offset(k, "prow", "0") + " - pph + col0", "(1u << VEC) - 1") + " : " +
+                         w.row_load(k, w.ptr(k) + " + " + w.offset(k, "prow", "0") + " - pph + col0", "row_lanes<VEC>(col0 - pph, C)")
                    : w.vector_load(k, "prow", "(b < BATCH - 1 || col0 < C ? col0 : 0)")) +
            ";\n";
     c += I(ind + 1) + "}\n" + I(ind) + "}\n";
@@ -180,9 +183,8 @@ void write_inner(Writer& w) {
     size_t body_at = 0;
     if (phased) {
       c += "#pragma unroll\n    for (int b = 0; b < BATCH; ++b) {\n"
-           "      const int vi = (b * TPR + tr) * VEC, col0 = vi - ph, colc = col0;\n"
-           "      const unsigned lanes = row_lanes<VEC>(col0, C);\n      const bool ok = row_ok;\n"
-           "      if (lanes == (1u << VEC) - 1) {\n        const unsigned ln = (1u << VEC) - 1;\n";
+           "      const int vi = (b * TPR + tr) * VEC, col0 = vi - ph, colc = col0;\n      const bool ok = row_ok;\n"
+           "      if ((unsigned)col0 <= (unsigned)(C - VEC)) {\n        const unsigned ln = (1u << VEC) - 1;\n";
       body_at = c.size();
     } else if (persistent)
       c += "#pragma unroll\n    for (int b = 0; b < BATCH; ++b) {\n"
@@ -287,7 +289,7 @@ void write_inner(Writer& w) {
     w.store_vectors(elem_outs, persistent ? 5 : 4, rowa, cola);
     if (persistent && !elem_outs.empty()) c += I(4) + "}\n";
     // Phase-shifted: the same body again for the partial vectors (whole ones see constant lanes).
-    if (phased) c += "      } else {\n        const unsigned ln = lanes;\n" + c.substr(body_at);
+    if (phased) c += "      } else {\n        const unsigned ln = row_lanes<VEC>(col0, C);\n" + c.substr(body_at);
     c += "      }\n    }\n";
     if (q == pf_pass && !pf.empty()) prefetch_row("row + (i64)gridDim.x * RPB", 2);
 

@@ -98,7 +98,8 @@ LaunchFacts make_facts(const Fusion& f, const Segment& s, const KernelShape& ks,
 
 int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }
 
-// Phase-shifted rows: the element step g (a power of two below v) of every row's phase, when
+// Phase-shifted rows: the element step g (a power of two below v, dividing the row length) of
+// every row's phase, when
 // all row-varying operands share the same phase in every row (same start modulo v elements,
 // same row stride modulo v), every weight is aligned to g elements and no operand is read
 // element by element in general form; else 0. Rows then start at multiples of g elements past
@@ -117,7 +118,7 @@ int phase_step(const KernelPlan& plan, const LaunchFacts& facts, int v) {
     ld = l;
   }
   if (phase < 0) return 0;
-  const int g = gcd(v, gcd(phase, ld));
+  const int g = gcd(v, gcd(phase, gcd(ld, static_cast<int>(facts.C % v))));
   for (size_t k = 0; k < plan.operands.size(); ++k)
     if (plan.operands[k].access == Access::Col &&
         facts.operands[k].address % (static_cast<uint64_t>(g) * dtype_size(facts.operands[k].dtype)))
@@ -198,7 +199,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // by each row's phase (see phase_step); measured before: 4098 with vectors of 2 at 74% of a
   // copy, 4104 with vectors of 8 at 92% (H200).
   int col_vec = 0;
-  if (int g = phase_step(plan, facts, 16 / widest); g > 0 && g < 16 / widest && vec < 16 / widest) {
+  if (int g = phase_step(plan, facts, 16 / widest); g > 0 && g < 16 / widest && vec < 16 / widest && facts.C >= 16 / widest) {
     p.vec = vec = 16 / widest;
     col_vec = g;
   }
@@ -284,9 +285,9 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
   g.block = static_cast<unsigned>(p.threads);
   if (plan.shape.category == KernelCategory::Inner) {
     // Persistent kernels assume every batch but the last lies inside the row (see write_inner);
-    // phase-shifted ones only that the batches cover the row.
+    // phase-shifted ones that the batches cover the row and that it holds a whole vector.
     const int64_t nvec = (facts.C + (p.col_vec ? p.vec - p.col_vec : 0) + p.vec - 1) / p.vec, tpr = p.threads_per_row;
-    if (p.batch > 0 && ((!p.col_vec && nvec <= (p.batch - 1) * tpr) || nvec > p.batch * tpr))
+    if (p.batch > 0 && ((!p.col_vec && nvec <= (p.batch - 1) * tpr) || nvec > p.batch * tpr || (p.col_vec && (facts.C < p.vec || facts.C % p.col_vec))))
       throw Error("kernel " + plan.name + " (batch " + std::to_string(p.batch) + " x " + std::to_string(tpr) +
                   " threads) cannot cover rows of " + std::to_string(facts.C) + " elements");
     int64_t blocks = (facts.R + p.rows_per_block - 1) / p.rows_per_block;
