@@ -76,17 +76,24 @@ TEST(SchedulerChoices, InnerKernelsOnH100Profile) {
   EXPECT_EQ(p.vec, 8);
   EXPECT_EQ(p.threads_per_row, 32);
   EXPECT_EQ(p.batch, 3);
-  // Odd hidden size: rows start 8-byte aligned, so 16-byte vectors shifted by each row's phase
-  // (weights 4 elements per load); 7 warps x 3 vectors cover the 643 vectors a row overlaps
-  // (8 warps would leave the third batch nearly empty).
+  // Odd hidden size: 8-byte vectors (rows start 8-byte aligned), a block per row, masked tail;
+  // 7 warps x 6 vectors cover the 1285 vectors (8 warps would leave the sixth batch empty).
+  // W1 has four weights: not phase-shifted (see the scheduler).
   p = plan_of("w1_layer_norm_fused", {{"B", 8192}, {"H", 5140}});
+  EXPECT_EQ(p.vec, 4);
+  EXPECT_EQ(p.col_vec, 0);
+  EXPECT_EQ(p.threads_per_row, 224);
+  EXPECT_EQ(p.threads, 224);
+  EXPECT_EQ(p.batch, 6);
+  // rms norm (one weight): 16-byte vectors shifted by each row's phase (the weight 4 elements
+  // per load); 7 warps x 3 vectors cover the 643 vectors a row overlaps.
+  p = plan_of("w5_rms_norm_bf16", {{"B", 8192}, {"H", 5140}});
   EXPECT_EQ(p.vec, 8);
   EXPECT_EQ(p.col_vec, 4);
   EXPECT_EQ(p.threads_per_row, 224);
-  EXPECT_EQ(p.threads, 224);
   EXPECT_EQ(p.batch, 3);
-  // Rows 4-byte aligned: weights 2 elements per load.
-  p = plan_of("w1_layer_norm_fused", {{"B", 8192}, {"H", 4098}});
+  // Rows 4-byte aligned: the weight 2 elements per load.
+  p = plan_of("w5_rms_norm_bf16", {{"B", 8192}, {"H", 4098}});
   EXPECT_EQ(p.vec, 8);
   EXPECT_EQ(p.col_vec, 2);
   // Long rows: 512 threads and <= 32 values per thread, held as f16 pairs with the prefetch.

@@ -196,10 +196,14 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
 
   // Inner reduction / persistent normalization. Rows that do not start vec-aligned (C = 5140
   // or 4098 f16 elements, a view at an odd offset) may still load whole 16-byte vectors, shifted
-  // by each row's phase (see phase_step); measured before: 4098 with vectors of 2 at 74% of a
-  // copy, 4104 with vectors of 8 at 92% (H200).
-  int col_vec = 0;
-  if (int g = phase_step(plan, facts, 16 / widest); g > 0 && g < 16 / widest && vec < 16 / widest && facts.C >= 16 / widest) {
+  // by each row's phase (see phase_step). Only with at most one weight: weights at the row's
+  // phase are loaded again for every row, in narrower pieces. Measured (H200, B=8192, % of a
+  // copy, vectors of 4 or 2 -> phase-shifted 8): rms bf16 4098 80 -> 92, 5140 90 -> 93, 770 ->
+  // 94; softmax 4098 69 -> 74; but W1 (4 weights) 5140 86 -> 72, 4100 88 -> 65.
+  int col_vec = 0, weights = 0;
+  for (const OperandPlan& o : plan.operands) weights += !o.is_output && o.access == Access::Col;
+  if (int g = phase_step(plan, facts, 16 / widest);
+      g > 0 && g < 16 / widest && vec < 16 / widest && facts.C >= 16 / widest && weights <= 1) {
     p.vec = vec = 16 / widest;
     col_vec = g;
   }
