@@ -151,11 +151,10 @@ struct Writer {
   // Phase-shifted rows (plan.params.col_vec > 0; see write_inner): the vector at `base` (its
   // first element's address), of which the elements in `lanes` lie in the row.
   std::string row_load(int k, const std::string& base, const std::string& lanes) const {
-    const int g = op(k).access == Access::Col ? plan.params.col_vec : vec, part = plan.params.col_vec;
-    if (in_pairs(k))
-      return "ld_row_pairs<" + num(vec) + ", " + num(g) + ", " + num(part) + ">(" + base + ", " + lanes + ")";
-    return "ld_row<" + std::string(storage_type(dt(op(k).value))) + ", " + num(vec) + ", " + num(g) + ", " + num(part) +
-           ">(" + base + ", " + lanes + ")";
+    const int g = op(k).access == Access::Col ? plan.params.col_vec : vec;
+    if (in_pairs(k)) return "ld_row_pairs<" + num(vec) + ", " + num(g) + ">(" + base + ", " + lanes + ")";
+    return "ld_row<" + std::string(storage_type(dt(op(k).value))) + ", " + num(vec) + ", " + num(g) + ">(" + base + ", " +
+           lanes + ")";
   }
   // The load of operand k's vector at (row, col0), of type in_vec_type(k). Phase-shifted rows
   // at "rowc" name the slot's aligned offset `vi`, its first column `col0` and lanes `ln`.
@@ -224,8 +223,7 @@ struct Writer {
   void store_vectors(const std::vector<int>& outs, int ind, const std::string& row, const std::string& col0) {
     for (int k : outs)
       if (vectorized(k) && plan.params.col_vec && row == "rowc")
-        code += I(ind) + "st_row<" + std::string(storage_type(dt(op(k).value))) + ", " + num(vec) + ", " +
-                num(plan.params.col_vec) + ">(R" + num(k) +
+        code += I(ind) + "st_row<" + std::string(storage_type(dt(op(k).value))) + ", " + num(vec) + ">(R" + num(k) +
                 " + vi, out" + num(k) + ", ln);\n";
       else if (vectorized(k))
         code += I(ind) + guard(k, row, col0) + "st_vec<" + std::string(storage_type(dt(op(k).value))) + ", " + num(vec) + ">(" +
