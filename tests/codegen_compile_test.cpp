@@ -118,6 +118,20 @@ TEST(CodegenCompile, PersistentRowsArePackedAndLoadedAhead) {
   EXPECT_EQ(p.kernels[0].compiled->ptxas.stack_bytes, 0);
 }
 
+// Phase-shifted rows (rms norm, H = 5140: rows start 8-byte aligned): each row's phase from its
+// address, 16-byte loads of the row, the weight 4 elements per load, partial vectors apart.
+TEST(CodegenCompile, UnalignedRowsArePhaseShifted) {
+  auto p = prepare_all(solder::testing::rms_norm_fusion(DType::BF16), {{512, 5140}, {5140}});
+  ASSERT_EQ(p.kernels.size(), 1u);
+  const std::string& src = p.kernels[0].source.source;
+  EXPECT_EQ(p.kernels[0].plan.params.col_vec, 4) << p.kernels[0].plan.params.str();
+  EXPECT_NE(src.find("const int ph = "), std::string::npos);
+  EXPECT_NE(src.find("if ((unsigned)col0 <= (unsigned)(C - VEC)) {"), std::string::npos);
+  EXPECT_NE(src.find("ld_row_pairs<8, 4>("), std::string::npos) << "the weight is not loaded 4 elements at a time";
+  EXPECT_NE(src.find("st_row<u16, 8>("), std::string::npos);
+  EXPECT_FALSE(p.kernels[0].compiled->ptxas.spills());
+}
+
 // Grid reductions combine a block before the one atomic per block.
 TEST(CodegenCompile, FullReductionsIssueOneAtomicPerBlock) {
   auto p = prepare_all(solder::testing::fp8_cast(DType::BF16, DType::F8E4M3, true), {{1 << 21}, {}});
