@@ -96,13 +96,14 @@ void write_inner(Writer& w) {
     if (phased) c += I(ind + 1) + "const int pph = " + phase_of("prow") + ";\n";
     c += "#pragma unroll\n" + I(ind + 1) + "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) +
          "const int col0 = (b * TPR + tr) * VEC;\n";
-    for (int k : pf)
+    for (int k : pf) {
+      const std::string at = w.ptr(k) + " + " + w.offset(k, "prow", "0") + " - pph + col0";
       c += I(ind + 2) + "pf" + num(k) + "[b] = " +
-           (phased ? "(unsigned)(col0 - pph) <= (unsigned)(C - VEC) ? " +
-                         w.row_load(k, w.ptr(k) + " + " + w.offset(k, "prow", "0") + " - pph + col0", "(1u << VEC) - 1") + " : " +
-                         w.row_load(k, w.ptr(k) + " + " + w.offset(k, "prow", "0") + " - pph + col0", "row_lanes<VEC>(col0 - pph, C)")
+           (phased ? "(unsigned)(col0 - pph) <= (unsigned)(C - VEC) ? " + w.row_load(k, at, "(1u << VEC) - 1") + " : " +
+                         w.row_load(k, at, "row_lanes<VEC>(col0 - pph, C)")
                    : w.vector_load(k, "prow", "(b < BATCH - 1 || col0 < C ? col0 : 0)")) +
            ";\n";
+    }
     c += I(ind + 1) + "}\n" + I(ind) + "}\n";
   };
   for (int k : pf) c += "  " + w.in_vec_type(k) + " pf" + num(k) + "[BATCH];\n";
@@ -111,9 +112,8 @@ void write_inner(Writer& w) {
   c += "  for (i64 rb = (i64)blockIdx.x * RPB; rb < R; rb += (i64)gridDim.x * RPB) {\n";
   c += "    const i64 row = rb + ry;\n    const bool row_ok = row < R;\n    const i64 rowc = row_ok ? row : R - 1;\n    (void)rowc;\n";
   if (!pf.empty() && !P.prefetch) prefetch_row("row", 2);
-  // Persistent: each row-varying operand's row address once per row; the batches are then
-  // immediate offsets from it.
-  // Phase-shifted: the row's aligned start, `ph` elements before it.
+  // Persistent: each row-varying operand's row address once per row (phase-shifted: the row's
+  // aligned start, `ph` elements before it); the batches are then immediate offsets from it.
   if (phased) c += "    const int ph = " + phase_of("rowc") + ";\n";
   if (persistent)
     for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k)

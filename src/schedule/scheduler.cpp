@@ -1,6 +1,7 @@
 #include "schedule/scheduler.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "schedule/stages.h"
 #include "schedule/tuning.h"
@@ -96,14 +97,11 @@ LaunchFacts make_facts(const Fusion& f, const Segment& s, const KernelShape& ks,
   return lf;
 }
 
-int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }
-
-// Phase-shifted rows: the element step g (a power of two below v, dividing the row length) of
-// every row's phase, when
-// all row-varying operands share the same phase in every row (same start modulo v elements,
-// same row stride modulo v), every weight is aligned to g elements and no operand is read
-// element by element in general form; else 0. Rows then start at multiples of g elements past
-// a v-aligned address: weights load g elements at a time.
+// Phase-shifted rows: the element step g of every row's phase (a power of two below v that
+// divides the row length), when all row-varying operands share the same phase in every row
+// (same start modulo v elements, same row stride modulo v), every weight is aligned to g
+// elements and no operand is read element by element in general form; else 0. Rows then start
+// at multiples of g elements past a v-aligned address: weights load g elements at a time.
 int phase_step(const KernelPlan& plan, const LaunchFacts& facts, int v) {
   int phase = -1, ld = -1;
   for (size_t k = 0; k < plan.operands.size(); ++k) {
@@ -118,7 +116,7 @@ int phase_step(const KernelPlan& plan, const LaunchFacts& facts, int v) {
     ld = l;
   }
   if (phase < 0) return 0;
-  const int g = gcd(v, gcd(phase, gcd(ld, static_cast<int>(facts.C % v))));
+  const int g = std::gcd(v, std::gcd(phase, std::gcd(ld, static_cast<int>(facts.C % v))));
   for (size_t k = 0; k < plan.operands.size(); ++k)
     if (plan.operands[k].access == Access::Col &&
         facts.operands[k].address % (static_cast<uint64_t>(g) * dtype_size(facts.operands[k].dtype)))
@@ -291,7 +289,9 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     // Persistent kernels assume every batch but the last lies inside the row (see write_inner);
     // phase-shifted ones that the batches cover the row and that it holds a whole vector.
     const int64_t nvec = (facts.C + (p.col_vec ? p.vec - p.col_vec : 0) + p.vec - 1) / p.vec, tpr = p.threads_per_row;
-    if (p.batch > 0 && ((!p.col_vec && nvec <= (p.batch - 1) * tpr) || nvec > p.batch * tpr || (p.col_vec && (facts.C < p.vec || facts.C % p.col_vec))))
+    const bool covers = nvec <= p.batch * tpr && (p.col_vec ? facts.C >= p.vec && facts.C % p.col_vec == 0
+                                                            : nvec > (p.batch - 1) * tpr);
+    if (p.batch > 0 && !covers)
       throw Error("kernel " + plan.name + " (batch " + std::to_string(p.batch) + " x " + std::to_string(tpr) +
                   " threads) cannot cover rows of " + std::to_string(facts.C) + " elements");
     int64_t blocks = (facts.R + p.rows_per_block - 1) / p.rows_per_block;
