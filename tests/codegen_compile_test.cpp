@@ -16,17 +16,23 @@ struct Prepared {
   std::vector<PreparedKernel> kernels;
 };
 
-Prepared prepare_all(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, uint64_t address = 256) {
+// `addresses`: each kernel operand's address modulo 256 (inputs, then outputs); the last one
+// given stands for the rest.
+Prepared prepare_at(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, const std::vector<uint64_t>& addresses) {
   SegmentedFusion sf = lower(f);
   Bindings b = bind_shapes(sf.fusion, shapes);
   Prepared p;
   for (size_t i = 0; i < sf.segments.size(); ++i) {
     if (sf.segments[i].kind != SegmentKind::Kernel) continue;
     LaunchFacts facts = contiguous_facts(sf, static_cast<int>(i), b);
-    for (auto& o : facts.operands) o.address = address;
+    for (size_t k = 0; k < facts.operands.size(); ++k) facts.operands[k].address = addresses[std::min(k, addresses.size() - 1)];
     p.kernels.push_back(prepare_kernel(sf, static_cast<int>(i), facts, h100_profile(), KernelCache::global()));
   }
   return p;
+}
+
+Prepared prepare_all(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, uint64_t address = 256) {
+  return prepare_at(f, shapes, {address});
 }
 
 std::vector<int64_t> h_sweep() {
@@ -130,6 +136,29 @@ TEST(CodegenCompile, UnalignedRowsArePhaseShifted) {
   EXPECT_NE(src.find("ld_row_pairs<8, 4>("), std::string::npos) << "the weight is not loaded 4 elements at a time";
   EXPECT_NE(src.find("st_row<u16, 8>("), std::string::npos);
   EXPECT_FALSE(p.kernels[0].compiled->ptxas.spills());
+}
+
+// Phase-shifted rows need one phase for every row-varying operand in every row, and the
+// weight aligned to the phase step; otherwise the vectors every row start allows.
+TEST(CodegenCompile, PhaseShiftNeedsOnePhaseForTheRowOperands) {
+  const Fusion rms = solder::testing::rms_norm_fusion(DType::BF16);  // operands: x, w, out
+  // x and out one element past 16-byte alignment, the weight too: steps of one element.
+  auto p = prepare_at(rms, {{512, 4096}, {4096}}, {258});
+  EXPECT_EQ(p.kernels[0].plan.params.vec, 8);
+  EXPECT_EQ(p.kernels[0].plan.params.col_vec, 1);
+  // x shifted, out aligned: phases differ, so single elements.
+  p = prepare_at(rms, {{512, 4096}, {4096}}, {258, 256, 256});
+  EXPECT_EQ(p.kernels[0].plan.params.vec, 1);
+  EXPECT_EQ(p.kernels[0].plan.params.col_vec, 0);
+  // H = 5140 (a phase step of 4) with the weight one element off: no phase shift, and single
+  // elements, as far as the weight allows.
+  p = prepare_at(rms, {{512, 5140}, {5140}}, {256, 258, 256});
+  EXPECT_EQ(p.kernels[0].plan.params.col_vec, 0);
+  EXPECT_EQ(p.kernels[0].plan.params.vec, 1);
+  // Aligned rows are never phase-shifted.
+  p = prepare_at(rms, {{512, 4096}, {4096}}, {256});
+  EXPECT_EQ(p.kernels[0].plan.params.col_vec, 0);
+  for (const auto& k : p.kernels) EXPECT_FALSE(k.compiled->ptxas.spills());
 }
 
 // Grid reductions combine a block before the one atomic per block.
