@@ -142,10 +142,13 @@ TEST(CodegenCompile, UnalignedRowsArePhaseShifted) {
 // weight aligned to the phase step; otherwise the vectors every row start allows.
 TEST(CodegenCompile, PhaseShiftNeedsOnePhaseForTheRowOperands) {
   const Fusion rms = solder::testing::rms_norm_fusion(DType::BF16);  // operands: x, w, out
-  // x and out one element past 16-byte alignment, the weight too: steps of one element.
-  auto p = prepare_at(rms, {{512, 4096}, {4096}}, {258});
+  // x and out two elements past 16-byte alignment, the weight too: steps of two elements.
+  auto p = prepare_at(rms, {{512, 4096}, {4096}}, {260});
   EXPECT_EQ(p.kernels[0].plan.params.vec, 8);
-  EXPECT_EQ(p.kernels[0].plan.params.col_vec, 1);
+  EXPECT_EQ(p.kernels[0].plan.params.col_vec, 2);
+  // One element past: steps of one element are not phase-shifted (see the scheduler).
+  p = prepare_at(rms, {{512, 4096}, {4096}}, {258});
+  EXPECT_EQ(p.kernels[0].plan.params.col_vec, 0);
   // x shifted, out aligned: phases differ, so single elements.
   p = prepare_at(rms, {{512, 4096}, {4096}}, {258, 256, 256});
   EXPECT_EQ(p.kernels[0].plan.params.vec, 1);
