@@ -223,6 +223,9 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   int64_t tpr = 32;
   if (nvec <= 16) tpr = std::max<int64_t>(1, pow2ceil(nvec));  // very short rows: several per warp
   while (tpr < 1024 && ((nvec + tpr - 1) / tpr) * vec > 32) tpr *= 2;
+  // Past 512 threads, whole warps rather than a power of two: H = 20480 f16 takes 640 threads
+  // with 4 vectors each, where 1024 threads x 3 left a third of the last batch empty.
+  if (tpr == 1024) tpr = std::min<int64_t>(1024, ((nvec + 32 / vec - 1) / (32 / vec) + 31) / 32 * 32);
   std::optional<Choice> pick = forced_choice();
   if (!pick) pick = TuneDb::global().find(tuning_key(f.hash(), index, ks.category, facts.C, vec));
   const bool pick_looped = pick && pick->threads_per_row && pick->looped;
