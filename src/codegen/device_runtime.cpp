@@ -201,29 +201,6 @@ template <class R, int WIDTH, class T> __device__ __forceinline__ T warp_reduce(
   return v;
 }
 
-// Row statistics of two parts merged (Chan et al.): element count n, mean m and sum of squared
-// deviations q. Each thread keeps statistics of its own elements, so a row needs one
-// cross-thread merge instead of a reduction for the mean and another for the deviations.
-// Symmetric in its two parts (unfused products; (ma - mb)^2 == (mb - ma)^2), so both lanes of
-// a butterfly get the same bits. Counts are small integers: an approximate reciprocal will do.
-__device__ __forceinline__ float rcp_approx(float x) {
-  float r;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
-  return r;
-}
-__device__ __forceinline__ void chan_merge(float& n, float& m, float& q, float nb, float mb, float qb) {
-  const float nn = n + nb, r = nn > 0.0f ? rcp_approx(nn) : 0.0f, d = mb - m;
-  q = q + qb + __fmul_rn(d, d) * __fmul_rn(__fmul_rn(n, nb), r);
-  m = (__fmul_rn(n, m) + __fmul_rn(nb, mb)) * r;
-  n = nn;
-}
-template <int WIDTH> __device__ __forceinline__ void warp_chan(float& n, float& m, float& q) {
-#pragma unroll
-  for (int o = WIDTH / 2; o > 0; o >>= 1)
-    chan_merge(n, m, q, __shfl_xor_sync(0xffffffffu, n, o), __shfl_xor_sync(0xffffffffu, m, o),
-               __shfl_xor_sync(0xffffffffu, q, o));
-}
-
 // Grid-wide float accumulation: one atomic per warp. max/min use the ordered-int trick, which
 // is exact for every non-NaN float; a NaN is recorded in a flag word so it still propagates.
 __device__ __forceinline__ void atomic_combine(RedSum, float* a, float v) { atomicAdd(a, v); }

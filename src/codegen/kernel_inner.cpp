@@ -59,17 +59,12 @@ void write_inner(Writer& w) {
        std::string(persistent ? "int C = (int)p.C" : "i64 C = p.C") + ";\n";
   std::vector<std::string> acc(sp.steps.size());
   std::vector<DType> acc_t(sp.steps.size());
-  // Persistent var_mean (one step): each thread's count, mean and squared deviations of its
-  // own elements, shifted by its first element (sums of x - k: no cancellation for rows far
-  // from zero), then merged across the row's threads (chan_merge). One cross-thread combine
-  // per row and one pass over the held row, where exact row-wide two-pass takes two of each.
-  auto welford = [&](const ReductionStep& st) { return st.one_pass; };
   for (size_t i = 0; i < sp.steps.size(); ++i) {
     acc[i] = "acc" + num(static_cast<long long>(i));
     acc_t[i] = accumulator_dtype(w.f.value(w.f.nodes()[sp.steps[i].node].out[0]).dtype);
     if (tpr > 32)
       c += "  __shared__ " + std::string(compute_type(acc_t[i])) + " sm" + num(static_cast<long long>(i)) + "[RPB][" +
-           num(wpr) + "]" + (welford(sp.steps[i]) ? "[3]" : "") + ";\n";
+           num(wpr) + "];\n";
   }
   // Loaded ahead: the row-varying vector inputs of the first pass, every batch at once, in
   // storage form (two f16/bf16 per register). With prefetch they are loaded for the block's
@@ -176,10 +171,8 @@ void write_inner(Writer& w) {
       return false;
     });
     for (int v : row_needed) row_em.value(v, c, I(2));
-    for (int i : steps_here) {
+    for (int i : steps_here)
       c += "    " + std::string(compute_type(acc_t[i])) + " " + acc[i] + " = " + red_identity(sp.steps[i].kind, acc_t[i]) + ";\n";
-      if (welford(sp.steps[i])) c += "    float q" + num(i) + " = 0.0f, k" + num(i) + " = 0.0f;\n    int n" + num(i) + " = 0;\n";
-    }
 
     // Persistent: no branch around a batch. Lanes past the row load in bounds (row R-1, col 0)
     // and only their reductions and stores are masked, so the compiler may issue the loads of
@@ -201,10 +194,7 @@ void write_inner(Writer& w) {
     else
       c += "    for (i64 col0 = (i64)tr * VEC; col0 < C; col0 += (i64)TPR * VEC) {\n      const bool ok = row_ok;\n"
            "      if (ok) {\n";
-    // Reductions skip the lanes outside the row. A row past R (row_ok false) reduces what its
-    // clamped loads hold and stores nothing, so its lanes need no mask of their own.
-    const std::string in_lane = phased ? "(ln >> j & 1)" : persistent ? "in_row" : "";
-    const std::string if_ok = in_lane.empty() ? "" : "if (" + in_lane + ") ";
+    const std::string if_ok = phased ? "if (ok && (ln >> j & 1)) " : persistent ? "if (ok) " : "";
     std::vector<int> loaded;
     for (int k : ins) {
       if (q == pf_pass && std::count(pf.begin(), pf.end(), k))
@@ -274,14 +264,7 @@ void write_inner(Writer& w) {
     for (int i : steps_here) {
       const auto& st = sp.steps[i];
       std::string x = em.value(st.input, c, I(5));
-      if (welford(st)) {
-        // Shift: the thread's first element in the row (batch 0 of a thread holds its first
-        // element if any; unaligned rows: the first lane inside the row).
-        const std::string is = num(i);
-        c += I(5) + "if (b == 0 && j == " + (phased ? "__ffs(ln) - 1" : "0") + ") k" + is + " = " + x + ";\n";
-        c += I(5) + if_ok + "{\n" + I(6) + "const float d = " + x + " - k" + is + ";\n" + I(6) + acc[i] + " += d;\n" + I(6) +
-             "q" + is + " = fmaf(d, d, q" + is + ");\n" + I(5) + "}\n";
-      } else if (st.var_step) {
+      if (st.var_step) {
         std::string d = "d" + num(i);
         c += I(5) + "const float " + d + " = " + x + " - rm" + num(st.node) + ";\n";
         c += I(5) + if_ok + acc[i] + " += " + d + " * " + d + ";\n";
@@ -296,8 +279,6 @@ void write_inner(Writer& w) {
       w.store_elem(k, val, persistent && !w.vectorized(k) ? 6 : 5, rowa, "col", true);
     }
     c += "        }\n";
-    for (int i : steps_here)
-      if (welford(sp.steps[i])) c += I(4) + "n" + num(i) + (phased ? " += __popc(ln);\n" : " += in_row ? VEC : 0;\n");
     if (!pairs.empty()) {
       std::string loop;
       for (const auto& [v, name] : pair_arrays) loop += I(4) + "unsigned " + name + "[VEC / 2];\n";
@@ -315,37 +296,6 @@ void write_inner(Writer& w) {
     // Combine across the row's threads: shuffles within a warp, shared memory across warps.
     for (int i : steps_here) {
       const auto& st = sp.steps[i];
-      const Node& n = w.f.nodes()[st.node];
-      const std::string is = num(i);
-      auto declare = [&](int out, const std::string& expr) {
-        std::string name = "r" + num(out);
-        DType t = w.dt(out);
-        c += "    const " + std::string(compute_type(t)) + " " + name + " = " +
-             (is_floating(t) && t != DType::F32 && t != DType::F64
-                  ? (t == DType::F16 ? "round_f16(" : "round_bf16(") + expr + ")"
-                  : expr) + ";\n";
-        row_names[out] = name;
-      };
-      const std::string divisor = "(float)(C - " + num(n.attrs.correction) + " > 0 ? C - " + num(n.attrs.correction) + " : 0)";
-      if (welford(st)) {
-        // This thread's part: n elements, mean k + s/n, squared deviations q - s * s/n.
-        c += "    float wn" + is + " = (float)n" + is + ", ws" + is + " = n" + is + " > 0 ? " + acc[i] + " * rcp_approx(wn" + is +
-             ") : 0.0f;\n    float wm" + is + " = k" + is + " + ws" + is + ", wq" + is + " = fmaxf(fmaf(-" + acc[i] + ", ws" +
-             is + ", q" + is + "), 0.0f);\n";
-        const std::string w3 = "wn" + is + ", wm" + is + ", wq" + is;
-        c += "    warp_chan<" + num(std::min(tpr, 32)) + ">(" + w3 + ");\n";
-        if (tpr > 32) {
-          const std::string sm = "sm" + is;
-          c += "    if ((tr & 31) == 0) " + sm + "[ry][tr >> 5][0] = wn" + is + ", " + sm + "[ry][tr >> 5][1] = wm" + is + ", " +
-               sm + "[ry][tr >> 5][2] = wq" + is + ";\n    __syncthreads();\n";
-          c += "    wn" + is + " = " + sm + "[ry][0][0], wm" + is + " = " + sm + "[ry][0][1], wq" + is + " = " + sm +
-               "[ry][0][2];\n#pragma unroll\n    for (int k = 1; k < " + num(wpr) + "; ++k) chan_merge(" + w3 + ", " + sm +
-               "[ry][k][0], " + sm + "[ry][k][1], " + sm + "[ry][k][2]);\n    __syncthreads();\n";
-        }
-        declare(n.out[0], "wq" + is + " / " + divisor);
-        declare(n.out[1], "wm" + is);
-        continue;
-      }
       const char* rs = red_struct(st.var_step || st.kind == Op::VarMean || st.kind == Op::Mean ? Op::Sum : st.kind);
       c += "    " + acc[i] + " = warp_reduce<" + rs + ", " + num(std::min(tpr, 32)) + ">(" + acc[i] + ");\n";
       if (tpr > 32) {
@@ -358,10 +308,21 @@ void write_inner(Writer& w) {
         // it but costs a register: W1 H=16384 then spilled at 512 threads; no gain measured.)
         c += "    __syncthreads();\n";
       }
+      const Node& n = w.f.nodes()[st.node];
+      auto declare = [&](int out, const std::string& expr) {
+        std::string name = "r" + num(out);
+        DType t = w.dt(out);
+        c += "    const " + std::string(compute_type(t)) + " " + name + " = " +
+             (is_floating(t) && t != DType::F32 && t != DType::F64
+                  ? (t == DType::F16 ? "round_f16(" : "round_bf16(") + expr + ")"
+                  : expr) + ";\n";
+        row_names[out] = name;
+      };
       if (st.kind == Op::VarMean && !st.var_step) {
         c += "    const float rm" + num(st.node) + " = " + acc[i] + " / (float)C;\n";
       } else if (st.var_step) {
-        c += "    const float rv" + num(st.node) + " = " + acc[i] + " / " + divisor + ";\n";
+        c += "    const float rv" + num(st.node) + " = " + acc[i] + " / (float)(C - " + num(n.attrs.correction) +
+             " > 0 ? C - " + num(n.attrs.correction) + " : 0);\n";
         declare(n.out[0], "rv" + num(st.node));
         declare(n.out[1], "rm" + num(st.node));
       } else if (st.kind == Op::Mean) {

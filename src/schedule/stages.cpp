@@ -1,7 +1,6 @@
 #include "schedule/stages.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <functional>
 #include <set>
 
@@ -23,9 +22,8 @@ StagePlan plan_stages(const Fusion& f, const Segment& s, const KernelShape& ks, 
     int st = 0;
     for (int x : n.in) st = std::max(st, p.stage[x]);
     if (op_info(n.op).kind == OpKind::Reduction) {
-      const bool one_pass = n.op == Op::VarMean && persistent && !std::getenv("SOLDER_TWO_PASS_VAR");  // TEMP A/B
-      p.steps.push_back({ni, n.op, false, n.in[0], st + 1, one_pass});
-      if (n.op == Op::VarMean && !one_pass) {
+      p.steps.push_back({ni, n.op, false, n.in[0], st + 1});
+      if (n.op == Op::VarMean) {
         p.steps.push_back({ni, n.op, true, n.in[0], st + 2});
         st += 2;
       } else {

@@ -1,9 +1,8 @@
 #pragma once
 // Orders the work inside one reduction kernel. A value's *stage* counts the reduction phases
 // that must finish before it exists: inputs are stage 0; a reduction whose operand has stage s
-// runs at level s+1 and its result has stage s+1. var_mean: in a persistent kernel one level
-// (each thread's statistics of its own elements, merged across the row's threads); in a looped
-// one two levels, the mean and then the squared deviations around it.
+// runs at level s+1 and its result has stage s+1 (var_mean takes two levels: the mean, then the
+// squared deviations around it — exact two-pass statistics, the row is in registers anyway).
 // Element pass q computes what stage-q element values need and feeds level-(q+1) reductions.
 // In a persistent kernel, element values computed in an earlier pass and needed later are
 // kept in registers ("materialized"), so global memory is read once.
@@ -19,7 +18,6 @@ struct ReductionStep {
   bool var_step = false;
   int input = -1;       // operand value
   int level = 1;
-  bool one_pass = false;  // var_mean in one step: per-thread statistics merged across threads
 };
 
 struct StagePlan {
