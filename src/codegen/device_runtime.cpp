@@ -16,6 +16,31 @@ template <class E, int V> struct __align__(sizeof(E) * V) Vec { E e[V]; };
 template <class E, int V> __device__ __forceinline__ Vec<E, V> ld_vec(const E* p) {
   return *reinterpret_cast<const Vec<E, V>*>(p);
 }
+// Asynchronous copies into shared memory (cp.async): a row prefetched this way waits in shared
+// memory rather than in registers. Each thread reads back only what it copied, after
+// cp_async_wait_all, so no barrier is needed; the memory clobbers keep the compiler from
+// moving this thread's shared-memory reads of a slot past the copy that refills it.
+template <int B> __device__ __forceinline__ void cp_async(void* smem, const void* gmem) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  if constexpr (B == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(s), "l"(gmem), "n"(B) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+// Operands that vary only along the row (weights) through the read-only path: ptxas then knows
+// no store of the row's output touches them and loads the next vectors' weights before this
+// vector's stores (W1 H=4096: the pass after the statistics waited on each vector's weights).
+template <class E, int V> __device__ __forceinline__ Vec<E, V> ld_vec_nc(const E* p) {
+  constexpr int B = sizeof(E) * V;
+  union { Vec<E, V> v; uint4 q; uint2 d; unsigned w; } u;
+  if constexpr (B == 16) u.q = __ldg(reinterpret_cast<const uint4*>(p));
+  else if constexpr (B == 8) u.d = __ldg(reinterpret_cast<const uint2*>(p));
+  else if constexpr (B == 4) u.w = __ldg(reinterpret_cast<const unsigned*>(p));
+  else return ld_vec<E, V>(p);
+  return u.v;
+}
 // Vector stores through explicit PTX: left to itself the compiler splits a vector of 16-bit
 // elements built lane by lane into several narrow stores. No memory clobber: outputs never
 // alias inputs, so loads may still be hoisted above these stores.

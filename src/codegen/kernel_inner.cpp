@@ -5,6 +5,7 @@
 // loads in flight at once (one batch at a time left the kernels latency-bound). Looped
 // (batch == 0): each pass streams the row again (rows too long for registers).
 #include <algorithm>
+#include <cstdlib>
 
 #include "codegen/kernel_writer.h"
 
@@ -91,7 +92,27 @@ void write_inner(Writer& w) {
     const std::string at = w.ptr(phase_operand) + " + " + w.offset(phase_operand, row, "0");
     return "(int)((unsigned long long)(" + at + ") / sizeof(*" + w.ptr(phase_operand) + ") & (VEC - 1))";
   };
+  // Aligned rows prefetch into shared memory (cp.async) where it fits the static 48 KB: the
+  // next row then holds no registers while this one is computed.
+  int64_t smem_bytes = 0;
+  for (int k : pf) smem_bytes += int64_t{rpb} * P.batch * tpr * P.vec * dtype_size(w.dt(w.op(k).value));
+  const bool smem_pf = !phased && P.prefetch && !pf.empty() && smem_bytes <= 40 * 1024 && !std::getenv("SOLDER_REG_PREFETCH");
+  // The read-only weight loads cost registers: only beside a prefetch that holds none (with
+  // registers W1 H=32768 spilled down to a looped plan).
+  w.nc_weights = smem_pf;
+  auto pf_slot = [&](int k, const std::string& row_in_block) {
+    return "&spf" + num(k) + "[" + row_in_block + "][(b * TPR + tr) * VEC]";
+  };
   auto prefetch_row = [&](const std::string& row_expr, int ind) {
+    if (smem_pf) {
+      c += I(ind) + "if (const i64 prow = " + row_expr + "; prow < R) {\n#pragma unroll\n" + I(ind + 1) +
+           "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) + "const int col0 = (b * TPR + tr) * VEC;\n";
+      for (int k : pf)
+        c += I(ind + 2) + "cp_async<" + num(P.vec * dtype_size(w.dt(w.op(k).value))) + ">(" + pf_slot(k, "ry") + ", " +
+             w.ptr(k) + " + " + w.offset(k, "prow", "0") + " + (b < BATCH - 1 || col0 < C ? col0 : 0));\n";
+      c += I(ind + 1) + "}\n" + I(ind) + "}\n" + I(ind) + "cp_async_commit();\n";
+      return;
+    }
     c += I(ind) + "if (const i64 prow = " + row_expr + "; prow < R) {\n";
     if (phased) c += I(ind + 1) + "const int pph = " + phase_of("prow") + ";\n";
     c += "#pragma unroll\n" + I(ind + 1) + "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) +
@@ -106,7 +127,10 @@ void write_inner(Writer& w) {
     }
     c += I(ind + 1) + "}\n" + I(ind) + "}\n";
   };
-  for (int k : pf) c += "  " + w.in_vec_type(k) + " pf" + num(k) + "[BATCH];\n";
+  for (int k : pf)
+    c += smem_pf ? "  __shared__ __align__(16) " + std::string(storage_type(w.dt(w.op(k).value))) + " spf" + num(k) +
+                       "[RPB][BATCH * TPR * VEC];\n"
+                 : "  " + w.in_vec_type(k) + " pf" + num(k) + "[BATCH];\n";
   if (!pf.empty() && P.prefetch) prefetch_row("(i64)blockIdx.x * RPB + ry", 1);
 
   c += "  for (i64 rb = (i64)blockIdx.x * RPB; rb < R; rb += (i64)gridDim.x * RPB) {\n";
@@ -181,6 +205,7 @@ void write_inner(Writer& w) {
     // constants apart, one address per row and immediate offsets.
     std::string rowa = persistent ? "rowc" : "row", cola = persistent ? "colc" : "col0";
     size_t body_at = 0;
+    if (q == pf_pass && smem_pf) c += "    cp_async_wait_all();\n";
     if (phased) {
       c += "#pragma unroll\n    for (int b = 0; b < BATCH; ++b) {\n"
            "      const int vi = (b * TPR + tr) * VEC, col0 = vi - ph, colc = col0;\n      const bool ok = row_ok;\n"
@@ -198,7 +223,9 @@ void write_inner(Writer& w) {
     std::vector<int> loaded;
     for (int k : ins) {
       if (q == pf_pass && std::count(pf.begin(), pf.end(), k))
-        c += I(4) + "const " + w.in_vec_type(k) + " in" + num(k) + " = pf" + num(k) + "[b];\n";
+        c += I(4) + "const " + w.in_vec_type(k) + " in" + num(k) + " = " +
+             (smem_pf ? "*reinterpret_cast<const " + w.in_vec_type(k) + "*>(" + pf_slot(k, "ry") + ")" : "pf" + num(k) + "[b]") +
+             ";\n";
       else
         loaded.push_back(k);
     }

@@ -75,6 +75,8 @@ struct Writer {
 
   // Operands whose row base `R<k> = P<k> + rowc * ld` the kernel computes once per row (the
   // persistent kernels): addresses at row "rowc" are then that base plus the column.
+  // Weights (Col operands) through the read-only path: set where registers allow (write_inner).
+  bool nc_weights = false;
   std::set<int> row_based;
   std::string addr(int k, const std::string& row, const std::string& col) const {
     if (row == "rowc" && row_based.count(k)) return "R" + num(k) + " + " + col;
@@ -161,10 +163,11 @@ struct Writer {
   std::string vector_load(int k, const std::string& row, const std::string& col0) const {
     if (plan.params.col_vec && row == "rowc")
       return row_load(k, op(k).access == Access::Col ? ptr(k) + " + col0" : "R" + num(k) + " + vi", "ln");
+    const std::string ld = nc_weights && op(k).access == Access::Col ? "ld_vec_nc<" : "ld_vec<";
     if (in_pairs(k))
-      return "ld_vec<unsigned, " + num(vec / 2) + ">((const unsigned*)(" + addr(k, row, col0) + "))";
+      return ld + "unsigned, " + num(vec / 2) + ">((const unsigned*)(" + addr(k, row, col0) + "))";
     const std::string t = storage_type(dt(op(k).value));
-    return "ld_vec<" + t + ", " + num(vec) + ">(" + addr(k, row, col0) + ")";
+    return ld + t + ", " + num(vec) + ">(" + addr(k, row, col0) + ")";
   }
   // Emits loads for element inputs of one vector chunk at (row, col0). Vector operands load
   // VEC elements at once; others are read per element inside the j-loop (see elem_input()).
