@@ -113,8 +113,9 @@ TEST(SchedulerChoices, InnerKernelsOnH100Profile) {
   EXPECT_EQ(p.batch, 0);
 }
 
-// After spills the retries (attempt 1, 2, ...) go: the same threads without the prefetch, then
-// twice the threads with it again, up to 1024, then the looped form, then give up.
+// After spills the retries (attempt 1, 2, ...) go: the same threads with the prefetch in shared
+// memory (where the next row fits 40 KB), then without a prefetch, then twice the threads with
+// it again, up to 1024, then the looped form, then give up.
 TEST(SchedulerChoices, SpillRetriesDropThePrefetchBeforeDoublingTheThreads) {
   Fusion f = make_workload("w1_layer_norm_fused");
   SegmentedFusion sf = lower(f);
@@ -128,9 +129,10 @@ TEST(SchedulerChoices, SpillRetriesDropThePrefetchBeforeDoublingTheThreads) {
     KernelPlan plan;
     if (!schedule_kernel(sf.fusion, s, 0, ks, facts, h100_profile(), attempt, plan)) break;
     const KernelParams& p = plan.params;
-    seen.push_back(p.batch == 0 ? "looped" : std::to_string(p.threads_per_row) + (p.prefetch ? "+pf" : ""));
+    seen.push_back(p.batch == 0 ? "looped"
+                                : std::to_string(p.threads_per_row) + (p.prefetch_smem ? "+smem" : p.prefetch ? "+pf" : ""));
   }
-  EXPECT_EQ(seen, (std::vector<std::string>{"512+pf", "512", "1024+pf", "1024", "looped"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"512+pf", "512+smem", "512", "1024+pf", "1024+smem", "1024", "looped"}));
 }
 
 // Persistent kernels prefetch the next row and launch one resident wave: SMs x blocks that

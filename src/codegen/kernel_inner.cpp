@@ -5,7 +5,6 @@
 // loads in flight at once (one batch at a time left the kernels latency-bound). Looped
 // (batch == 0): each pass streams the row again (rows too long for registers).
 #include <algorithm>
-#include <cstdlib>
 
 #include "codegen/kernel_writer.h"
 
@@ -92,11 +91,9 @@ void write_inner(Writer& w) {
     const std::string at = w.ptr(phase_operand) + " + " + w.offset(phase_operand, row, "0");
     return "(int)((unsigned long long)(" + at + ") / sizeof(*" + w.ptr(phase_operand) + ") & (VEC - 1))";
   };
-  // Aligned rows prefetch into shared memory (cp.async) where it fits the static 48 KB: the
-  // next row then holds no registers while this one is computed.
-  int64_t smem_bytes = 0;
-  for (int k : pf) smem_bytes += int64_t{rpb} * P.batch * tpr * P.vec * dtype_size(w.dt(w.op(k).value));
-  const bool smem_pf = !phased && P.prefetch && !pf.empty() && smem_bytes <= 40 * 1024 && !std::getenv("SOLDER_REG_PREFETCH");
+  // Prefetch into shared memory (cp.async; the scheduler checks it fits): the next row then
+  // holds no registers while this one is computed.
+  const bool smem_pf = P.prefetch && P.prefetch_smem && !pf.empty();
   // The read-only weight loads cost registers: only beside a prefetch that holds none (with
   // registers W1 H=32768 spilled down to a looped plan).
   w.nc_weights = smem_pf;

@@ -231,16 +231,27 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   const bool pick_looped = pick && pick->threads_per_row && pick->looped;
   if (pick && pick->threads_per_row) tpr = pick->threads_per_row;
   // Prefetch (see KernelParams) unless a recorded choice says otherwise. After spills a retry
-  // first drops the prefetch's registers at the same threads, then doubles the threads (with
-  // the prefetch again), up to 1024; then the row is looped. Measured (H200, 2026-11-23):
-  // softmax bf16 H=4096 spilled with the prefetch at 128 threads per row; 128 without took
-  // 38.1 us against 41.9 at 256 with; W1 bf16 H=16384 spilled both ways at 512, and 1024 with
-  // the prefetch took 168 us against 249 without.
-  bool prefetch = pick && pick->threads_per_row ? pick->prefetch : kPrefetchByDefault;
+  // first moves the prefetch into shared memory, then drops it, at the same threads; then
+  // doubles the threads (with the prefetch again), up to 1024; then the row is looped.
+  // Measured (H200, 2026-11-23): softmax bf16 H=4096 spilled with the prefetch at 128 threads
+  // per row; 128 without took 38.1 us against 41.9 at 256 with; W1 bf16 H=16384 spilled with
+  // it at 512: in shared memory 144.6 us (89.8 % of a copy), 1024 threads 164.6 (78.7 %).
+  // Shared memory is not the first choice: W1 f16 H=4096 took 45.1 us there, 41.7 in registers.
+  // The shared-memory prefetch: aligned rows whose next rows fit the static 48 KB, with room.
+  int64_t row_in_bytes = 0;
+  for (size_t k = 0; k < plan.operands.size(); ++k)
+    if (!plan.operands[k].is_output && plan.operands[k].access == Access::Full)
+      row_in_bytes += dtype_size(facts.operands[k].dtype);
+  auto smem_fits = [&](int64_t t) {
+    return !col_vec && std::max<int64_t>(1, 256 / t) * ((nvec + t - 1) / t) * t * vec * row_in_bytes <= 40 * 1024;
+  };
+  bool prefetch = pick && pick->threads_per_row ? pick->prefetch : kPrefetchByDefault, prefetch_smem = false;
   bool looped = false;
   for (int a = 0; a < attempt; ++a) {
-    if (prefetch) {
-      prefetch = false;
+    if (prefetch && !prefetch_smem && smem_fits(tpr)) {
+      prefetch_smem = true;
+    } else if (prefetch) {
+      prefetch = prefetch_smem = false;
     } else if (tpr < 1024) {
       tpr *= 2;
       prefetch = kPrefetchByDefault;
@@ -263,6 +274,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   int limit = std::min(dev.max_regs_per_thread, dev.regs_per_block / p.threads);
   bool too_big = batch > 16 || estimate_registers(static_cast<int>(batch), vec, held, widest) > limit;
   p.prefetch = prefetch;
+  p.prefetch_smem = prefetch && prefetch_smem;
   p.col_vec = col_vec;
   if (too_big || looped || pick_looped) {
     // Looped: stream the row once per pass (re-reads hit L2 for rows of a few hundred KB),
@@ -273,7 +285,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
       nvec = (facts.C + vec - 1) / vec;
     }
     p.batch = 0;
-    p.prefetch = false;
+    p.prefetch = p.prefetch_smem = false;
     p.threads_per_row = pick_looped ? pick->threads_per_row
                                     : static_cast<int>(std::min<int64_t>(1024, std::max<int64_t>(32, pow2ceil(nvec / 8))));
     p.threads = std::max(p.threads_per_row, 256);
