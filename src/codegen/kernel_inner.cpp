@@ -69,7 +69,8 @@ void write_inner(Writer& w) {
   // Loaded ahead: the row-varying vector inputs of the first pass, every batch at once, in
   // storage form (two f16/bf16 per register). With prefetch they are loaded for the block's
   // next row right after this row's first pass, so their DRAM latency overlaps the reductions
-  // and the later passes; without, at the top of the row.
+  // and the later passes (in registers, or with prefetch_smem in shared memory); without, at
+  // the top of the row.
   std::vector<int> pf;
   int pf_pass = 0;
   while (pf_pass < sp.max_level && pass_targets(w, pf_pass).empty()) ++pf_pass;
