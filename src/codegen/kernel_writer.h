@@ -75,9 +75,9 @@ struct Writer {
 
   // Operands whose row base `R<k> = P<k> + rowc * ld` the kernel computes once per row (the
   // persistent kernels): addresses at row "rowc" are then that base plus the column.
+  std::set<int> row_based;
   // Weights (Col operands) through the read-only path: set where registers allow (write_inner).
   bool nc_weights = false;
-  std::set<int> row_based;
   std::string addr(int k, const std::string& row, const std::string& col) const {
     if (row == "rowc" && row_based.count(k)) return "R" + num(k) + " + " + col;
     return ptr(k) + " + " + offset(k, row, col);
