@@ -19,13 +19,34 @@ template <class E, int V> __device__ __forceinline__ Vec<E, V> ld_vec(const E* p
 // Asynchronous copies into shared memory (cp.async): a row prefetched this way waits in shared
 // memory rather than in registers. Each thread reads back only what it copied, after
 // cp_async_wait_all, so no barrier is needed; the memory clobbers keep the compiler from
-// moving this thread's shared-memory reads of a slot past the copy that refills it.
-template <int B> __device__ __forceinline__ void cp_async(void* smem, const void* gmem) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+// moving this thread's shared-memory reads of a slot past the copy that refills it. Slots are
+// 32-bit shared-window addresses: NVRTC keeps generic pointers into shared memory in 64 bits
+// (nvcc does not), and W1 bf16 H=32768 spilled 24 bytes for those registers.
+template <int B> __device__ __forceinline__ void cp_async(unsigned s, const void* gmem) {
   if constexpr (B == 16)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
   else
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(s), "l"(gmem), "n"(B) : "memory");
+}
+// Shared-memory loads and stores at 32-bit addresses (see cp_async). Volatile: they keep their
+// order with the copies, the waits and the barriers around them.
+template <class T> __device__ __forceinline__ T ld_shared(unsigned s) {
+  union { T v; unsigned w[sizeof(T) / 4]; } u;
+  if constexpr (sizeof(T) == 16)
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(u.w[0]), "=r"(u.w[1]), "=r"(u.w[2]), "=r"(u.w[3]) : "r"(s));
+  else if constexpr (sizeof(T) == 8)
+    asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(u.w[0]), "=r"(u.w[1]) : "r"(s));
+  else
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(u.w[0]) : "r"(s));
+  return u.v;
+}
+template <class T> __device__ __forceinline__ void st_shared(unsigned s, T v) {
+  union { T v; unsigned w[sizeof(T) / 4]; } u;
+  u.v = v;
+  if constexpr (sizeof(T) == 8)
+    asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(s), "r"(u.w[0]), "r"(u.w[1]));
+  else
+    asm volatile("st.shared.u32 [%0], %1;" ::"r"(s), "r"(u.w[0]));
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }

@@ -62,9 +62,12 @@ void write_inner(Writer& w) {
   for (size_t i = 0; i < sp.steps.size(); ++i) {
     acc[i] = "acc" + num(static_cast<long long>(i));
     acc_t[i] = accumulator_dtype(w.f.value(w.f.nodes()[sp.steps[i].node].out[0]).dtype);
-    if (tpr > 32)
-      c += "  __shared__ " + std::string(compute_type(acc_t[i])) + " sm" + num(static_cast<long long>(i)) + "[RPB][" +
-           num(wpr) + "];\n";
+    if (tpr > 32) {
+      // Warp partials: this row's slots at a 32-bit shared address (see cp_async).
+      const std::string t = compute_type(acc_t[i]), n = num(static_cast<long long>(i));
+      c += "  __shared__ " + t + " sm" + n + "_[RPB][" + num(wpr) + "];\n";
+      c += "  const unsigned sm" + n + " = (unsigned)__cvta_generic_to_shared(&sm" + n + "_[ry][0]);\n";
+    }
   }
   // Loaded ahead: the row-varying vector inputs of the first pass, every batch at once, in
   // storage form (two f16/bf16 per register). With prefetch they are loaded for the block's
@@ -98,15 +101,24 @@ void write_inner(Writer& w) {
   // The read-only weight loads cost registers: only beside a prefetch that holds none (with
   // registers W1 H=32768 spilled down to a looped plan).
   w.nc_weights = smem_pf;
-  auto pf_slot = [&](int k, const std::string& row_in_block) {
-    return "&spf" + num(k) + "[" + row_in_block + "][(b * TPR + tr) * VEC]";
+  // Shared-memory slots: operand k's [RPB][BATCH * TPR * VEC] elements at byte dsm_k of the
+  // dynamic shared memory (the scheduler's dyn_smem counts every row input, so they fit).
+  std::map<int, int64_t> dsm_at;
+  int64_t dsm_bytes = 0;
+  for (int k : pf) {
+    dsm_at[k] = dsm_bytes;
+    dsm_bytes += int64_t{rpb} * P.batch * tpr * P.vec * dtype_size(w.dt(w.op(k).value));
+  }
+  auto pf_slot = [&](int k) {
+    return "dsm + " + num(dsm_at[k]) + "u + ((ry * BATCH + b) * TPR + tr) * " +
+           num(P.vec * dtype_size(w.dt(w.op(k).value))) + "u";
   };
   auto prefetch_row = [&](const std::string& row_expr, int ind) {
     if (smem_pf) {
       c += I(ind) + "if (const i64 prow = " + row_expr + "; prow < R) {\n#pragma unroll\n" + I(ind + 1) +
            "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) + "const int col0 = (b * TPR + tr) * VEC;\n";
       for (int k : pf)
-        c += I(ind + 2) + "cp_async<" + num(P.vec * dtype_size(w.dt(w.op(k).value))) + ">(" + pf_slot(k, "ry") + ", " +
+        c += I(ind + 2) + "cp_async<" + num(P.vec * dtype_size(w.dt(w.op(k).value))) + ">(" + pf_slot(k) + ", " +
              w.ptr(k) + " + " + w.offset(k, "prow", "0") + " + (b < BATCH - 1 || col0 < C ? col0 : 0));\n";
       c += I(ind + 1) + "}\n" + I(ind) + "}\n" + I(ind) + "cp_async_commit();\n";
       return;
@@ -125,10 +137,11 @@ void write_inner(Writer& w) {
     }
     c += I(ind + 1) + "}\n" + I(ind) + "}\n";
   };
-  for (int k : pf)
-    c += smem_pf ? "  __shared__ __align__(16) " + std::string(storage_type(w.dt(w.op(k).value))) + " spf" + num(k) +
-                       "[RPB][BATCH * TPR * VEC];\n"
-                 : "  " + w.in_vec_type(k) + " pf" + num(k) + "[BATCH];\n";
+  if (smem_pf)
+    c += "  extern __shared__ __align__(16) unsigned char dyn_smem[];\n"
+         "  const unsigned dsm = (unsigned)__cvta_generic_to_shared(dyn_smem);\n";
+  else
+    for (int k : pf) c += "  " + w.in_vec_type(k) + " pf" + num(k) + "[BATCH];\n";
   if (!pf.empty() && P.prefetch) prefetch_row("(i64)blockIdx.x * RPB + ry", 1);
 
   c += "  for (i64 rb = (i64)blockIdx.x * RPB; rb < R; rb += (i64)gridDim.x * RPB) {\n";
@@ -222,7 +235,7 @@ void write_inner(Writer& w) {
     for (int k : ins) {
       if (q == pf_pass && std::count(pf.begin(), pf.end(), k))
         c += I(4) + "const " + w.in_vec_type(k) + " in" + num(k) + " = " +
-             (smem_pf ? "*reinterpret_cast<const " + w.in_vec_type(k) + "*>(" + pf_slot(k, "ry") + ")" : "pf" + num(k) + "[b]") +
+             (smem_pf ? "ld_shared<" + w.in_vec_type(k) + ">(" + pf_slot(k) + ")" : "pf" + num(k) + "[b]") +
              ";\n";
       else
         loaded.push_back(k);
@@ -325,10 +338,11 @@ void write_inner(Writer& w) {
       c += "    " + acc[i] + " = warp_reduce<" + rs + ", " + num(std::min(tpr, 32)) + ">(" + acc[i] + ");\n";
       if (tpr > 32) {
         std::string sm = "sm" + num(i);
-        c += "    if ((tr & 31) == 0) " + sm + "[ry][tr >> 5] = " + acc[i] + ";\n    __syncthreads();\n";
-        c += "    " + acc[i] + " = " + sm + "[ry][0];\n";
+        const std::string t = compute_type(acc_t[i]), sz = num(static_cast<long long>(dtype_size(acc_t[i]))) + "u";
+        c += "    if ((tr & 31) == 0) st_shared<" + t + ">(" + sm + " + (tr >> 5) * " + sz + ", " + acc[i] + ");\n    __syncthreads();\n";
+        c += "    " + acc[i] + " = ld_shared<" + t + ">(" + sm + ");\n";
         c += "#pragma unroll\n    for (int k = 1; k < " + num(wpr) + "; ++k) " + acc[i] + " = " +
-             combine(st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum, acc[i], sm + "[ry][k]") + ";\n";
+             combine(st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum, acc[i], "ld_shared<" + t + ">(" + sm + " + k * " + sz + ")") + ";\n";
         // Second barrier: the next row writes the same buffer. (Alternating two buffers saves
         // it but costs a register: W1 H=16384 then spilled at 512 threads; no gain measured.)
         c += "    __syncthreads();\n";

@@ -307,7 +307,7 @@ inline void launch_step(const Fusion& f, const RunPlan& rp, Step& st, ReplayStat
     case Step::Kernel: {
       for (auto [slot, v] : st.ptr_slots) st.params[slot] = static_cast<int64_t>(ptr[v]);
       void* args[] = {st.params.data()};
-      st.kernel->launch(st.grid.x, st.grid.y, 1, st.grid.block, 1, 1, 0, stream, args);
+      st.kernel->launch(st.grid.x, st.grid.y, 1, st.grid.block, 1, 1, st.grid.smem, stream, args);
       break;
     }
     case Step::View:

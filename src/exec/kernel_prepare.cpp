@@ -54,7 +54,7 @@ int occupancy_blocks(const DeviceInfo& dev, int threads, int registers, int smem
 
 int resident_blocks(const DeviceInfo& dev, const PreparedKernel& pk) {
   const PtxasInfo& px = pk.compiled->ptxas;
-  return occupancy_blocks(dev, pk.plan.params.threads, px.registers, px.smem_bytes);
+  return occupancy_blocks(dev, pk.plan.params.threads, px.registers, px.smem_bytes + pk.plan.params.dyn_smem);
 }
 
 LaunchFacts contiguous_facts(const SegmentedFusion& sf, int index, const Bindings& b) {

@@ -127,13 +127,13 @@ int phase_step(const KernelPlan& plan, const LaunchFacts& facts, int v) {
 // Whether persistent kernels prefetch unless autotune recorded otherwise (measured: perf-notes).
 constexpr bool kPrefetchByDefault = true;
 
-int estimate_registers(int batch, int vec, double held_per_element, int input_bytes) {
-  // Held row values + the row's loads, all in flight at once (the first pass's, or with the
-  // prefetch the next row's) + 32 for addresses and reductions. Calibrated with ptxas on W1
-  // f16: 4 vectors of 8 held as pairs, with the prefetch, take 64 registers at 128 and 512
-  // threads per row.
+int estimate_registers(int64_t batch, int vec, double held_per_element, int input_bytes, bool prefetch_in_registers) {
+  // Held row values + 32 for addresses and reductions + with the prefetch in registers the next
+  // row's loads. (The first pass's loads, all in flight at once, become the held values.)
+  // Calibrated with ptxas on W1 f16: 4 vectors of 8 held as pairs, with the prefetch, take 64
+  // registers at 128 and 512 threads per row.
   const double elems = static_cast<double>(batch) * vec;
-  return static_cast<int>(32 + held_per_element * elems + elems * input_bytes / 4);
+  return static_cast<int>(32 + held_per_element * elems + (prefetch_in_registers ? elems * input_bytes / 4 : 0));
 }
 
 bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelShape& ks, LaunchFacts& facts,
@@ -210,13 +210,20 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // Vectors a row overlaps: up to vec - col_vec more elements when shifted.
   int64_t nvec = (facts.C + (col_vec ? vec - col_vec : 0) + vec - 1) / vec;
   StagePlan sp = plan_stages(f, s, ks, true);
-  // Registers per held element: f16/bf16 values are held two to a register (see narrow_source).
-  double held = 0;
-  for (int v : sp.materialized) {
-    const DType t = f.value(v).dtype;
-    held += narrow_source(f, v) >= 0 && vec % 2 == 0 ? 0.5 : t == DType::F64 || t == DType::I64 ? 2 : 1;
+  // Registers per held element where most are held at once: f16/bf16 values two to a register
+  // (see narrow_source), each from the pass that makes it to the last that reads it (softmax
+  // holds its input until the sum pass, then the f32 exponentials: never both whole).
+  double held = 0.5;
+  for (int q = 1; q <= sp.max_level; ++q) {
+    double live = 0;
+    for (size_t i = 0; i < sp.materialized.size(); ++i) {
+      const int v = sp.materialized[i];
+      const DType t = f.value(v).dtype;
+      if (sp.stage[v] < q && sp.last_pass[i] >= q)
+        live += narrow_source(f, v) >= 0 && vec % 2 == 0 ? 0.5 : t == DType::F64 || t == DType::I64 ? 2 : 1;
+    }
+    held = std::max(held, live);
   }
-  held = std::max(held, 0.5);
   // threads_per_row: the fewest threads (at least a warp) that give each thread at most 32
   // row elements (4 vectors of 8). Autotune on the H200 (2026-11-23, perf-notes) found 4
   // vectors per thread best or within 2% at every W1, softmax and rms size from 2048 to 32768.
@@ -230,37 +237,48 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   if (!pick) pick = TuneDb::global().find(tuning_key(f.hash(), index, ks.category, facts.C, vec));
   const bool pick_looped = pick && pick->threads_per_row && pick->looped;
   if (pick && pick->threads_per_row) tpr = pick->threads_per_row;
-  // Prefetch (see KernelParams) unless a recorded choice says otherwise. After spills a retry
-  // first moves the prefetch into shared memory, then drops it, at the same threads; then
-  // doubles the threads (with the prefetch again), up to 1024; then the row is looped.
-  // Measured (H200, 2026-11-23): softmax bf16 H=4096 spilled with the prefetch at 128 threads
-  // per row; 128 without took 38.1 us against 41.9 at 256 with; W1 bf16 H=16384 spilled with
-  // it at 512: in shared memory 144.6 us (89.8 % of a copy), 1024 threads 164.6 (78.7 %).
-  // Shared memory is not the first choice: W1 f16 H=4096 took 45.1 us there, 41.7 in registers.
-  // The shared-memory prefetch: aligned rows whose next rows fit the static 48 KB, with room.
+  // The plans to try, in order; prepare_kernel takes the next (attempt + 1) after spills. At
+  // each thread count: the prefetch (see KernelParams) in registers, in shared memory, none;
+  // then twice the threads (up to 1024); then the looped row. Plans the register model says
+  // cannot fit are left out. Measured (H200, 2026-11-23): softmax bf16 H=4096 spilled with
+  // the prefetch at 128 threads per row; 128 without took 38.1 us against 41.9 at 256 with;
+  // W1 bf16 H=16384 spilled with it at 512: in shared memory 144.6 us (89.8 % of a copy),
+  // 1024 threads 164.6 (78.7 %). Shared memory is not the first choice: W1 f16 H=4096 took
+  // 45.1 us there, 41.7 in registers.
+  // The shared-memory prefetch (aligned rows): the next rows of a block in dynamic shared
+  // memory, which the blocks that keep 1024 threads resident must share on an SM.
   int64_t row_in_bytes = 0;
   for (size_t k = 0; k < plan.operands.size(); ++k)
     if (!plan.operands[k].is_output && plan.operands[k].access == Access::Full)
       row_in_bytes += dtype_size(facts.operands[k].dtype);
+  auto smem_bytes = [&](int64_t t) { return std::max<int64_t>(1, 256 / t) * ((nvec + t - 1) / t) * t * vec * row_in_bytes; };
   auto smem_fits = [&](int64_t t) {
-    return !col_vec && std::max<int64_t>(1, 256 / t) * ((nvec + t - 1) / t) * t * vec * row_in_bytes <= 40 * 1024;
+    const int64_t blocks = std::max<int64_t>(1, 1024 / (t * std::max<int64_t>(1, 256 / t)));
+    return !col_vec && smem_bytes(t) <= dev.smem_per_block_optin - 8192 && (smem_bytes(t) + 8192) * blocks <= dev.smem_per_sm;
   };
-  bool prefetch = pick && pick->threads_per_row ? pick->prefetch : kPrefetchByDefault, prefetch_smem = false;
-  bool looped = false;
-  for (int a = 0; a < attempt; ++a) {
-    if (prefetch && !prefetch_smem && smem_fits(tpr)) {
-      prefetch_smem = true;
-    } else if (prefetch) {
-      prefetch = prefetch_smem = false;
-    } else if (tpr < 1024) {
-      tpr *= 2;
-      prefetch = kPrefetchByDefault;
-    } else if (!looped) {
-      looped = true;
-    } else {
-      return false;
-    }
+  // A block must fit the SM's register file, and a thread has at most 255.
+  auto fits = [&](int64_t t, bool prefetch_in_registers) {
+    const int64_t batch = (nvec + t - 1) / t, threads = t * std::max<int64_t>(1, 256 / t);
+    const int64_t limit = std::min<int64_t>(dev.max_regs_per_thread, dev.regs_per_block / threads);
+    return batch <= 16 && estimate_registers(batch, vec, held, widest, prefetch_in_registers) <= limit;
+  };
+  struct Try {
+    int64_t tpr;
+    bool prefetch, smem, looped;
+  };
+  std::vector<Try> tries;
+  bool prefetch_first = pick && pick->threads_per_row ? pick->prefetch : kPrefetchByDefault;
+  for (int64_t t = tpr; !pick_looped; t = std::min<int64_t>(1024, 2 * t)) {
+    if (prefetch_first && fits(t, true)) tries.push_back({t, true, false, false});
+    if (prefetch_first && smem_fits(t) && fits(t, false)) tries.push_back({t, true, true, false});
+    if (fits(t, false)) tries.push_back({t, false, false, false});
+    prefetch_first = kPrefetchByDefault;
+    if (t >= 1024) break;
   }
+  tries.push_back({tpr, false, false, true});
+  if (attempt >= static_cast<int>(tries.size())) return false;
+  const Try& pick_now = tries[attempt];
+  tpr = pick_now.tpr;
   int64_t batch = (nvec + tpr - 1) / tpr;
   // Fewest warps that cover the row with that batch: at H = 5140 (1285 vectors of 4) 256
   // threads x 6 left the sixth batch nearly empty (16% of the work for nothing); 224 x 6 fits.
@@ -270,13 +288,11 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   p.rows_per_block = static_cast<int>(std::max<int64_t>(1, 256 / tpr));
   p.threads = p.threads_per_row * p.rows_per_block;
   p.batch = static_cast<int>(batch);
-  // Registers: a block must fit the SM's register file, and a thread has at most 255.
-  int limit = std::min(dev.max_regs_per_thread, dev.regs_per_block / p.threads);
-  bool too_big = batch > 16 || estimate_registers(static_cast<int>(batch), vec, held, widest) > limit;
-  p.prefetch = prefetch;
-  p.prefetch_smem = prefetch && prefetch_smem;
+  p.prefetch = pick_now.prefetch;
+  p.prefetch_smem = pick_now.smem;
+  p.dyn_smem = p.prefetch_smem ? static_cast<int>(smem_bytes(tpr)) : 0;
   p.col_vec = col_vec;
-  if (too_big || looped || pick_looped) {
+  if (pick_now.looped) {
     // Looped: stream the row once per pass (re-reads hit L2 for rows of a few hundred KB),
     // with vectors that every row start allows.
     if (col_vec) {
@@ -286,6 +302,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
     }
     p.batch = 0;
     p.prefetch = p.prefetch_smem = false;
+    p.dyn_smem = 0;
     p.threads_per_row = pick_looped ? pick->threads_per_row
                                     : static_cast<int>(std::min<int64_t>(1024, std::max<int64_t>(32, pow2ceil(nvec / 8))));
     p.threads = std::max(p.threads_per_row, 256);
@@ -302,6 +319,7 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
   const auto& p = plan.params;
   Grid g;
   g.block = static_cast<unsigned>(p.threads);
+  g.smem = static_cast<unsigned>(p.dyn_smem);
   if (plan.shape.category == KernelCategory::Inner) {
     // Persistent kernels assume every batch but the last lies inside the row (see write_inner);
     // phase-shifted ones that the batches cover the row and that it holds a whole vector.

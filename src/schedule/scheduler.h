@@ -35,7 +35,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int segment_index, const
                      const DeviceInfo& dev, int attempt, KernelPlan& out);
 
 struct Grid {
-  unsigned x = 1, y = 1, block = 1;
+  unsigned x = 1, y = 1, block = 1, smem = 0;  // smem: dynamic shared memory bytes
 };
 // `resident_per_sm`: blocks of this kernel an SM holds at once (from its ptxas registers).
 Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev, int resident_per_sm);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 namespace solder {
@@ -41,7 +42,7 @@ StagePlan plan_stages(const Fusion& f, const Segment& s, const KernelShape& ks, 
 
   // Element values needed in pass q but produced in an earlier pass: keep them in registers.
   std::set<int> outs(s.outputs.begin(), s.outputs.end());
-  std::set<int> mat;
+  std::map<int, int> mat;  // value -> last pass reading it
   for (int q = 1; q <= p.max_level; ++q) {
     std::vector<int> targets;
     for (const auto& st : p.steps)
@@ -50,14 +51,18 @@ StagePlan plan_stages(const Fusion& f, const Segment& s, const KernelShape& ks, 
       if (!p.row_level[o] && p.stage[o] == q) targets.push_back(o);
     std::set<int> seen;
     std::function<void(int)> visit = [&](int v) {
-      if (!seen.insert(v).second || p.row_level[v] || mat.count(v)) return;
+      if (!seen.insert(v).second || p.row_level[v]) return;
+      if (mat.count(v)) {
+        mat[v] = q;
+        return;
+      }
       const Value& val = f.value(v);
       bool constant = val.producer >= 0 && f.nodes()[val.producer].op == Op::Constant;
       if (constant) return;
       uint32_t row_mask = (1u << ks.split) - 1;
       bool spans_rows = (ks.span[v] & row_mask) != 0;
       if (p.stage[v] < q && spans_rows) {  // would need a second read of memory: keep it
-        mat.insert(v);
+        mat[v] = q;
         return;
       }
       if (!p.in_kernel[v]) return;  // an input varying only along columns: reload (cached)
@@ -65,7 +70,10 @@ StagePlan plan_stages(const Fusion& f, const Segment& s, const KernelShape& ks, 
     };
     for (int t : targets) visit(t);
   }
-  p.materialized.assign(mat.begin(), mat.end());
+  for (auto [v, last] : mat) {
+    p.materialized.push_back(v);
+    p.last_pass.push_back(last);
+  }
   return p;
 }
 

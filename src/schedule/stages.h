@@ -27,6 +27,7 @@ struct StagePlan {
   std::vector<ReductionStep> steps;
   int max_level = 0;
   std::vector<int> materialized;  // element values held in registers across passes
+  std::vector<int> last_pass;     // per materialized value: the last pass that reads it
 };
 
 // `persistent` selects whether materialization is planned (looped kernels recompute).
