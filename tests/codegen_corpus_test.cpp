@@ -114,8 +114,8 @@ TEST(SchedulerChoices, InnerKernelsOnH100Profile) {
 }
 
 // After spills the retries (attempt 1, 2, ...) go: the same threads with the prefetch in shared
-// memory (where the next row fits 40 KB), then without a prefetch, then twice the threads with
-// it again, up to 1024, then the looped form, then give up.
+// memory (where the next row fits), then without a prefetch, then twice the threads with it
+// again, up to 1024, then the looped form, then give up.
 TEST(SchedulerChoices, SpillRetriesDropThePrefetchBeforeDoublingTheThreads) {
   Fusion f = make_workload("w1_layer_norm_fused");
   SegmentedFusion sf = lower(f);
@@ -133,6 +133,23 @@ TEST(SchedulerChoices, SpillRetriesDropThePrefetchBeforeDoublingTheThreads) {
                                 : std::to_string(p.threads_per_row) + (p.prefetch_smem ? "+smem" : p.prefetch ? "+pf" : ""));
   }
   EXPECT_EQ(seen, (std::vector<std::string>{"512+pf", "512+smem", "512", "1024+pf", "1024+smem", "1024", "looped"}));
+}
+
+// Rows whose next row does not fit registers beside this one keep the row in registers and
+// prefetch the next into dynamic shared memory past the static 48 KB (rms bf16 H=65536: 128 KB
+// per row; was looped at 76 % of a copy, 93 % so on the H200). Softmax holds its f32 input
+// until the sum pass and the exponentials after it, never both whole: 1024 x 4 vectors fit.
+TEST(SchedulerChoices, LongRowsPrefetchIntoDynamicSharedMemory) {
+  for (auto [workload, h] : {std::pair{"w5_rms_norm_bf16", 65536}, {"w5_softmax_bf16", 32768}}) {
+    Fusion f = make_workload(workload);
+    Executor ex(f);
+    auto recs = ex.compile_for(resolve_input_shapes(f, {}, {{"B", 8192}, {"H", h}}));
+    ASSERT_EQ(recs.size(), 1u);
+    EXPECT_NE(recs[0].params.find("persistent_batch"), std::string::npos) << workload << " " << recs[0].params;
+    EXPECT_NE(recs[0].params.find("prefetch=smem:" + std::to_string(h * 2)), std::string::npos)
+        << workload << " " << recs[0].params;
+    EXPECT_EQ(recs[0].spill_bytes, 0) << workload;
+  }
 }
 
 // Persistent kernels prefetch the next row and launch one resident wave: SMs x blocks that
