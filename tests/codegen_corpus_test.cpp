@@ -152,6 +152,20 @@ TEST(SchedulerChoices, LongRowsPrefetchIntoDynamicSharedMemory) {
   }
 }
 
+// `solder explain` names each plan that spilled before the one it chose, with the bytes, and
+// the dynamic shared memory the chosen one launches with.
+TEST(SchedulerChoices, ExplainListsThePlansThatSpilled) {
+  Fusion f = make_workload("w1_layer_norm_fused_f32");
+  Executor ex(f);
+  const std::string text = ex.explain(resolve_input_shapes(f, {}, {{"B", 8192}, {"H", 20480}}));
+  size_t retries = 0, at = text.find("rescheduled ");
+  if (at != std::string::npos) retries = std::stoul(text.substr(at + 12));
+  size_t listed = 0;
+  for (size_t p = text.find("spilled first: "); p != std::string::npos; p = text.find("spilled first: ", p + 1)) ++listed;
+  EXPECT_EQ(listed, retries) << text;
+  EXPECT_EQ(text.find("prefetch=smem:") != std::string::npos, text.find(" dynamic;") != std::string::npos) << text;
+}
+
 // Persistent kernels prefetch the next row and launch one resident wave: SMs x blocks that
 // fit (65536 registers per SM on the H100 profile), not a block per row.
 TEST(SchedulerChoices, PrefetchingKernelsLaunchOneResidentWave) {

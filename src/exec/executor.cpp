@@ -496,9 +496,11 @@ std::string Executor::explain(const std::vector<std::vector<int64_t>>& shapes) c
          std::to_string(facts.R) + " cols=" + std::to_string(facts.C) + " grid=" + std::to_string(g.x) + "x" +
          std::to_string(g.y) + " block=" + std::to_string(g.block) + "\n    ptxas: " + std::to_string(px.registers) +
          " registers, " + std::to_string(px.spill_store_bytes) + " bytes spill stores, " + std::to_string(px.smem_bytes) +
-         " bytes smem; occupancy " + std::to_string(occ) + " blocks/SM (" +
+         " bytes smem" + (pk.plan.params.dyn_smem ? " + " + std::to_string(pk.plan.params.dyn_smem) + " dynamic" : "") +
+         "; occupancy " + std::to_string(occ) + " blocks/SM (" +
          std::to_string(occ * pk.plan.params.threads * 100 / dev.max_threads_per_sm) + "% of threads)" +
-         (pk.spill_retries ? "; rescheduled " + std::to_string(pk.spill_retries) + "x after spills" : "") + "\n";
+         (pk.spilled.empty() ? "" : "; rescheduled " + std::to_string(pk.spilled.size()) + "x after spills") + "\n";
+    for (const std::string& tried : pk.spilled) r += "    spilled first: " + tried + "\n";
   }
   return r;
 }

@@ -16,12 +16,15 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, LaunchFacts&
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(sf.fusion.hash()));
   PreparedKernel best;
   int compiles = 0;
+  std::vector<std::string> spilled;
   for (int attempt = 0;; ++attempt) {
     KernelPlan plan;
     if (!schedule_kernel(sf.fusion, s, index, ks, facts, dev, attempt, plan)) break;
+    if (best.compiled)
+      spilled.push_back(best.plan.params.str() + ": " + std::to_string(best.compiled->ptxas.spill_store_bytes) + " B");
     PreparedKernel pk;
     pk.plan = plan;
-    pk.spill_retries = attempt;
+    pk.spilled = spilled;
     pk.source = generate_kernel(sf.fusion, s, plan);
     // The source's hash too: a disk entry written by another version of the code generator
     // must not be taken for this one's kernel (same plan, different code).

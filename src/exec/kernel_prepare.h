@@ -4,6 +4,7 @@
 // without a GPU (NVRTC + ptxas only), so CI checks every generated kernel.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "codegen/kernel_codegen.h"
 #include "runtime/device_info.h"
@@ -17,7 +18,7 @@ struct PreparedKernel {
   KernelSource source;
   std::shared_ptr<const CompiledKernel> compiled;
   std::string cache_key;
-  int spill_retries = 0;
+  std::vector<std::string> spilled;  // the plans tried first, with the bytes each spilled
   int compiles = 0;  // NVRTC compiles this call ran (0 when the memory or disk cache had every plan)
 };
 
