@@ -251,14 +251,16 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   for (size_t k = 0; k < plan.operands.size(); ++k)
     if (!plan.operands[k].is_output && plan.operands[k].access == Access::Full)
       row_in_bytes += dtype_size(facts.operands[k].dtype);
-  auto smem_bytes = [&](int64_t t) { return std::max<int64_t>(1, 256 / t) * ((nvec + t - 1) / t) * t * vec * row_in_bytes; };
+  // Rows per block at t threads per row: blocks of at least 256 threads where rows are short.
+  auto rows_per_block = [](int64_t t) { return std::max<int64_t>(1, 256 / t); };
+  auto smem_bytes = [&](int64_t t) { return rows_per_block(t) * ((nvec + t - 1) / t) * t * vec * row_in_bytes; };
   auto smem_fits = [&](int64_t t) {
-    const int64_t blocks = std::max<int64_t>(1, 1024 / (t * std::max<int64_t>(1, 256 / t)));
+    const int64_t blocks = std::max<int64_t>(1, 1024 / (t * rows_per_block(t)));
     return !col_vec && smem_bytes(t) <= dev.smem_per_block_optin - 8192 && (smem_bytes(t) + 8192) * blocks <= dev.smem_per_sm;
   };
   // A block must fit the SM's register file, and a thread has at most 255.
   auto fits = [&](int64_t t, bool prefetch_in_registers) {
-    const int64_t batch = (nvec + t - 1) / t, threads = t * std::max<int64_t>(1, 256 / t);
+    const int64_t batch = (nvec + t - 1) / t, threads = t * rows_per_block(t);
     const int64_t limit = std::min<int64_t>(dev.max_regs_per_thread, dev.regs_per_block / threads);
     return batch <= 16 && estimate_registers(batch, vec, held, widest, prefetch_in_registers) <= limit;
   };
@@ -285,7 +287,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // Not for 1024-thread rows: fewer threads would lift their register cap (see min_blocks).
   if (tpr >= 64 && tpr <= 512) tpr = std::min<int64_t>(tpr, ((nvec + batch - 1) / batch + 31) / 32 * 32);
   p.threads_per_row = static_cast<int>(tpr);
-  p.rows_per_block = static_cast<int>(std::max<int64_t>(1, 256 / tpr));
+  p.rows_per_block = static_cast<int>(rows_per_block(tpr));
   p.threads = p.threads_per_row * p.rows_per_block;
   p.batch = static_cast<int>(batch);
   p.prefetch = pick_now.prefetch;
