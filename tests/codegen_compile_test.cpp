@@ -125,14 +125,21 @@ TEST(CodegenCompile, PersistentRowsArePackedAndLoadedAhead) {
 }
 
 // Phase-shifted rows (rms norm, H = 5140: rows start 8-byte aligned): each row's phase from its
-// address, 16-byte loads of the row, the weight 4 elements per load, partial vectors apart.
+// address, 16-byte loads of the row, the weight 4 elements per load, the partial vectors in
+// the last batch only (the others whole: no lane tests), and loaded whole between the first
+// and the last row.
 TEST(CodegenCompile, UnalignedRowsArePhaseShifted) {
   auto p = prepare_all(solder::testing::rms_norm_fusion(DType::BF16), {{512, 5140}, {5140}});
   ASSERT_EQ(p.kernels.size(), 1u);
   const std::string& src = p.kernels[0].source.source;
-  EXPECT_EQ(p.kernels[0].plan.params.col_vec, 4) << p.kernels[0].plan.params.str();
+  const auto& params = p.kernels[0].plan.params;
+  EXPECT_EQ(params.col_vec, 4) << params.str();
+  EXPECT_GT(params.batch, 1) << params.str();
+  EXPECT_LE(((params.batch - 1) * params.threads_per_row + 1) * params.vec, 5140) << params.str();
   EXPECT_NE(src.find("const int ph = "), std::string::npos);
-  EXPECT_NE(src.find("if ((unsigned)col0 <= (unsigned)(C - VEC)) {"), std::string::npos);
+  EXPECT_NE(src.find("vi = (vs == nv ? 0 : vs) * VEC"), std::string::npos) << "vector 0 not moved to the last batch";
+  EXPECT_NE(src.find("const unsigned ln = b < BATCH - 1 ? (1u << VEC) - 1 : "), std::string::npos);
+  EXPECT_NE(src.find("if (prow > 0 && prow < R - 1) {"), std::string::npos);
   EXPECT_NE(src.find("ld_row_pairs<8, 4>("), std::string::npos) << "the weight is not loaded 4 elements at a time";
   EXPECT_NE(src.find("st_row<u16, 8>("), std::string::npos);
   EXPECT_FALSE(p.kernels[0].compiled->ptxas.spills());

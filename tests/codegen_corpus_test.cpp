@@ -203,6 +203,17 @@ TEST(SchedulerChoices, PersistentKernelsRefuseRowsTheyDoNotCover) {
     facts.C = c;
     EXPECT_THROW(launch_grid(plan, facts, h100_profile(), 4), Error) << c;
   }
+  // Phase-shifted (steps of 2): the batches but the last must hold whole vectors at every
+  // phase (slots 1 .. 3 * 128, up to column 3 * 128 * 8 + 8), the last the rest.
+  plan.params.col_vec = 2;
+  for (int64_t c : {3 * 128 * 8 + 8, 3 * 128 * 8 + 10, 4096 - 6}) {
+    facts.C = c;
+    EXPECT_NO_THROW(launch_grid(plan, facts, h100_profile(), 4)) << c;
+  }
+  for (int64_t c : {3 * 128 * 8 + 6, 4096, 4096 + 2, 4096 + 1}) {
+    facts.C = c;
+    EXPECT_THROW(launch_grid(plan, facts, h100_profile(), 4), Error) << c;
+  }
 }
 
 TEST(SchedulerChoices, FlatKernelsOnH100Profile) {

@@ -264,6 +264,18 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
     const int64_t limit = std::min<int64_t>(dev.max_regs_per_thread, dev.regs_per_block / threads);
     return batch <= 16 && estimate_registers(batch, vec, held, widest, prefetch_in_registers) <= limit;
   };
+  // Phase-shifted rows keep their partial vectors in the last batch, so the batches before it
+  // must hold whole vectors at every phase (see write_inner, launch_grid).
+  // Fewest warps that cover the row with t's batch: at H = 5140 (1285 vectors of 4) 256
+  // threads x 6 left the sixth batch nearly empty (16% of the work for nothing); 224 x 6 fits.
+  // Not for 1024-thread rows: fewer threads would lift their register cap (see min_blocks).
+  auto trimmed = [&](int64_t t) {
+    const int64_t b = (nvec + t - 1) / t;
+    return t >= 64 && t <= 512 ? std::min<int64_t>(t, ((nvec + b - 1) / b + 31) / 32 * 32) : t;
+  };
+  auto phase_fits = [&](int64_t t) {
+    return !col_vec || (((nvec + t - 1) / t - 1) * trimmed(t) + 1) * vec <= facts.C;
+  };
   struct Try {
     int64_t tpr;
     bool prefetch, smem, looped;
@@ -271,6 +283,10 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   std::vector<Try> tries;
   bool prefetch_first = pick && pick->threads_per_row ? pick->prefetch : kPrefetchByDefault;
   for (int64_t t = tpr; !pick_looped; t = std::min<int64_t>(1024, 2 * t)) {
+    if (!phase_fits(t)) {
+      if (t >= 1024) break;
+      continue;
+    }
     if (prefetch_first && fits(t, true)) tries.push_back({t, true, false, false});
     if (prefetch_first && smem_fits(t) && fits(t, false)) tries.push_back({t, true, true, false});
     if (fits(t, false)) tries.push_back({t, false, false, false});
@@ -282,10 +298,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   const Try& pick_now = tries[attempt];
   tpr = pick_now.tpr;
   int64_t batch = (nvec + tpr - 1) / tpr;
-  // Fewest warps that cover the row with that batch: at H = 5140 (1285 vectors of 4) 256
-  // threads x 6 left the sixth batch nearly empty (16% of the work for nothing); 224 x 6 fits.
-  // Not for 1024-thread rows: fewer threads would lift their register cap (see min_blocks).
-  if (tpr >= 64 && tpr <= 512) tpr = std::min<int64_t>(tpr, ((nvec + batch - 1) / batch + 31) / 32 * 32);
+  tpr = trimmed(tpr);
   p.threads_per_row = static_cast<int>(tpr);
   p.rows_per_block = static_cast<int>(rows_per_block(tpr));
   p.threads = p.threads_per_row * p.rows_per_block;
@@ -324,10 +337,12 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
   g.smem = static_cast<unsigned>(p.dyn_smem);
   if (plan.shape.category == KernelCategory::Inner) {
     // Persistent kernels assume every batch but the last lies inside the row (see write_inner);
-    // phase-shifted ones that the batches cover the row and that it holds a whole vector.
+    // phase-shifted ones that the batches cover the row and that at every phase the batches but
+    // the last hold whole vectors (slots 1 .. (batch - 1) * tpr).
     const int64_t nvec = (facts.C + (p.col_vec ? p.vec - p.col_vec : 0) + p.vec - 1) / p.vec, tpr = p.threads_per_row;
-    const bool covers = nvec <= p.batch * tpr && (p.col_vec ? facts.C >= p.vec && facts.C % p.col_vec == 0
-                                                            : nvec > (p.batch - 1) * tpr);
+    const bool covers =
+        nvec <= p.batch * tpr && (p.col_vec ? ((p.batch - 1) * tpr + 1) * p.vec <= facts.C && facts.C % p.col_vec == 0
+                                            : nvec > (p.batch - 1) * tpr);
     if (p.batch > 0 && !covers)
       throw Error("kernel " + plan.name + " (batch " + std::to_string(p.batch) + " x " + std::to_string(tpr) +
                   " threads) cannot cover rows of " + std::to_string(facts.C) + " elements");
