@@ -264,8 +264,6 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
     const int64_t limit = std::min<int64_t>(dev.max_regs_per_thread, dev.regs_per_block / threads);
     return batch <= 16 && estimate_registers(batch, vec, held, widest, prefetch_in_registers) <= limit;
   };
-  // Phase-shifted rows keep their partial vectors in the last batch, so the batches before it
-  // must hold whole vectors at every phase (see write_inner, launch_grid).
   // Fewest warps that cover the row with t's batch: at H = 5140 (1285 vectors of 4) 256
   // threads x 6 left the sixth batch nearly empty (16% of the work for nothing); 224 x 6 fits.
   // Not for 1024-thread rows: fewer threads would lift their register cap (see min_blocks).
@@ -273,6 +271,8 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
     const int64_t b = (nvec + t - 1) / t;
     return t >= 64 && t <= 512 ? std::min<int64_t>(t, ((nvec + b - 1) / b + 31) / 32 * 32) : t;
   };
+  // Phase-shifted rows keep their partial vectors in the last batch, so the batches before it
+  // must hold whole vectors at every phase (see write_inner, launch_grid).
   auto phase_fits = [&](int64_t t) {
     return !col_vec || (((nvec + t - 1) / t - 1) * trimmed(t) + 1) * vec <= facts.C;
   };
