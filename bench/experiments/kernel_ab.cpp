@@ -217,6 +217,10 @@ int main(int argc, char** argv) {
   const float copy_us = timeit([&] { CK(cuMemcpyDtoDAsync(cd, cs, half, 0)); });
   std::printf("R=%lld C=%lld bytes=%.1f MB copy %.2f us (%.0f GB/s)\n", R, C, bytes / 1e6, copy_us, bytes / copy_us / 1e3);
 
+  // Scratch (Params::scratch), zeroed once: kernels that use it leave it zeroed on exit.
+  CUdeviceptr scratch;
+  CK(cuMemAlloc(&scratch, 4096));
+  CK(cuMemsetD8(scratch, 0, 4096));
   std::vector<unsigned char> ref;
   for (auto& v : vs) {
     if (v.ops.size() != ops.size()) std::fprintf(stderr, "%s: other operands than the first\n", v.file.c_str()), std::exit(1);
@@ -230,7 +234,7 @@ int main(int argc, char** argv) {
     for (int k = 0; k < n; ++k) words.push_back(ops[k].full ? C : 0);
     for (int k = 0; k < n; ++k)
       for (int d = 0; d < 8; ++d) words.push_back(d == 0 ? (ops[k].full ? C : 0) : d == 1 ? 1 : 0);
-    words.push_back(0);
+    words.push_back((long long)scratch);
     int per_sm = 0;
     CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v.fn, v.threads, v.dyn_smem));
     long long blocks = (R + v.rpb - 1) / v.rpb;

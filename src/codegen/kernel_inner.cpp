@@ -40,7 +40,7 @@ std::vector<int> pass_targets(const Writer& w, int q) { return pass_at(w, q).tar
 
 }  // namespace
 
-void write_inner(Writer& w) {
+void write_inner(Writer& w, KernelSource& out) {
   const auto& P = w.plan.params;
   const bool persistent = P.batch > 0;
   const StagePlan& sp = w.sp;
@@ -164,7 +164,24 @@ void write_inner(Writer& w) {
     for (int k : pf) c += "  " + w.in_vec_type(k) + " pf" + num(k) + "[BATCH];\n";
   if (!pf.empty() && P.prefetch) prefetch_row("(i64)blockIdx.x * RPB + ry", 1);
 
-  c += "  for (i64 rb = (i64)blockIdx.x * RPB; rb < R; rb += (i64)gridDim.x * RPB) {\n";
+  // Row tickets (prefetching kernels, whose blocks stay resident): a block's first rows are
+  // blockIdx.x's, each later group of RPB rows comes from a counter in scratch, taken one row
+  // ahead so the prefetch knows it. Blocks on SMs that get more bandwidth take more rows, where
+  // a fixed stride left SMs idle at the end (ncu, W1 f16 H=4096: SMs active 90 % of the
+  // kernel). Thread 0 publishes the ticket in shared memory (two slots: one being read, one
+  // written), seen by the block after the reductions' barriers, so only where rows span warps
+  // (TPR > 32). The last block to finish zeroes the counters for the next launch.
+  const bool tickets = P.prefetch && !pf.empty() && tpr > 32;
+  std::string next_rows = "row + (i64)gridDim.x * RPB";
+  if (tickets) {
+    out.scratch_init = {0u, 0u};  // next ticket, blocks finished
+    c += "  unsigned* const tickets = (unsigned*)p.scratch;\n  __shared__ i64 next_rb_[2];\n"
+         "  if (threadIdx.x == 0) next_rb_[0] = ((i64)gridDim.x + atomicAdd(tickets, 1u)) * RPB;\n  __syncthreads();\n"
+         "  int slot = 0;\n  for (i64 rb = (i64)blockIdx.x * RPB, nrb; rb < R; rb = nrb, slot ^= 1) {\n    nrb = next_rb_[slot];\n";
+    next_rows = "nrb + ry";
+  } else {
+    c += "  for (i64 rb = (i64)blockIdx.x * RPB; rb < R; rb += (i64)gridDim.x * RPB) {\n";
+  }
   c += "    const i64 row = rb + ry;\n    const bool row_ok = row < R;\n    const i64 rowc = row_ok ? row : R - 1;\n    (void)rowc;\n";
   if (!pf.empty() && !P.prefetch) prefetch_row("row", 2);
   // Persistent: each row-varying operand's row address once per row (phase-shifted: the row's
@@ -346,7 +363,9 @@ void write_inner(Writer& w) {
     w.store_vectors(elem_outs, persistent ? 5 : 4, rowa, cola);
     if (persistent && !elem_outs.empty()) c += I(4) + "}\n";
     c += "      }\n    }\n";
-    if (q == pf_pass && !pf.empty()) prefetch_row("row + (i64)gridDim.x * RPB", 2);
+    if (q == pf_pass && tickets)
+      c += "    if (threadIdx.x == 0) next_rb_[slot ^ 1] = ((i64)gridDim.x + atomicAdd(tickets, 1u)) * RPB;\n";
+    if (q == pf_pass && !pf.empty() && P.prefetch) prefetch_row(next_rows, 2);
 
     // Combine across the row's threads: shuffles within a warp, shared memory across warps.
     for (int i : steps_here) {
@@ -389,7 +408,11 @@ void write_inner(Writer& w) {
     }
     store_row_outputs(q + 1);
   }
-  c += "  }\n}\n";
+  c += "  }\n";
+  if (tickets)
+    c += "  if (threadIdx.x == 0 && atomicAdd(tickets + 1, 1u) == gridDim.x - 1) {\n"
+         "    tickets[0] = 0u;\n    tickets[1] = 0u;\n  }\n";
+  c += "}\n";
 }
 
 }  // namespace solder::codegen_detail

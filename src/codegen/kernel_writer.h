@@ -259,6 +259,6 @@ struct Writer {
 };
 
 void write_flat(Writer& w, KernelSource& out);
-void write_inner(Writer& w);
+void write_inner(Writer& w, KernelSource& out);
 
 }  // namespace solder::codegen_detail

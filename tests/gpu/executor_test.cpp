@@ -83,6 +83,28 @@ TEST(GpuExecutor, NormsOverTheHiddenSweep) {
   run("w5_rms_norm_bf16", 4099, 4100);
 }
 
+// Prefetching kernels take rows from a counter that the last block zeroes: launch after launch
+// of one executor must cover every row (outputs poisoned before each).
+TEST(GpuExecutor, RowTicketsResetBetweenLaunches) {
+  SKIP_WITHOUT_GPU();
+  for (const char* name : {"w1_layer_norm_fused", "w5_softmax_bf16"}) {
+    Fusion f = make_workload(name);
+    auto shapes = resolve_input_shapes(f, no_shapes, {{"B", 8195}, {"H", 4096}});
+    std::vector<HostTensor> in = make_random_inputs(f, shapes, 11);
+    std::vector<DeviceTensor> din;
+    for (const auto& h : in) din.push_back(upload(h, Layout::Contiguous));
+    auto want = run_reference(f, in);
+    Executor ex(f);
+    for (int launch = 0; launch < 3; ++launch) {
+      HostTensor poison = HostTensor::empty(want[0].dtype, want[0].shape);
+      std::memset(poison.data(), 0xff, static_cast<size_t>(poison.numel() * dtype_size(want[0].dtype)));
+      std::vector<DeviceTensor> outs = {to_device(poison)};
+      ex.run(din, nullptr, &outs);
+      expect_close(to_host(outs[0]), want[0], std::string(name) + " launch " + std::to_string(launch));
+    }
+  }
+}
+
 TEST(GpuExecutor, NonContiguousInputs) {
   SKIP_WITHOUT_GPU();
   for (const char* name : {"w1_layer_norm_fused", "w5_gelu_bias_bf16", "w5_softmax_bf16"})
