@@ -146,15 +146,18 @@ TEST(CodegenCompile, UnalignedRowsArePhaseShifted) {
 }
 
 // Prefetching kernels take their rows by ticket after the first (a counter in scratch that the
-// last block zeroes); kernels whose rows fit in a warp keep the fixed stride (no barrier to
-// publish a ticket by), and so do kernels that do not prefetch.
+// last block zeroes) where a launch gives blocks six rows or more; kernels whose rows fit in a
+// warp keep the fixed stride (no barrier to publish a ticket by), and so do those where one
+// block fills an SM and no weight is read (measured slower: see the scheduler).
 TEST(CodegenCompile, PrefetchingKernelsTakeRowsByTicket) {
   auto p = prepare_all(solder::testing::rms_norm_fusion(DType::BF16), {{8192, 4096}, {4096}});
   ASSERT_EQ(p.kernels.size(), 1u);
   const auto& k = p.kernels[0];
   ASSERT_TRUE(k.plan.params.prefetch) << k.plan.params.str();
   ASSERT_GT(k.plan.params.threads_per_row, 32) << k.plan.params.str();
+  EXPECT_TRUE(k.plan.params.tickets) << k.plan.params.str();
   EXPECT_EQ(k.source.scratch_init, (std::vector<unsigned>{0u, 0u}));
+  EXPECT_NE(k.source.source.find("const bool by_ticket = R >= 6 * (i64)gridDim.x * RPB;"), std::string::npos);
   EXPECT_NE(k.source.source.find("atomicAdd(tickets, 1u)"), std::string::npos);
   EXPECT_NE(k.source.source.find("if (const i64 prow = nrb + ry; prow < R)"), std::string::npos);
   EXPECT_NE(k.source.source.find("tickets[0] = 0u;"), std::string::npos) << "counters not reset for the next launch";
@@ -164,6 +167,11 @@ TEST(CodegenCompile, PrefetchingKernelsTakeRowsByTicket) {
   ASSERT_LE(p.kernels[0].plan.params.threads_per_row, 32);
   EXPECT_TRUE(p.kernels[0].source.scratch_init.empty());
   EXPECT_EQ(p.kernels[0].source.source.find("tickets"), std::string::npos);
+  // One block of 640 threads per SM, no weight: the fixed stride.
+  p = prepare_all(solder::testing::softmax_fusion(DType::BF16), {{8192, 20480}});
+  ASSERT_EQ(p.kernels[0].plan.params.min_blocks, 1) << p.kernels[0].plan.params.str();
+  EXPECT_FALSE(p.kernels[0].plan.params.tickets) << p.kernels[0].plan.params.str();
+  EXPECT_TRUE(p.kernels[0].source.scratch_init.empty());
 }
 
 // Phase-shifted rows need one phase for every row-varying operand in every row, and the

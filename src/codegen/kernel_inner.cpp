@@ -164,20 +164,29 @@ void write_inner(Writer& w, KernelSource& out) {
     for (int k : pf) c += "  " + w.in_vec_type(k) + " pf" + num(k) + "[BATCH];\n";
   if (!pf.empty() && P.prefetch) prefetch_row("(i64)blockIdx.x * RPB + ry", 1);
 
-  // Row tickets (prefetching kernels, whose blocks stay resident): a block's first rows are
-  // blockIdx.x's, each later group of RPB rows comes from a counter in scratch, taken one row
-  // ahead so the prefetch knows it. Blocks on SMs that get more bandwidth take more rows, where
-  // a fixed stride left SMs idle at the end (ncu, W1 f16 H=4096: SMs active 90 % of the
-  // kernel). Thread 0 publishes the ticket in shared memory (two slots: one being read, one
-  // written), seen by the block after the reductions' barriers, so only where rows span warps
-  // (TPR > 32). The last block to finish zeroes the counters for the next launch.
-  const bool tickets = P.prefetch && !pf.empty() && tpr > 32;
+  // Row tickets (plan.params.tickets): a block's first rows are blockIdx.x's; each later group
+  // of RPB rows comes from a counter in scratch, taken one row ahead so the prefetch knows it.
+  // Blocks on SMs that get more bandwidth take more rows, where a fixed stride left SMs idle
+  // at the end (ncu, W1 f16 H=4096: SMs active 90 % of the kernel). Thread 0 publishes the
+  // ticket in shared memory (two slots: one read, one written), seen by the block after the
+  // reductions' barriers, so only where rows span warps (TPR > 32). Where blocks take few
+  // rows (fewer than 6 each) the counter's start-up costs more than balance gains (W1 f16
+  // H=2048, B=8192, 4 rows per block: 90.6 -> 86.7 % of a copy; 16 per block: 88.6 -> 93.1),
+  // so those launches keep the fixed stride, passed on the same way (decided at run time: one
+  // kernel serves every size; a select between the two in every thread cost registers).
+  // The last block to finish zeroes the counters for the next launch.
+  const bool tickets = P.tickets && tpr > 32 && !pf.empty();
   std::string next_rows = "row + (i64)gridDim.x * RPB";
   if (tickets) {
     out.scratch_init = {0u, 0u};  // next ticket, blocks finished
-    c += "  unsigned* const tickets = (unsigned*)p.scratch;\n  __shared__ i64 next_rb_[2];\n"
-         "  if (threadIdx.x == 0) next_rb_[0] = ((i64)gridDim.x + atomicAdd(tickets, 1u)) * RPB;\n  __syncthreads();\n"
-         "  int slot = 0;\n  for (i64 rb = (i64)blockIdx.x * RPB, nrb; rb < R; rb = nrb, slot ^= 1) {\n    nrb = next_rb_[slot];\n";
+    c += "  unsigned* const tickets = (unsigned*)p.scratch;\n"
+         "  const bool by_ticket = R >= 6 * (i64)gridDim.x * RPB;\n"
+         "  __shared__ i64 next_rb_[2];\n"
+         "  if (threadIdx.x == 0)\n"
+         "    next_rb_[0] = by_ticket ? ((i64)gridDim.x + atomicAdd(tickets, 1u)) * RPB : ((i64)blockIdx.x + gridDim.x) * RPB;\n"
+         "  __syncthreads();\n"
+         "  int slot = 0;\n  for (i64 rb = (i64)blockIdx.x * RPB, nrb; rb < R; rb = nrb, slot ^= 1) {\n"
+         "    nrb = next_rb_[slot];\n";
     next_rows = "nrb + ry";
   } else {
     c += "  for (i64 rb = (i64)blockIdx.x * RPB; rb < R; rb += (i64)gridDim.x * RPB) {\n";
@@ -364,7 +373,7 @@ void write_inner(Writer& w, KernelSource& out) {
     if (persistent && !elem_outs.empty()) c += I(4) + "}\n";
     c += "      }\n    }\n";
     if (q == pf_pass && tickets)
-      c += "    if (threadIdx.x == 0) next_rb_[slot ^ 1] = ((i64)gridDim.x + atomicAdd(tickets, 1u)) * RPB;\n";
+      c += "    if (threadIdx.x == 0)\n      next_rb_[slot ^ 1] = by_ticket ? ((i64)gridDim.x + atomicAdd(tickets, 1u)) * RPB : nrb + (i64)gridDim.x * RPB;\n";
     if (q == pf_pass && !pf.empty() && P.prefetch) prefetch_row(next_rows, 2);
 
     // Combine across the row's threads: shuffles within a warp, shared memory across warps.
@@ -410,7 +419,7 @@ void write_inner(Writer& w, KernelSource& out) {
   }
   c += "  }\n";
   if (tickets)
-    c += "  if (threadIdx.x == 0 && atomicAdd(tickets + 1, 1u) == gridDim.x - 1) {\n"
+    c += "  if (by_ticket && threadIdx.x == 0 && atomicAdd(tickets + 1, 1u) == gridDim.x - 1) {\n"
          "    tickets[0] = 0u;\n    tickets[1] = 0u;\n  }\n";
   c += "}\n";
 }

@@ -327,6 +327,15 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // took 69 registers at H = 12288 (512 threads): one block per SM instead of two, 40% slower.
   // A plan that then spills is rebuilt by prepare_kernel with attempt + 1 (more threads).
   p.min_blocks = std::max(1, 1024 / p.threads);
+  // Row tickets (see write_inner): prefetching blocks take their later rows from a counter.
+  // Measured (H200, B=8192, % of a copy, fixed stride -> tickets; kab): W1 f16 5140 83 -> 89,
+  // 12288 88 -> 95, 16384 84 -> 92, W1 f32 16384 76 -> 94, softmax 12288 90 -> 97, rms 32768
+  // 93 -> 97. Not where one block fills an SM and no weight is read: softmax 20480 and 32768
+  // fell 92 -> 88 and 94 -> 89 (the same fixed rows through the ticket code kept 92: the order
+  // of the rows, not the atomics), while W1 and rms at one block per SM gained 2-4 points.
+  // Nor with the shared-memory prefetch: those plans hold the longest rows at the register
+  // limit, and the ticket's registers made them spill (rms bf16 65536, W1 f32 20480).
+  p.tickets = p.prefetch && !p.prefetch_smem && p.threads_per_row > 32 && (p.min_blocks > 1 || weights > 0);
   return true;
 }
 
