@@ -51,6 +51,8 @@ KernelParams plan_of(const std::string& workload, const Bindings& sizes) {
   p.batch = field("persistent_batch");
   p.unroll = field("unroll");
   p.prefetch = recs[0].params.find("prefetch") != std::string::npos;
+  p.prefetch_smem = recs[0].params.find("prefetch=smem:") != std::string::npos;
+  p.ldg_weights = recs[0].params.find("ldg_weights") != std::string::npos;
   p.col_vec = field("col_vec");
   return p;
 }
@@ -108,14 +110,21 @@ TEST(SchedulerChoices, InnerKernelsOnH100Profile) {
   p = plan_of("w1_layer_norm_fused", {{"B", 8192}, {"H", 32768}});
   EXPECT_EQ(p.threads_per_row, 1024);
   EXPECT_EQ(p.batch, 4);
-  // Rows too long for registers: looped.
+  // 65536 fp16: the row in registers and the next in shared memory, with plain weight loads
+  // (the read-only ones spilled); looped before that retry.
   p = plan_of("w1_layer_norm_fused", {{"B", 16}, {"H", 65536}});
+  EXPECT_EQ(p.batch, 8);
+  EXPECT_TRUE(p.prefetch_smem);
+  EXPECT_FALSE(p.ldg_weights);
+  // Rows too long for registers: looped (softmax holds f32 exponentials).
+  p = plan_of("w5_softmax_bf16", {{"B", 16}, {"H", 65536}});
   EXPECT_EQ(p.batch, 0);
 }
 
 // After spills the retries (attempt 1, 2, ...) go: the same threads with the prefetch in shared
-// memory (where the next row fits), then without a prefetch, then twice the threads with it
-// again, up to 1024, then the looped form, then give up.
+// memory (where the next row fits; weights through the read-only path), then without a
+// prefetch, then twice the threads with it again, up to 1024, then the shared-memory plans with
+// plain weight loads, then the looped form, then give up.
 TEST(SchedulerChoices, SpillRetriesDropThePrefetchBeforeDoublingTheThreads) {
   Fusion f = make_workload("w1_layer_norm_fused");
   SegmentedFusion sf = lower(f);
@@ -124,15 +133,17 @@ TEST(SchedulerChoices, SpillRetriesDropThePrefetchBeforeDoublingTheThreads) {
   const Segment& s = sf.segments.at(0);
   KernelShape ks = analyze_kernel(sf.fusion, s);
   std::vector<std::string> seen;
-  for (int attempt = 0; attempt < 8; ++attempt) {
+  for (int attempt = 0; attempt < 12; ++attempt) {
     LaunchFacts facts = contiguous_facts(sf, 0, b);
     KernelPlan plan;
     if (!schedule_kernel(sf.fusion, s, 0, ks, facts, h100_profile(), attempt, plan)) break;
     const KernelParams& p = plan.params;
     seen.push_back(p.batch == 0 ? "looped"
-                                : std::to_string(p.threads_per_row) + (p.prefetch_smem ? "+smem" : p.prefetch ? "+pf" : ""));
+                                : std::to_string(p.threads_per_row) + (p.prefetch_smem ? "+smem" : p.prefetch ? "+pf" : "") +
+                                      (p.ldg_weights ? "+ldg" : ""));
   }
-  EXPECT_EQ(seen, (std::vector<std::string>{"512+pf", "512+smem", "512", "1024+pf", "1024+smem", "1024", "looped"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"512+pf", "512+smem+ldg", "512", "1024+pf", "1024+smem+ldg", "1024",
+                                            "512+smem", "1024+smem", "looped"}));
 }
 
 // Rows whose next row does not fit registers beside this one keep the row in registers and
@@ -180,7 +191,10 @@ TEST(SchedulerChoices, PrefetchingKernelsLaunchOneResidentWave) {
   recs = ex.compile_for(resolve_input_shapes(f, {}, {{"B", 100}, {"H", 5140}}));
   EXPECT_EQ(recs[0].grid_x, 100u);
   // Looped rows never prefetch.
-  recs = ex.compile_for(resolve_input_shapes(f, {}, {{"B", 8192}, {"H", 65536}}));
+  Fusion sm = make_workload("w5_softmax_bf16");
+  Executor sx(sm);
+  recs = sx.compile_for(resolve_input_shapes(sm, {}, {{"B", 8192}, {"H", 65536}}));
+  EXPECT_NE(recs[0].params.find("looped"), std::string::npos) << recs[0].params;
   EXPECT_EQ(recs[0].params.find("prefetch"), std::string::npos) << recs[0].params;
 }
 

@@ -102,9 +102,8 @@ void write_inner(Writer& w, KernelSource& out) {
   // Prefetch into shared memory (cp.async; the scheduler checks it fits): the next row then
   // holds no registers while this one is computed.
   const bool smem_pf = P.prefetch && P.prefetch_smem && !pf.empty();
-  // The read-only weight loads cost registers: only beside a prefetch that holds none (with
-  // registers W1 H=32768 spilled down to a looped plan).
-  w.nc_weights = smem_pf;
+  // Read-only weight loads (a plan choice: they cost registers, see the scheduler).
+  w.nc_weights = smem_pf && P.ldg_weights;
   // Shared-memory slots: operand k's [RPB][BATCH * TPR * VEC] elements at byte dsm_k of the
   // dynamic shared memory (the scheduler's dyn_smem counts every row input, so they fit).
   std::map<int, int64_t> dsm_at;

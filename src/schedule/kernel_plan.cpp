@@ -21,6 +21,7 @@ std::string KernelParams::str() const {
     s += " threads_per_row=" + std::to_string(threads_per_row) + " rows_per_block=" + std::to_string(rows_per_block) +
          (batch ? " persistent_batch=" + std::to_string(batch) : std::string(" looped")) +
          " min_blocks=" + std::to_string(min_blocks) + (prefetch ? (prefetch_smem ? " prefetch=smem:" + std::to_string(dyn_smem) : " prefetch") : "") +
+         (ldg_weights ? " ldg_weights" : "") +
          (tickets ? " tickets" : "") +
          (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string());
   else

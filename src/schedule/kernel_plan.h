@@ -33,6 +33,7 @@ struct KernelParams {
   bool prefetch = false;    // inner persistent: one resident wave of blocks walks the rows, and
                             // loads its next row while this one reduces (hides DRAM latency)
   bool prefetch_smem = false;  // ... into shared memory (cp.async) instead of registers
+  bool ldg_weights = false;    // ... and the weights through the read-only path (__ldg)
   bool tickets = false;        // ... and its blocks take their later rows by ticket, not at a
                                // fixed stride (balances rows across SMs; see write_inner)
   int dyn_smem = 0;            // bytes of dynamic shared memory (the shared-memory prefetch)

@@ -246,7 +246,13 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // 1024 threads 164.6 (78.7 %). Shared memory is not the first choice: W1 f16 H=4096 took
   // 45.1 us there, 41.7 in registers.
   // The shared-memory prefetch (aligned rows): the next rows of a block in dynamic shared
-  // memory, which the blocks that keep 1024 threads resident must share on an SM.
+  // memory, which the blocks that keep 1024 threads resident must share on an SM. Its weights
+  // load through the read-only path; with plain loads it is the last retry before the looped
+  // row: the read-only loads let ptxas hoist the next vector's weights, and at the register
+  // limit that spilled (W1 f16 H=65536: 48 B), while the looped row re-reads the row and its
+  // weights every pass (kab, H200, B=8192, % of a copy, looped -> plain weights: W1 f16 65536
+  // 45.6 -> 83.5, W1 f32 32768 46.8 -> 87.4). Not earlier: W1 f32 20480 took 640 threads so,
+  // 82.1, against 85 at 1024 threads with the read-only loads.
   int64_t row_in_bytes = 0;
   for (size_t k = 0; k < plan.operands.size(); ++k)
     if (!plan.operands[k].is_output && plan.operands[k].access == Access::Full)
@@ -278,9 +284,9 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   };
   struct Try {
     int64_t tpr;
-    bool prefetch, smem, looped;
+    bool prefetch, smem, looped, ldg = false;
   };
-  std::vector<Try> tries;
+  std::vector<Try> tries, plain_weights;
   bool prefetch_first = pick && pick->threads_per_row ? pick->prefetch : kPrefetchByDefault;
   for (int64_t t = tpr; !pick_looped; t = std::min<int64_t>(1024, 2 * t)) {
     if (!phase_fits(t)) {
@@ -288,11 +294,15 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
       continue;
     }
     if (prefetch_first && fits(t, true)) tries.push_back({t, true, false, false});
-    if (prefetch_first && smem_fits(t) && fits(t, false)) tries.push_back({t, true, true, false});
+    if (prefetch_first && smem_fits(t) && fits(t, false)) {
+      tries.push_back({t, true, true, false, weights > 0});
+      if (weights > 0) plain_weights.push_back({t, true, true, false});
+    }
     if (fits(t, false)) tries.push_back({t, false, false, false});
     prefetch_first = kPrefetchByDefault;
     if (t >= 1024) break;
   }
+  tries.insert(tries.end(), plain_weights.begin(), plain_weights.end());
   tries.push_back({tpr, false, false, true});
   if (attempt >= static_cast<int>(tries.size())) return false;
   const Try& pick_now = tries[attempt];
@@ -305,6 +315,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   p.batch = static_cast<int>(batch);
   p.prefetch = pick_now.prefetch;
   p.prefetch_smem = pick_now.smem;
+  p.ldg_weights = pick_now.ldg;
   p.dyn_smem = p.prefetch_smem ? static_cast<int>(smem_bytes(tpr)) : 0;
   p.col_vec = col_vec;
   if (pick_now.looped) {
