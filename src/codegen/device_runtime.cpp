@@ -173,6 +173,15 @@ struct Half {
 };
 __device__ __forceinline__ Half half_of(unsigned pair, int h) { return {pair, h}; }
 __device__ __forceinline__ float bf16_to_f(Half x) { return __int_as_float(x.h ? x.w & 0xffff0000u : x.w << 16); }
+// A value held across passes widens through inline PTX, again at each use: as plain C++ the
+// compiler kept the values the first pass had widened for the later ones (a float per element
+// instead of half a register; W1 bf16 H=65536 spilled 332 B and fell to the looped row).
+__device__ __forceinline__ float held_bf16_to_f(Half x) {
+  unsigned r;
+  if (x.h) asm("and.b32 %0, %1, 0xffff0000;" : "=r"(r) : "r"(x.w));
+  else asm("shl.b32 %0, %1, 16;" : "=r"(r) : "r"(x.w));
+  return __int_as_float(r);
+}
 
 // fp8 (OCP): hardware converts with .satfinite; PyTorch's cast is non-saturating, so values
 // whose magnitude rounds past the largest finite become NaN (e4m3fn) or Inf (e5m2).

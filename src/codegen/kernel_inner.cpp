@@ -231,7 +231,9 @@ void write_inner(Writer& w, KernelSource& out) {
     }
   auto held_bits = [&](int v) { return "half_of(m" + num(v) + "[b][j / 2], j & 1)"; };
   auto held_value = [&](int v) {
-    return narrow.count(v) ? load_convert(w.dt(narrow[v]), held_bits(v)) : "m" + num(v) + "[b][j]";
+    if (!narrow.count(v)) return "m" + num(v) + "[b][j]";
+    const DType t = w.dt(narrow[v]);
+    return t == DType::BF16 ? "held_bf16_to_f(" + held_bits(v) + ")" : load_convert(t, held_bits(v));
   };
 
   for (int q = 0; q <= sp.max_level; ++q) {
