@@ -50,25 +50,6 @@ template <class T> __device__ __forceinline__ void st_shared(unsigned s, T v) {
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
-// Thread-block clusters (split rows): this block's rank, a barrier of the cluster's blocks
-// that makes each block's shared-memory stores before it visible to the others after it, and a
-// load of a 32-bit value from block `rank`'s shared memory at this block's address `s`.
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-template <class T> __device__ __forceinline__ T ld_cluster(unsigned s, unsigned rank) {
-  static_assert(sizeof(T) == 4, "32-bit partials");
-  union { T v; unsigned w; } u;
-  unsigned a;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(s), "r"(rank));
-  asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(u.w) : "r"(a) : "memory");
-  return u.v;
-}
 // Operands that vary only along the row (weights) through the read-only path: ptxas then knows
 // no store of the row's output touches them and loads the next vectors' weights before this
 // vector's stores (W1 H=4096: the pass after the statistics waited on each vector's weights).

@@ -49,24 +49,14 @@ void write_inner(Writer& w, KernelSource& out) {
   const int wpr = std::max(1, tpr / 32);
   std::set<int> mat(sp.materialized.begin(), sp.materialized.end());
 
-  // Split rows (cluster > 1): the K blocks of a thread-block cluster share each row, block
-  // `crank` its columns [crank * C, (crank + 1) * C) with C = p.C / K (whole vectors: the
-  // scheduler and launch_grid check), so its pointers start at that column; the statistics
-  // divide by the row's length CR, and each reduction combines the blocks' partials through
-  // distributed shared memory. A cluster's blocks walk the same rows (cluster index = blockIdx.x
-  // / K), so they meet at the same cluster barriers.
-  const int K = persistent ? P.cluster : 1;
-  const std::string row_len = K > 1 ? "CR" : "C", bx = K > 1 ? "(i64)(blockIdx.x / K)" : "(i64)blockIdx.x",
-                    gx = K > 1 ? "(i64)(gridDim.x / K)" : "(i64)gridDim.x";
-  c += "extern \"C\" __global__ void __launch_bounds__(" + num(P.threads) + ", " + num(P.min_blocks) + ") " +
-       (K > 1 ? "__cluster_dims__(" + num(K) + ", 1, 1) " : "") + w.plan.name + "(const Params p) {\n";
+  c += "extern \"C\" __global__ void __launch_bounds__(" + num(P.threads) + ", " + num(P.min_blocks) + ") " + w.plan.name +
+       "(const Params p) {\n";
   c += "  constexpr int VEC = " + num(P.vec) + ", TPR = " + num(tpr) + ", RPB = " + num(rpb) +
-       (persistent ? ", BATCH = " + num(P.batch) : std::string()) + (K > 1 ? ", K = " + num(K) : "") + ";\n";
-  if (K > 1) c += "  const unsigned crank = cluster_rank();\n";
-  w.pointers(1, K > 1 ? "(i64)crank * (p.C / K)" : "");
+       (persistent ? ", BATCH = " + num(P.batch) : std::string()) + ";\n";
+  w.pointers(1);
   // Persistent rows fit in registers, so C < 2^31: 32-bit column compares and offsets.
   c += "  const int tr = threadIdx.x % TPR, ry = threadIdx.x / TPR;\n  const i64 R = p.R;\n  const " +
-       std::string(K > 1 ? "int C = (int)(p.C / K), CR = (int)p.C" : persistent ? "int C = (int)p.C" : "i64 C = p.C") + ";\n";
+       std::string(persistent ? "int C = (int)p.C" : "i64 C = p.C") + ";\n";
   std::vector<std::string> acc(sp.steps.size());
   std::vector<DType> acc_t(sp.steps.size());
   for (size_t i = 0; i < sp.steps.size(); ++i) {
@@ -77,13 +67,6 @@ void write_inner(Writer& w, KernelSource& out) {
       const std::string t = compute_type(acc_t[i]), n = num(static_cast<long long>(i));
       c += "  __shared__ " + t + " sm" + n + "_[RPB][" + num(wpr) + "];\n";
       c += "  const unsigned sm" + n + " = (unsigned)__cvta_generic_to_shared(&sm" + n + "_[ry][0]);\n";
-    }
-    if (K > 1) {
-      // This block's partial of the row, in one of two slots by row parity: a block may write
-      // the next row's before a slower one has read this row's (one barrier per reduction).
-      const std::string t = compute_type(acc_t[i]), n = num(static_cast<long long>(i));
-      c += "  __shared__ " + t + " cs" + n + "_[RPB][2];\n";
-      c += "  const unsigned cs" + n + " = (unsigned)__cvta_generic_to_shared(&cs" + n + "_[ry][0]);\n";
     }
   }
   // Loaded ahead: the row-varying vector inputs of the first pass, every batch at once, in
@@ -178,7 +161,7 @@ void write_inner(Writer& w, KernelSource& out) {
          "  const unsigned dsm = (unsigned)__cvta_generic_to_shared(dyn_smem);\n";
   else
     for (int k : pf) c += "  " + w.in_vec_type(k) + " pf" + num(k) + "[BATCH];\n";
-  if (!pf.empty() && P.prefetch) prefetch_row(bx + " * RPB + ry", 1);
+  if (!pf.empty() && P.prefetch) prefetch_row("(i64)blockIdx.x * RPB + ry", 1);
 
   // Row tickets (plan.params.tickets): a block's first rows are blockIdx.x's; each later group
   // of RPB rows comes from a counter in scratch, taken one row ahead so the prefetch knows it.
@@ -191,8 +174,8 @@ void write_inner(Writer& w, KernelSource& out) {
   // so those launches keep the fixed stride, passed on the same way (decided at run time: one
   // kernel serves every size; a select between the two in every thread cost registers).
   // The last block to finish zeroes the counters for the next launch.
-  const bool tickets = P.tickets && tpr > 32 && !pf.empty() && K == 1;
-  std::string next_rows = "row + " + gx + " * RPB";
+  const bool tickets = P.tickets && tpr > 32 && !pf.empty();
+  std::string next_rows = "row + (i64)gridDim.x * RPB";
   if (tickets) {
     out.scratch_init = {0u, 0u};  // next ticket, blocks finished
     c += "  unsigned* const tickets = (unsigned*)p.scratch;\n"
@@ -205,8 +188,7 @@ void write_inner(Writer& w, KernelSource& out) {
          "    nrb = next_rb_[slot];\n";
     next_rows = "nrb + ry";
   } else {
-    if (K > 1) c += "  unsigned cpar = 0;\n";
-    c += "  for (i64 rb = " + bx + " * RPB; rb < R; rb += " + gx + " * RPB) {\n";
+    c += "  for (i64 rb = (i64)blockIdx.x * RPB; rb < R; rb += (i64)gridDim.x * RPB) {\n";
   }
   c += "    const i64 row = rb + ry;\n    const bool row_ok = row < R;\n    const i64 rowc = row_ok ? row : R - 1;\n    (void)rowc;\n";
   if (!pf.empty() && !P.prefetch) prefetch_row("row", 2);
@@ -235,8 +217,7 @@ void write_inner(Writer& w, KernelSource& out) {
       int v = w.op(k).value;
       if (!sp.row_level[v] || sp.stage[v] != stage) continue;
       std::string val = row_em.value(v, c, I(2));
-      c += "    if (tr == 0 && row_ok" + std::string(w.op(k).access == Access::Scalar ? " && row == 0" : "") +
-           (K > 1 ? " && crank == 0" : "") + ") " +
+      c += "    if (tr == 0 && row_ok" + std::string(w.op(k).access == Access::Scalar ? " && row == 0" : "") + ") " +
            w.ptr(k) + "[" + w.offset(k, "row", "0") + "] = " + store_convert(w.dt(v), val) + ";\n";
     }
   };
@@ -412,17 +393,6 @@ void write_inner(Writer& w, KernelSource& out) {
         // it but costs a register: W1 H=16384 then spilled at 512 threads; no gain measured.)
         c += "    __syncthreads();\n";
       }
-      if (K > 1) {
-        // Across the cluster: every block adds the partials in rank order, so all get the
-        // same statistics, bit for bit.
-        const std::string cs = "cs" + num(i) + " + cpar * 4u", t = compute_type(acc_t[i]);
-        c += "    if (tr == 0) st_shared<" + t + ">(" + cs + ", " + acc[i] + ");\n    cluster_sync();\n";
-        c += "    " + acc[i] + " = ld_cluster<" + t + ">(" + cs + ", 0);\n";
-        c += "#pragma unroll\n    for (unsigned r = 1; r < K; ++r) " + acc[i] + " = " +
-             combine(st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum, acc[i],
-                     "ld_cluster<" + t + ">(" + cs + ", r)") +
-             ";\n";
-      }
       const Node& n = w.f.nodes()[st.node];
       auto declare = [&](int out, const std::string& expr) {
         std::string name = "r" + num(out);
@@ -434,24 +404,21 @@ void write_inner(Writer& w, KernelSource& out) {
         row_names[out] = name;
       };
       if (st.kind == Op::VarMean && !st.var_step) {
-        c += "    const float rm" + num(st.node) + " = " + acc[i] + " / (float)" + row_len + ";\n";
+        c += "    const float rm" + num(st.node) + " = " + acc[i] + " / (float)C;\n";
       } else if (st.var_step) {
-        c += "    const float rv" + num(st.node) + " = " + acc[i] + " / (float)(" + row_len + " - " +
-             num(n.attrs.correction) + " > 0 ? " + row_len + " - " + num(n.attrs.correction) + " : 0);\n";
+        c += "    const float rv" + num(st.node) + " = " + acc[i] + " / (float)(C - " + num(n.attrs.correction) +
+             " > 0 ? C - " + num(n.attrs.correction) + " : 0);\n";
         declare(n.out[0], "rv" + num(st.node));
         declare(n.out[1], "rm" + num(st.node));
       } else if (st.kind == Op::Mean) {
-        declare(n.out[0], acc[i] + " / (" + compute_type(acc_t[i]) + ")" + row_len);
+        declare(n.out[0], acc[i] + " / (" + compute_type(acc_t[i]) + ")C");
       } else {
         declare(n.out[0], acc[i]);
       }
     }
     store_row_outputs(q + 1);
   }
-  if (K > 1) c += "    cpar ^= 1u;\n";
   c += "  }\n";
-  // No block leaves while another may still read its partials.
-  if (K > 1) c += "  cluster_sync();\n";
   if (tickets)
     c += "  if (by_ticket && threadIdx.x == 0 && atomicAdd(tickets + 1, 1u) == gridDim.x - 1) {\n"
          "    tickets[0] = 0u;\n    tickets[1] = 0u;\n  }\n";

@@ -115,19 +115,14 @@ struct Writer {
     code += "  return off;\n}\n";
   }
 
-  // The operands' typed pointers; those that vary along columns start `col_base` columns in
-  // (a block's slice of a split row), where given.
-  void pointers(int ind, const std::string& col_base = "") {
+  void pointers(int ind) {
     for (size_t k = 0; k < plan.operands.size(); ++k) {
       int v = op(static_cast<int>(k)).value;
       std::string t = storage_type(dt(v));
-      const Access a = op(static_cast<int>(k)).access;
-      const std::string at =
-          "p.ptr[" + num(k) + "]" + (!col_base.empty() && (a == Access::Full || a == Access::Col) ? " + " + col_base : "");
       if (op(static_cast<int>(k)).is_output)
-        code += I(ind) + t + "* __restrict__ " + ptr(static_cast<int>(k)) + " = (" + t + "*)" + at + ";\n";
+        code += I(ind) + t + "* __restrict__ " + ptr(static_cast<int>(k)) + " = (" + t + "*)p.ptr[" + num(k) + "];\n";
       else
-        code += I(ind) + "const " + t + "* __restrict__ " + ptr(static_cast<int>(k)) + " = (const " + t + "*)" + at + ";\n";
+        code += I(ind) + "const " + t + "* __restrict__ " + ptr(static_cast<int>(k)) + " = (const " + t + "*)p.ptr[" + num(k) + "];\n";
     }
   }
 

@@ -138,13 +138,6 @@ void Executor::Impl::add_kernel_step(RunPlan& rp, int si, const std::vector<uint
   stats.kernels_compiled += pk.compiles;
   st.kernel = load_kernel(pk.cache_key, *pk.compiled);
   st.grid = launch_grid(pk.plan, facts, dev, resident_blocks(dev, pk));
-  // Split rows launch one wave of clusters, but not every SM can take a cluster's block (a GPC
-  // of 18 SMs holds four clusters of 4, not 4.5): the driver says how many fit at once.
-  if (const int k = pk.plan.params.cluster; k > 1 && pk.plan.params.prefetch) {
-    const int fit = st.kernel->max_active_clusters(st.grid.x, st.grid.block, st.grid.smem);
-    if (fit < 1) throw Error("kernel " + pk.plan.name + ": the GPU cannot hold a cluster of " + std::to_string(k) + " blocks");
-    st.grid.x = std::min(st.grid.x, static_cast<unsigned>(fit * k));
-  }
   const int n = static_cast<int>(ks.operands.size());
   st.params.assign(2 + kMaxKernelDims + n + n + n * kMaxKernelDims + 1, 0);
   st.params[0] = facts.R;

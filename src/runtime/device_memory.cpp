@@ -183,17 +183,4 @@ int LoadedKernel::max_active_blocks_per_sm(int block_threads, size_t smem) const
   return blocks;
 }
 
-int LoadedKernel::max_active_clusters(unsigned gx, unsigned block_threads, unsigned smem) const {
-  const DriverApi& d = need_driver("cluster occupancy query");
-  CUlaunchConfig cfg{};
-  cfg.gridDimX = gx;
-  cfg.gridDimY = cfg.gridDimZ = 1;
-  cfg.blockDimX = block_threads;
-  cfg.blockDimY = cfg.blockDimZ = 1;
-  cfg.sharedMemBytes = smem;
-  int clusters = 0;
-  check_cuda(d.cuOccupancyMaxActiveClusters(&clusters, fn_, &cfg), "cluster occupancy query", name_);
-  return clusters;
-}
-
 }  // namespace solder

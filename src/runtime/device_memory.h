@@ -61,8 +61,6 @@ class LoadedKernel {
   void launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
               CUstream stream, void** args);
   int max_active_blocks_per_sm(int block_threads, size_t smem) const;
-  // Clusters (of the kernel's compile-time size) that the GPU holds at once, for a grid of gx.
-  int max_active_clusters(unsigned gx, unsigned block_threads, unsigned smem) const;
 
  private:
   CUmodule mod_ = nullptr;

@@ -62,7 +62,6 @@ bool resolve_all(Lookup&& lookup, DriverApi& api, std::string& missing) {
   SOLDER_RESOLVE(cuFuncGetAttribute);
   SOLDER_RESOLVE(cuFuncSetAttribute);
   SOLDER_RESOLVE(cuOccupancyMaxActiveBlocksPerMultiprocessor);
-  SOLDER_RESOLVE(cuOccupancyMaxActiveClusters);
   SOLDER_RESOLVE(cuLaunchKernel);
   SOLDER_RESOLVE(cuMemAlloc);
   SOLDER_RESOLVE(cuMemFree);

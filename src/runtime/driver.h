@@ -53,7 +53,6 @@ struct DriverApi {
   CUresult (*cuGetErrorName)(CUresult, const char**);
   CUresult (*cuDriverGetVersion)(int*);
   CUresult (*cuCtxGetCurrent)(CUcontext*);
-  CUresult (*cuOccupancyMaxActiveClusters)(int*, CUfunction, const CUlaunchConfig*);
 };
 
 // The loaded driver with a current primary context on device 0, or nullptr when there is no

@@ -37,9 +37,6 @@ struct KernelParams {
   bool tickets = false;        // ... and its blocks take their later rows by ticket, not at a
                                // fixed stride (balances rows across SMs; see write_inner)
   int dyn_smem = 0;            // bytes of dynamic shared memory (the shared-memory prefetch)
-  int cluster = 1;          // inner persistent: CTAs of a thread-block cluster that share each
-                            // row, C / cluster columns each, statistics combined through
-                            // distributed shared memory (rows too long for one SM's registers)
   int col_vec = 0;          // inner persistent, rows not vec-aligned (phase-shifted rows): each
                             // row loads the aligned vectors that overlap it, and column operands
                             // (weights), at the row's phase, load col_vec elements at a time

@@ -207,10 +207,8 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
     p.vec = vec = 16 / widest;
     col_vec = g;
   }
-  // Vectors of the columns one block holds (see set_cols): the row, or its slice where a
-  // cluster of blocks shares it. Up to vec - col_vec more elements when shifted.
-  int64_t nvec = 0;
-  auto set_cols = [&](int64_t cols) { nvec = (cols + (col_vec ? vec - col_vec : 0) + vec - 1) / vec; };
+  // Vectors a row overlaps: up to vec - col_vec more elements when shifted.
+  int64_t nvec = (facts.C + (col_vec ? vec - col_vec : 0) + vec - 1) / vec;
   StagePlan sp = plan_stages(f, s, ks, true);
   // Registers per held element where most are held at once: f16/bf16 values two to a register
   // (see narrow_source), each from the pass that makes it to the last that reads it (softmax
@@ -226,22 +224,19 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
     }
     held = std::max(held, live);
   }
-  std::optional<Choice> pick = forced_choice();
-  if (!pick) pick = TuneDb::global().find(tuning_key(f.hash(), index, ks.category, facts.C, vec));
-  const bool pick_looped = pick && pick->threads_per_row && pick->looped;
   // threads_per_row: the fewest threads (at least a warp) that give each thread at most 32
   // row elements (4 vectors of 8). Autotune on the H200 (2026-11-23, perf-notes) found 4
   // vectors per thread best or within 2% at every W1, softmax and rms size from 2048 to 32768.
-  auto first_tpr = [&] {
-    if (pick && pick->threads_per_row) return static_cast<int64_t>(pick->threads_per_row);
-    int64_t t = 32;
-    if (nvec <= 16) t = std::max<int64_t>(1, pow2ceil(nvec));  // very short rows: several per warp
-    while (t < 1024 && ((nvec + t - 1) / t) * vec > 32) t *= 2;
-    // Past 512 threads, whole warps rather than a power of two: H = 20480 f16 takes 640 threads
-    // with 4 vectors each, where 1024 threads x 3 left a third of the last batch empty.
-    if (t == 1024) t = std::min<int64_t>(1024, ((nvec + 32 / vec - 1) / (32 / vec) + 31) / 32 * 32);
-    return t;
-  };
+  int64_t tpr = 32;
+  if (nvec <= 16) tpr = std::max<int64_t>(1, pow2ceil(nvec));  // very short rows: several per warp
+  while (tpr < 1024 && ((nvec + tpr - 1) / tpr) * vec > 32) tpr *= 2;
+  // Past 512 threads, whole warps rather than a power of two: H = 20480 f16 takes 640 threads
+  // with 4 vectors each, where 1024 threads x 3 left a third of the last batch empty.
+  if (tpr == 1024) tpr = std::min<int64_t>(1024, ((nvec + 32 / vec - 1) / (32 / vec) + 31) / 32 * 32);
+  std::optional<Choice> pick = forced_choice();
+  if (!pick) pick = TuneDb::global().find(tuning_key(f.hash(), index, ks.category, facts.C, vec));
+  const bool pick_looped = pick && pick->threads_per_row && pick->looped;
+  if (pick && pick->threads_per_row) tpr = pick->threads_per_row;
   // The plans to try, in order; prepare_kernel takes the next (attempt + 1) after spills. At
   // each thread count: the prefetch (see KernelParams) in registers, in shared memory, none;
   // then twice the threads (up to 1024); then the looped row. Plans the register model says
@@ -290,55 +285,28 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   struct Try {
     int64_t tpr;
     bool prefetch, smem, looped, ldg = false;
-    int cluster = 1;
   };
-  // The tries for blocks that hold `cluster` slices of a row each.
-  auto build_tries = [&](int cluster) {
-    set_cols(facts.C / cluster);
-    std::vector<Try> tries, plain_weights;
-    bool prefetch_first = pick && pick->threads_per_row ? pick->prefetch : kPrefetchByDefault;
-    for (int64_t t = first_tpr(); !pick_looped; t = std::min<int64_t>(1024, 2 * t)) {
-      if (!phase_fits(t)) {
-        if (t >= 1024) break;
-        continue;
-      }
-      if (prefetch_first && fits(t, true)) tries.push_back({t, true, false, false, false, cluster});
-      if (prefetch_first && smem_fits(t) && fits(t, false)) {
-        tries.push_back({t, true, true, false, weights > 0, cluster});
-        if (weights > 0) plain_weights.push_back({t, true, true, false, false, cluster});
-      }
-      if (fits(t, false)) tries.push_back({t, false, false, false, false, cluster});
-      prefetch_first = kPrefetchByDefault;
+  std::vector<Try> tries, plain_weights;
+  bool prefetch_first = pick && pick->threads_per_row ? pick->prefetch : kPrefetchByDefault;
+  for (int64_t t = tpr; !pick_looped; t = std::min<int64_t>(1024, 2 * t)) {
+    if (!phase_fits(t)) {
       if (t >= 1024) break;
+      continue;
     }
-    tries.insert(tries.end(), plain_weights.begin(), plain_weights.end());
-    return tries;
-  };
-  std::vector<Try> tries = build_tries(1);
-  // Rows whose block cannot hold them in registers beside the next row's loads split across a
-  // thread-block cluster of 2, 4 or 8 blocks (the fewest whose slice can), whose statistics
-  // meet in distributed shared memory. The alternatives keep the next row in shared memory at
-  // one block per SM, re-reading every weight from L2 for every row: W1 f16 H=65536 so moved
-  // 640 KB through L2 per 256 KB of DRAM traffic and stalled at 78 % of a copy (H100), where
-  // the same kernel at 32768 (two blocks per SM, the weights partly in L1) reached 98.
-  // Aligned rows with f32 statistics and no element-by-element operands; not under autotune.
-  bool can_split = dev.cc_major >= 9 && !col_vec && !(pick && pick->threads_per_row);
-  for (const OperandPlan& o : plan.operands) can_split = can_split && o.access != Access::General;
-  for (const auto& st : sp.steps) can_split = can_split && f.value(f.nodes()[st.node].out[0]).dtype == DType::F32;
-  auto in_registers = [](const Try& t) { return t.prefetch && !t.smem; };
-  if (can_split && (tries.empty() || !in_registers(tries[0])))
-    for (int k = 2; k <= 8 && facts.C % (k * vec) == 0; k *= 2) {
-      std::vector<Try> split = build_tries(k);
-      if (split.empty() || !in_registers(split[0])) continue;
-      std::erase_if(split, [&](const Try& t) { return !in_registers(t); });
-      tries.insert(tries.begin(), split.begin(), split.end());
-      break;
+    if (prefetch_first && fits(t, true)) tries.push_back({t, true, false, false});
+    if (prefetch_first && smem_fits(t) && fits(t, false)) {
+      tries.push_back({t, true, true, false, weights > 0});
+      if (weights > 0) plain_weights.push_back({t, true, true, false});
     }
-  tries.push_back({32, false, false, true});
+    if (fits(t, false)) tries.push_back({t, false, false, false});
+    prefetch_first = kPrefetchByDefault;
+    if (t >= 1024) break;
+  }
+  tries.insert(tries.end(), plain_weights.begin(), plain_weights.end());
+  tries.push_back({tpr, false, false, true});
   if (attempt >= static_cast<int>(tries.size())) return false;
   const Try& pick_now = tries[attempt];
-  set_cols(facts.C / pick_now.cluster);
-  int64_t tpr = pick_now.tpr;
+  tpr = pick_now.tpr;
   int64_t batch = (nvec + tpr - 1) / tpr;
   tpr = trimmed(tpr);
   p.threads_per_row = static_cast<int>(tpr);
@@ -350,7 +318,6 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   p.ldg_weights = pick_now.ldg;
   p.dyn_smem = p.prefetch_smem ? static_cast<int>(smem_bytes(tpr)) : 0;
   p.col_vec = col_vec;
-  p.cluster = pick_now.cluster;
   if (pick_now.looped) {
     // Looped: stream the row once per pass (re-reads hit L2 for rows of a few hundred KB),
     // with vectors that every row start allows.
@@ -379,8 +346,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // of the rows, not the atomics), while W1 and rms at one block per SM gained 2-4 points.
   // Nor with the shared-memory prefetch: those plans hold the longest rows at the register
   // limit, and the ticket's registers made them spill (rms bf16 65536, W1 f32 20480).
-  // Nor across clusters: a cluster's blocks walk the same rows.
-  p.tickets = p.prefetch && !p.prefetch_smem && p.cluster == 1 && p.threads_per_row > 32 && (p.min_blocks > 1 || weights > 0);
+  p.tickets = p.prefetch && !p.prefetch_smem && p.threads_per_row > 32 && (p.min_blocks > 1 || weights > 0);
   return true;
 }
 
@@ -393,20 +359,16 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     // Persistent kernels assume every batch but the last lies inside the row (see write_inner);
     // phase-shifted ones that the batches cover the row and that at every phase the batches but
     // the last hold whole vectors (slots 1 .. (batch - 1) * tpr).
-    // A cluster's blocks hold C / cluster columns each, in whole vectors.
-    const int64_t cols = facts.C / p.cluster;
-    const int64_t nvec = (cols + (p.col_vec ? p.vec - p.col_vec : 0) + p.vec - 1) / p.vec, tpr = p.threads_per_row;
+    const int64_t nvec = (facts.C + (p.col_vec ? p.vec - p.col_vec : 0) + p.vec - 1) / p.vec, tpr = p.threads_per_row;
     const bool covers =
-        facts.C % (int64_t{p.cluster} * (p.cluster > 1 ? p.vec : 1)) == 0 && nvec <= p.batch * tpr &&
-        (p.col_vec ? ((p.batch - 1) * tpr + 1) * p.vec <= cols && cols % p.col_vec == 0 : nvec > (p.batch - 1) * tpr);
+        nvec <= p.batch * tpr && (p.col_vec ? ((p.batch - 1) * tpr + 1) * p.vec <= facts.C && facts.C % p.col_vec == 0
+                                            : nvec > (p.batch - 1) * tpr);
     if (p.batch > 0 && !covers)
       throw Error("kernel " + plan.name + " (batch " + std::to_string(p.batch) + " x " + std::to_string(tpr) +
-                  " threads" + (p.cluster > 1 ? " x " + std::to_string(p.cluster) + " blocks" : std::string()) +
-                  ") cannot cover rows of " + std::to_string(facts.C) + " elements");
+                  " threads) cannot cover rows of " + std::to_string(facts.C) + " elements");
     int64_t blocks = (facts.R + p.rows_per_block - 1) / p.rows_per_block;
     // Prefetching blocks stay resident and stride over the rows: one wave, no more.
-    if (p.prefetch) blocks = std::min<int64_t>(blocks, int64_t{dev.sm_count} * std::max(1, resident_per_sm) / p.cluster);
-    blocks *= p.cluster;
+    if (p.prefetch) blocks = std::min<int64_t>(blocks, int64_t{dev.sm_count} * std::max(1, resident_per_sm));
     g.x = static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, int64_t{1} << 30));
     return g;
   }
