@@ -263,3 +263,19 @@ TEST(ReferenceExecutor, SymbolicBroadcast) {
   auto out = run1(f, {tensor(DType::F32, {2, 3}, {1, 2, 3, 4, 5, 6}), tensor(DType::F32, {3}, {1, 1, 1})});
   expect_tensor(out, DType::F32, {2, 3}, {0, 1, 2, 3, 4, 5});
 }
+
+// Large results are computed in chunks on several threads (reference/parallel.h): a broadcast
+// whose chunks start mid-row, and a unary op, give what one element at a time gives.
+TEST(ReferenceBroadcast, LargeResultsMatchElementByElement) {
+  const int64_t rows = 3, cols = 100003;  // 300009 elements: more than one chunk
+  std::vector<double> a(rows), b(cols);
+  for (int64_t i = 0; i < rows; ++i) a[i] = 1000.0 * (i + 1);
+  for (int64_t j = 0; j < cols; ++j) b[j] = 0.25 * j;
+  HostTensor sum = binary([](const Tensor& x, const Tensor& y) { return neg(x + y); }, DType::F64, {rows, 1}, a,
+                          DType::F64, {1, cols}, b);
+  ASSERT_EQ(sum.shape, (std::vector<int64_t>{rows, cols}));
+  int64_t bad = 0;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) bad += sum.get(i * cols + j) != -(a[i] + b[j]);
+  EXPECT_EQ(bad, 0);
+}

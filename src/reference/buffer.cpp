@@ -1,5 +1,6 @@
 #include "reference/buffer.h"
 
+#include "reference/parallel.h"
 #include "solder/error.h"
 #include "solder/host_tensor.h"
 
@@ -41,24 +42,41 @@ std::vector<double> broadcast_to(const Buf& in, const Sizes& shape) {
   }
   const int64_t n = numel(shape);
   std::vector<double> out(static_cast<size_t>(n));
-  Sizes idx(shape.size(), 0);
-  int64_t pos = 0;  // source index of the current output element
-  for (int64_t i = 0; i < n; ++i) {
-    out[i] = in.data[pos];
-    // Odometer increment, updating the source position incrementally.
+  parallel_for(n, [&](int64_t begin, int64_t end) {
+    if (begin == end) return;
+    // The chunk's first output index, then an odometer that moves the source position along.
+    Sizes idx(shape.size(), 0);
+    int64_t pos = 0;  // source index of the current output element
+    int64_t rest = begin;
     for (size_t d = shape.size(); d-- > 0;) {
-      pos += st[d];
-      if (++idx[d] < shape[d]) break;
-      pos -= st[d] * idx[d];
-      idx[d] = 0;
+      idx[d] = rest % shape[d];
+      rest /= shape[d];
+      pos += idx[d] * st[d];
     }
-  }
+    for (int64_t i = begin; i < end; ++i) {
+      out[i] = in.data[pos];
+      for (size_t d = shape.size(); d-- > 0;) {
+        pos += st[d];
+        if (++idx[d] < shape[d]) break;
+        pos -= st[d] * idx[d];
+        idx[d] = 0;
+      }
+    }
+  });
   return out;
+}
+
+const double* broadcast_view(const Buf& in, const Sizes& shape, std::vector<double>& scratch) {
+  if (in.shape == shape) return in.data.data();
+  scratch = broadcast_to(in, shape);
+  return scratch.data();
 }
 
 void round_all(std::vector<double>& v, DType t) {
   if (t == DType::F64) return;
-  for (auto& x : v) x = round_to(t, x);
+  parallel_for(static_cast<int64_t>(v.size()), [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) v[i] = round_to(t, v[i]);
+  });
 }
 
 }  // namespace solder::ref

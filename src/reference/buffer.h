@@ -24,6 +24,8 @@ std::string sizes_str(const Sizes& shape);
 // Right-aligned broadcast of `in` to `shape` (size-1 dims stretch), as a dense copy.
 // Throws solder::Error if the shapes do not broadcast.
 std::vector<double> broadcast_to(const Buf& in, const Sizes& shape);
+// The same values without a copy where `in` already has `shape`; else broadcast into scratch.
+const double* broadcast_view(const Buf& in, const Sizes& shape, std::vector<double>& scratch);
 
 // Rounds every element to dtype t in place.
 void round_all(std::vector<double>& v, DType t);

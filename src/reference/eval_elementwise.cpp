@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "reference/eval.h"
+#include "reference/parallel.h"
 #include "solder/error.h"
 #include "solder/host_tensor.h"
 
@@ -70,18 +71,30 @@ Buf eval_elementwise(const Node& n, const std::vector<const Buf*>& in, const Out
   const OpKind kind = op_info(n.op).kind;
   if (kind == OpKind::Source) {
     r.data = {n.attrs.value};
-  } else if (kind == OpKind::Unary) {
-    r.data = broadcast_to(*in.at(0), out.shape);
-    for (auto& x : r.data) x = unary(n.op, x, n.attrs);
+    round_all(r.data, out.dtype);
+    return r;
+  }
+  // Operands of the result's shape are read in place; broadcast ones through a dense copy.
+  std::vector<double> s0, s1, s2;
+  const int64_t count = numel(out.shape);
+  r.data.resize(static_cast<size_t>(count));
+  double* y = r.data.data();
+  if (kind == OpKind::Unary) {
+    const double* x = broadcast_view(*in.at(0), out.shape, s0);
+    parallel_for(count, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) y[i] = unary(n.op, x[i], n.attrs);
+    });
   } else if (kind == OpKind::Ternary) {
-    auto c = broadcast_to(*in.at(0), out.shape), a = broadcast_to(*in.at(1), out.shape),
-         b = broadcast_to(*in.at(2), out.shape);
-    r.data.resize(c.size());
-    for (size_t i = 0; i < c.size(); ++i) r.data[i] = c[i] != 0 ? a[i] : b[i];
+    const double *c = broadcast_view(*in.at(0), out.shape, s0), *a = broadcast_view(*in.at(1), out.shape, s1),
+                 *b = broadcast_view(*in.at(2), out.shape, s2);
+    parallel_for(count, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) y[i] = c[i] != 0 ? a[i] : b[i];
+    });
   } else {
-    auto a = broadcast_to(*in.at(0), out.shape), b = broadcast_to(*in.at(1), out.shape);
-    r.data.resize(a.size());
-    for (size_t i = 0; i < a.size(); ++i) r.data[i] = binary(n.op, a[i], b[i]);
+    const double *a = broadcast_view(*in.at(0), out.shape, s0), *b = broadcast_view(*in.at(1), out.shape, s1);
+    parallel_for(count, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) y[i] = binary(n.op, a[i], b[i]);
+    });
   }
   round_all(r.data, out.dtype);
   return r;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "reference/eval.h"
+#include "reference/parallel.h"
 #include "solder/error.h"
 #include "solder/reference.h"
 
@@ -42,7 +43,9 @@ Buf load(const HostTensor& t) {
   Buf b{t.shape, std::vector<double>(static_cast<size_t>(t.numel()))};
   if (t.is_contiguous()) {  // fast path: no per-element index arithmetic
     const int sz = dtype_size(t.dtype);
-    for (int64_t i = 0; i < t.numel(); ++i) b.data[i] = load_element(t.dtype, t.data() + i * sz);
+    ref::parallel_for(t.numel(), [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) b.data[i] = load_element(t.dtype, t.data() + i * sz);
+    });
   } else {
     for (int64_t i = 0; i < t.numel(); ++i) b.data[i] = t.get(i);
   }
@@ -109,7 +112,9 @@ std::vector<HostTensor> run_reference(const Fusion& f, const std::vector<HostTen
   for (int o : f.outputs()) {
     HostTensor t = HostTensor::empty(f.value(o).dtype, vals[o].shape);
     const int sz = dtype_size(t.dtype);
-    for (size_t k = 0; k < vals[o].data.size(); ++k) store_element(t.dtype, vals[o].data[k], t.data() + k * sz);
+    ref::parallel_for(t.numel(), [&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) store_element(t.dtype, vals[o].data[k], t.data() + k * sz);
+    });
     result.push_back(std::move(t));
   }
   return result;
