@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "reference/eval.h"
+#include "reference/parallel.h"
 #include "solder/error.h"
 #include "solder/host_tensor.h"
 
@@ -50,7 +51,23 @@ std::vector<Buf> eval_reduce(const Node& n, const Buf& in, const std::vector<Out
     count *= in.shape[a];
   }
   int64_t slots = 0;
-  auto map = output_slots(in.shape, reduced, slots);
+  // Reductions over trailing dims (rows: layer norm, softmax) sum each slot's contiguous run in
+  // order, slots in parallel (reference/parallel.h); the same sums the general path adds.
+  bool suffix = true;
+  for (int d = 1; d < r; ++d) suffix = suffix && (reduced[d - 1] <= reduced[d]);
+  std::vector<int64_t> map;
+  if (suffix) slots = count ? numel(in.shape) / count : numel(out.at(0).shape);
+  else map = output_slots(in.shape, reduced, slots);
+  auto for_each_slot = [&](auto&& add) {  // add(slot, input index), every input index once
+    if (!suffix) {
+      for (size_t i = 0; i < map.size(); ++i) add(map[i], static_cast<int64_t>(i));
+      return;
+    }
+    parallel_for(slots, [&](int64_t begin, int64_t end) {
+      for (int64_t s = begin; s < end; ++s)
+        for (int64_t i = s * count; i < (s + 1) * count; ++i) add(s, i);
+    });
+  };
   if (slots != numel(out.at(0).shape))
     throw Error(std::string("reference: ") + op_name(n.op) + ": output has " + std::to_string(numel(out[0].shape)) +
                 " elements, expected " + std::to_string(slots));
@@ -63,17 +80,17 @@ std::vector<Buf> eval_reduce(const Node& n, const Buf& in, const std::vector<Out
     case Op::Sum:
     case Op::Mean:
     case Op::VarMean:
-      for (size_t i = 0; i < map.size(); ++i) acc[map[i]] += in.data[i];
+      for_each_slot([&](int64_t s, int64_t i) { acc[s] += in.data[i]; });
       break;
     case Op::Max:
     case Op::Min: {
       bool is_max = n.op == Op::Max;
       std::fill(acc.begin(), acc.end(), is_max ? -INFINITY : INFINITY);
-      for (size_t i = 0; i < map.size(); ++i) {
-        double x = in.data[i], &a = acc[map[i]];
-        if (std::isnan(a)) continue;  // NaN is sticky
+      for_each_slot([&](int64_t s, int64_t i) {
+        double x = in.data[i], &a = acc[s];
+        if (std::isnan(a)) return;  // NaN is sticky
         if (std::isnan(x) || (is_max ? x > a : x < a)) a = x;
-      }
+      });
       break;
     }
     default: throw Error(std::string("reference: ") + op_name(n.op) + " is not a reduction");
@@ -88,10 +105,10 @@ std::vector<Buf> eval_reduce(const Node& n, const Buf& in, const std::vector<Out
   }
   // var = sum((x - mean)^2) / (N - correction); a non-positive divisor gives Inf/NaN as in PyTorch.
   std::vector<double> m2(static_cast<size_t>(slots));
-  for (size_t i = 0; i < map.size(); ++i) {
-    double d = in.data[i] - acc[map[i]];
-    m2[map[i]] += d * d;
-  }
+  for_each_slot([&](int64_t s, int64_t i) {
+    double d = in.data[i] - acc[s];
+    m2[s] += d * d;
+  });
   double divisor = static_cast<double>(std::max<int64_t>(0, count - n.attrs.correction));
   for (auto& v : m2) v /= divisor;
   Buf var{out.at(0).shape, std::move(m2)}, mean{out.at(1).shape, std::move(acc)};
