@@ -43,7 +43,7 @@ def main(argv):
             row = [str(h)]
             for p in progs:
                 pct, vs = cells[b].get((p, h), (None, None))
-                row.append(f"{pct:.1f}" if pct is not None else "–")
+                row.append(f"{pct:.1f}" if pct else "–")  # 0: no GPU, compiled only
                 if peers:
                     row.append(f"{vs:.2f}" if vs else "–")
             lines.append("| " + " | ".join(row) + " |")

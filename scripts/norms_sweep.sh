@@ -3,11 +3,14 @@
 #   scripts/norms_sweep.sh PART...    PART: tests | w1f16 | w1bf16 | w1f32 | softmax | rms | batches
 # Binaries from $BIN (default: build-device if built, else the carried .devbin). B=8192 parts
 # run torch.compile beside (PEERS=off to skip); each stops at BUDGET seconds in all (default
-# 570). Reports go to $OUT/<part>.{json,md,log}; the pivoted table (bench/norms_table.py) last.
+# 570). Reports go to $OUT/sweep.tgz (<part>.{json,md,log}: the device tool brings back few
+# files, so one archive); the pivoted table (bench/norms_table.py) to $OUT/table.md and last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/solder-out}
-mkdir -p "$OUT"
+R=$(mktemp -d)/sweep
+mkdir -p "$OUT" "$R"
+trap 'tar czf "$OUT/sweep.tgz" -C "$(dirname "$R")" sweep' EXIT
 export SOLDER_ROOT=$PWD SOLDER_CACHE_DIR=${SOLDER_CACHE_DIR:-/tmp/solder-cache}
 BIN=${BIN:-$([ -x build-device/solder ] && echo build-device || echo .devbin)}
 tests=$BIN/tests
@@ -19,7 +22,7 @@ bench() {  # part peers args...
   local l; l=$(left)
   [ "$l" -lt 20 ] && { echo "skip $part (out of time)"; return; }
   timeout "$l" "$BIN/solder" bench "$@" --peers "$peers" --budget-ms 50 \
-    --json "$OUT/$part.json" --md "$OUT/$part.md" >"$OUT/$part.log" 2>&1
+    --json "$R/$part.json" --md "$R/$part.md" >"$R/$part.log" 2>&1
   echo "$part exit $? at $(( $(date +%s) - start )) s"
 }
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader || true
@@ -28,9 +31,9 @@ for part in "$@"; do
     tests)
       for t in "$tests"/gpu_*; do
         [ -x "$t" ] || continue
-        timeout "$(left)" "$t" --gtest_brief=1 >"$OUT/$(basename "$t").log" 2>&1
+        timeout "$(left)" "$t" --gtest_brief=1 >"$R/$(basename "$t").log" 2>&1
         echo "$(basename "$t") exit $? at $(( $(date +%s) - start )) s"
-        grep -E "^\[  (PASSED|FAILED) |tests? ran" "$OUT/$(basename "$t").log" | tail -4
+        grep -E "^\[  (PASSED|FAILED) |tests? ran" "$R/$(basename "$t").log" | tail -4
       done ;;
     w1f16) bench w1f16 "${PEERS:-auto}" examples/w1_layer_norm_fused.fusion --size B=8192 --size H=$HS ;;
     w1bf16) bench w1bf16 "${PEERS:-auto}" examples/w1_layer_norm_fused_bf16.fusion --size B=8192 --size H=$HS ;;
@@ -41,4 +44,4 @@ for part in "$@"; do
     *) echo "unknown part '$part'"; exit 2 ;;
   esac
 done
-python3 bench/norms_table.py "$OUT"/*.json --md "$OUT/table.md"
+python3 bench/norms_table.py "$R"/*.json --md "$OUT/table.md"
