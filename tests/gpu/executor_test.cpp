@@ -15,6 +15,13 @@ using namespace solder::gpu_testing;
 
 namespace {
 
+// A device tensor of 0xFF bytes: elements a kernel leaves unwritten read as NaN or garbage.
+DeviceTensor poisoned(DType t, const std::vector<int64_t>& shape) {
+  HostTensor h = HostTensor::empty(t, shape);
+  std::memset(h.data(), 0xff, static_cast<size_t>(h.numel() * dtype_size(t)));
+  return to_device(h);
+}
+
 // Runs f on the GPU (outputs provided pre-filled with 0xFF: unwritten elements show as NaN
 // or garbage) and compares with the reference.
 void check(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, Layout layout, const std::string& what) {
@@ -24,11 +31,7 @@ void check(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, Lay
   auto want = run_reference(f, in);
   Executor ex(f);
   std::vector<DeviceTensor> outs;
-  for (const auto& w : want) {
-    HostTensor poison = HostTensor::empty(w.dtype, w.shape);
-    std::memset(poison.data(), 0xff, static_cast<size_t>(poison.numel() * dtype_size(w.dtype)));
-    outs.push_back(to_device(poison));
-  }
+  for (const auto& w : want) outs.push_back(poisoned(w.dtype, w.shape));
   ex.run(din, nullptr, &outs);
   for (size_t i = 0; i < want.size(); ++i)
     expect_close(to_host(outs[i]), want[i], what + " output " + std::to_string(i));
@@ -105,13 +108,7 @@ TEST(GpuExecutor, NormsOverTheHiddenSweepAtB8192OnSampledRows) {
       std::vector<DeviceTensor> din;
       for (const auto& t : in) din.push_back(to_device(t));
       Executor ex(f);
-      auto outs0 = ex.run(din);  // shapes and dtypes of the outputs
-      std::vector<DeviceTensor> outs;
-      for (const auto& o : outs0) {
-        HostTensor p = HostTensor::empty(o.dtype, o.shape);
-        std::memset(p.data(), 0xff, static_cast<size_t>(p.numel() * dtype_size(o.dtype)));
-        outs.push_back(to_device(p));
-      }
+      std::vector<DeviceTensor> outs = {poisoned(f.value(f.outputs()[0]).dtype, {kB, h})};
       ex.run(din, nullptr, &outs);
       HostTensor got = to_host(outs[0]);
       ASSERT_EQ(got.shape, (std::vector<int64_t>{kB, h})) << what;
@@ -151,9 +148,7 @@ TEST(GpuExecutor, RowTicketsResetBetweenLaunches) {
     auto want = run_reference(f, in);
     Executor ex(f);
     for (int launch = 0; launch < 3; ++launch) {
-      HostTensor poison = HostTensor::empty(want[0].dtype, want[0].shape);
-      std::memset(poison.data(), 0xff, static_cast<size_t>(poison.numel() * dtype_size(want[0].dtype)));
-      std::vector<DeviceTensor> outs = {to_device(poison)};
+      std::vector<DeviceTensor> outs = {poisoned(want[0].dtype, want[0].shape)};
       ex.run(din, nullptr, &outs);
       expect_close(to_host(outs[0]), want[0], std::string(name) + " launch " + std::to_string(launch));
     }
