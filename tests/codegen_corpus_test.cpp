@@ -54,6 +54,8 @@ KernelParams plan_of(const std::string& workload, const Bindings& sizes) {
   p.prefetch_smem = recs[0].params.find("prefetch=smem:") != std::string::npos;
   p.ldg_weights = recs[0].params.find("ldg_weights") != std::string::npos;
   p.col_vec = field("col_vec");
+  p.weight_ring = field("weight_ring");
+  p.recompute = recs[0].params.find("recompute") != std::string::npos;
   return p;
 }
 }  // namespace
@@ -110,21 +112,37 @@ TEST(SchedulerChoices, InnerKernelsOnH100Profile) {
   p = plan_of("w1_layer_norm_fused", {{"B", 8192}, {"H", 32768}});
   EXPECT_EQ(p.threads_per_row, 1024);
   EXPECT_EQ(p.batch, 4);
-  // 65536 fp16: the row in registers and the next in shared memory, with plain weight loads
-  // (the read-only ones spilled); looped before that retry.
+  // 65536 fp16: the row in registers, the next in shared memory and the weights streaming
+  // through a ring of slots beside it.
   p = plan_of("w1_layer_norm_fused", {{"B", 16}, {"H", 65536}});
   EXPECT_EQ(p.batch, 8);
   EXPECT_TRUE(p.prefetch_smem);
   EXPECT_FALSE(p.ldg_weights);
-  // Rows too long for registers: looped (softmax holds f32 exponentials).
+  EXPECT_GE(p.weight_ring, 4);
+  // Softmax 65536 would hold f32 exponentials: too many registers, so it recomputes them from
+  // its held input, and holds the row rather than streaming it.
   p = plan_of("w5_softmax_bf16", {{"B", 16}, {"H", 65536}});
+  EXPECT_EQ(p.batch, 8);
+  EXPECT_TRUE(p.recompute);
+  // Not where the exponentials fit: 32768 holds them.
+  p = plan_of("w5_softmax_bf16", {{"B", 16}, {"H", 32768}});
+  EXPECT_EQ(p.batch, 4);
+  EXPECT_FALSE(p.recompute);
+  // f32 rows of 256 KB: looped.
+  p = plan_of("w1_layer_norm_fused_f32", {{"B", 16}, {"H", 65536}});
   EXPECT_EQ(p.batch, 0);
+  EXPECT_EQ(p.weight_ring, 0);
+  // Short rows whose 16-byte vectors would need a second warp stay aligned in one warp.
+  p = plan_of("w5_softmax_bf16", {{"B", 8192}, {"H", 772}});
+  EXPECT_EQ(p.col_vec, 0);
+  EXPECT_EQ(p.vec, 4);
+  EXPECT_EQ(p.threads_per_row, 32);
 }
 
 // After spills the retries (attempt 1, 2, ...) go: the same threads with the prefetch in shared
-// memory (where the next row fits; weights through the read-only path), then without a
-// prefetch, then twice the threads with it again, up to 1024, then the shared-memory plans with
-// plain weight loads, then the looped form, then give up.
+// memory (where the next row fits; at 1024 threads the weights through the ring first, then
+// through the read-only path), then without a prefetch, then twice the threads with it again,
+// up to 1024, then the shared-memory plans with plain weight loads, then the looped form.
 TEST(SchedulerChoices, SpillRetriesDropThePrefetchBeforeDoublingTheThreads) {
   Fusion f = make_workload("w1_layer_norm_fused");
   SegmentedFusion sf = lower(f);
@@ -140,27 +158,27 @@ TEST(SchedulerChoices, SpillRetriesDropThePrefetchBeforeDoublingTheThreads) {
     const KernelParams& p = plan.params;
     seen.push_back(p.batch == 0 ? "looped"
                                 : std::to_string(p.threads_per_row) + (p.prefetch_smem ? "+smem" : p.prefetch ? "+pf" : "") +
-                                      (p.ldg_weights ? "+ldg" : ""));
+                                      (p.ldg_weights ? "+ldg" : "") + (p.weight_ring ? "+ring" : ""));
   }
-  EXPECT_EQ(seen, (std::vector<std::string>{"512+pf", "512+smem+ldg", "512", "1024+pf", "1024+smem+ldg", "1024",
-                                            "512+smem", "1024+smem", "looped"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"512+pf", "512+smem+ldg", "512", "1024+pf", "1024+smem+ring",
+                                            "1024+smem+ldg", "1024", "512+smem", "1024+smem", "looped"}));
 }
 
 // Rows whose next row does not fit registers beside this one keep the row in registers and
 // prefetch the next into dynamic shared memory past the static 48 KB (rms bf16 H=65536: 128 KB
 // per row; was looped at 76 % of a copy, 93 % so on the H200). Softmax holds its f32 input
 // until the sum pass and the exponentials after it, never both whole: 1024 x 4 vectors fit.
-// W1 bf16 65536 holds its row as pairs only while each use widens again (held_bf16_to_f).
+// W1 bf16 65536 holds its row as pairs only while each use widens again (held_bf16_to_f), and
+// its weights take the rest of shared memory (the ring); softmax 65536 recomputes its exponentials.
 TEST(SchedulerChoices, LongRowsPrefetchIntoDynamicSharedMemory) {
-  for (auto [workload, h] :
-       {std::pair{"w5_rms_norm_bf16", 65536}, {"w5_softmax_bf16", 32768}, {"w1_layer_norm_fused_bf16", 65536}}) {
+  for (auto [workload, h] : {std::pair{"w5_rms_norm_bf16", 65536}, {"w5_softmax_bf16", 32768},
+                             {"w5_softmax_bf16", 65536}, {"w1_layer_norm_fused_bf16", 65536}}) {
     Fusion f = make_workload(workload);
     Executor ex(f);
     auto recs = ex.compile_for(resolve_input_shapes(f, {}, {{"B", 8192}, {"H", h}}));
     ASSERT_EQ(recs.size(), 1u);
     EXPECT_NE(recs[0].params.find("persistent_batch"), std::string::npos) << workload << " " << recs[0].params;
-    EXPECT_NE(recs[0].params.find("prefetch=smem:" + std::to_string(h * 2)), std::string::npos)
-        << workload << " " << recs[0].params;
+    EXPECT_NE(recs[0].params.find("prefetch=smem:"), std::string::npos) << workload << " " << recs[0].params;
     EXPECT_EQ(recs[0].spill_bytes, 0) << workload;
   }
 }
@@ -193,7 +211,7 @@ TEST(SchedulerChoices, PrefetchingKernelsLaunchOneResidentWave) {
   recs = ex.compile_for(resolve_input_shapes(f, {}, {{"B", 100}, {"H", 5140}}));
   EXPECT_EQ(recs[0].grid_x, 100u);
   // Looped rows never prefetch.
-  Fusion sm = make_workload("w5_softmax_bf16");
+  Fusion sm = make_workload("w1_layer_norm_fused_f32");
   Executor sx(sm);
   recs = sx.compile_for(resolve_input_shapes(sm, {}, {{"B", 8192}, {"H", 65536}}));
   EXPECT_NE(recs[0].params.find("looped"), std::string::npos) << recs[0].params;

@@ -62,7 +62,7 @@ struct Writer {
   int vec;
 
   Writer(const Fusion& fu, const Segment& s, const KernelPlan& p)
-      : f(fu), seg(s), plan(p), ks(p.shape), sp(plan_stages(fu, s, p.shape, p.params.batch > 0)), vec(p.params.vec) {
+      : f(fu), seg(s), plan(p), ks(p.shape), sp(plan_stages(fu, s, p.shape, p.params.batch > 0, p.params.recompute)), vec(p.params.vec) {
     for (size_t k = 0; k < p.operands.size(); ++k)
       if (!p.operands[k].is_output) operand_index[p.operands[k].value] = static_cast<int>(k);
   }

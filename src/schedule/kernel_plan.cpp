@@ -22,7 +22,8 @@ std::string KernelParams::str() const {
          (batch ? " persistent_batch=" + std::to_string(batch) : std::string(" looped")) +
          " min_blocks=" + std::to_string(min_blocks) + (prefetch ? (prefetch_smem ? " prefetch=smem:" + std::to_string(dyn_smem) : " prefetch") : "") +
          (ldg_weights ? " ldg_weights" : "") +
-         (tickets ? " tickets" : "") +
+         (weight_ring ? " weight_ring=" + std::to_string(weight_ring) : std::string()) +
+         (tickets ? " tickets" : "") + (recompute ? " recompute" : "") +
          (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string());
   else
     s += " unroll=" + std::to_string(unroll);

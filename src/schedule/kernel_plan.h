@@ -36,7 +36,11 @@ struct KernelParams {
   bool ldg_weights = false;    // ... and the weights through the read-only path (__ldg)
   bool tickets = false;        // ... and its blocks take their later rows by ticket, not at a
                                // fixed stride (balances rows across SMs; see write_inner)
+  int weight_ring = 0;         // ... and the weights stream through a ring of this many slots
+                               // (a vector per thread each) in shared memory (see write_inner)
   int dyn_smem = 0;            // bytes of dynamic shared memory (the shared-memory prefetch)
+  bool recompute = false;   // inner persistent: values cheaply made from a held 16-bit one are
+                            // recomputed where read, not held (see plan_stages)
   int col_vec = 0;          // inner persistent, rows not vec-aligned (phase-shifted rows): each
                             // row loads the aligned vectors that overlap it, and column operands
                             // (weights), at the row's phase, load col_vec elements at a time

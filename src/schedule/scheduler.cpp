@@ -124,6 +124,34 @@ int phase_step(const KernelPlan& plan, const LaunchFacts& facts, int v) {
   return g;
 }
 
+// Threads per row for rows of `nvec` vectors of `vec`: the fewest (at least a warp) that give
+// each thread at most 32 row elements (4 vectors of 8). Autotune on the H200 (2026-11-23,
+// perf-notes) found 4 vectors per thread best or within 2% at every W1, softmax and rms size
+// from 2048 to 32768.
+int64_t base_threads_per_row(int64_t nvec, int vec) {
+  int64_t tpr = 32;
+  if (nvec <= 16) tpr = std::max<int64_t>(1, pow2ceil(nvec));  // very short rows: several per warp
+  while (tpr < 1024 && ((nvec + tpr - 1) / tpr) * vec > 32) tpr *= 2;
+  // Past 512 threads, whole warps rather than a power of two: H = 20480 f16 takes 640 threads
+  // with 4 vectors each, where 1024 threads x 3 left a third of the last batch empty.
+  if (tpr == 1024) tpr = std::min<int64_t>(1024, ((nvec + 32 / vec - 1) / (32 / vec) + 31) / 32 * 32);
+  return tpr;
+}
+
+// Fewest warps that cover the row with t's batch: at H = 5140 (1285 vectors of 4) 256
+// threads x 6 left the sixth batch nearly empty (16% of the work for nothing); 224 x 6 fits.
+// Not for 1024-thread rows: fewer threads would lift their register cap (see min_blocks).
+int64_t trimmed_threads(int64_t t, int64_t nvec) {
+  const int64_t b = (nvec + t - 1) / t;
+  return t >= 64 && t <= 512 ? std::min<int64_t>(t, ((nvec + b - 1) / b + 31) / 32 * 32) : t;
+}
+
+// Phase-shifted rows keep their partial vectors in the last batch, so the batches before it
+// must hold whole vectors at every phase (see write_inner, launch_grid).
+bool phase_covers(int64_t t, int64_t nvec, int vec, int64_t cols) {
+  return (((nvec + t - 1) / t - 1) * trimmed_threads(t, nvec) + 1) * vec <= cols;
+}
+
 // Whether persistent kernels prefetch unless autotune recorded otherwise (measured: perf-notes).
 constexpr bool kPrefetchByDefault = true;
 
@@ -202,37 +230,41 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   for (const OperandPlan& o : plan.operands) weights += !o.is_output && o.access == Access::Col;
   // Left out until measured and run by the GPU tests: phase steps of a single element (odd H:
   // single-element weight loads) and rows wider than 16 bits (f32: ld_row's unpaired form).
+  // Nor where the row would span several warps and aligned vectors keep it in one: its
+  // reductions then go through shared memory and barriers (H100, B=8192, softmax bf16, phased
+  // 64 threads -> aligned 32, % of a copy: 770 79 -> 88, 772 80 -> 95).
   if (int g = phase_step(plan, facts, 16 / widest);
       widest == 2 && g >= 2 && g < 16 / widest && vec < 16 / widest && facts.C >= 16 / widest && weights <= 1) {
-    p.vec = vec = 16 / widest;
-    col_vec = g;
+    const int pv = 16 / widest;
+    const int64_t pn = (facts.C + pv - g + pv - 1) / pv;
+    int64_t t = base_threads_per_row(pn, pv);
+    while (t < 1024 && !phase_covers(t, pn, pv, facts.C)) t *= 2;
+    if (phase_covers(t, pn, pv, facts.C) && (t <= 32 || base_threads_per_row((facts.C + vec - 1) / vec, vec) > 32)) {
+      p.vec = vec = pv;
+      col_vec = g;
+    }
   }
   // Vectors a row overlaps: up to vec - col_vec more elements when shifted.
   int64_t nvec = (facts.C + (col_vec ? vec - col_vec : 0) + vec - 1) / vec;
-  StagePlan sp = plan_stages(f, s, ks, true);
   // Registers per held element where most are held at once: f16/bf16 values two to a register
   // (see narrow_source), each from the pass that makes it to the last that reads it (softmax
   // holds its input until the sum pass, then the f32 exponentials: never both whole).
-  double held = 0.5;
-  for (int q = 1; q <= sp.max_level; ++q) {
-    double live = 0;
-    for (size_t i = 0; i < sp.materialized.size(); ++i) {
-      const int v = sp.materialized[i];
-      const DType t = f.value(v).dtype;
-      if (sp.stage[v] < q && sp.last_pass[i] >= q)
-        live += narrow_source(f, v) >= 0 && vec % 2 == 0 ? 0.5 : t == DType::F64 || t == DType::I64 ? 2 : 1;
+  auto held_per_element = [&](const StagePlan& sp) {
+    double held = 0.5;
+    for (int q = 1; q <= sp.max_level; ++q) {
+      double live = 0;
+      for (size_t i = 0; i < sp.materialized.size(); ++i) {
+        const int v = sp.materialized[i];
+        const DType t = f.value(v).dtype;
+        if (sp.stage[v] < q && sp.last_pass[i] >= q)
+          live += narrow_source(f, v) >= 0 && vec % 2 == 0 ? 0.5 : t == DType::F64 || t == DType::I64 ? 2 : 1;
+      }
+      held = std::max(held, live);
     }
-    held = std::max(held, live);
-  }
-  // threads_per_row: the fewest threads (at least a warp) that give each thread at most 32
-  // row elements (4 vectors of 8). Autotune on the H200 (2026-11-23, perf-notes) found 4
-  // vectors per thread best or within 2% at every W1, softmax and rms size from 2048 to 32768.
-  int64_t tpr = 32;
-  if (nvec <= 16) tpr = std::max<int64_t>(1, pow2ceil(nvec));  // very short rows: several per warp
-  while (tpr < 1024 && ((nvec + tpr - 1) / tpr) * vec > 32) tpr *= 2;
-  // Past 512 threads, whole warps rather than a power of two: H = 20480 f16 takes 640 threads
-  // with 4 vectors each, where 1024 threads x 3 left a third of the last batch empty.
-  if (tpr == 1024) tpr = std::min<int64_t>(1024, ((nvec + 32 / vec - 1) / (32 / vec) + 31) / 32 * 32);
+    return held;
+  };
+  double held = held_per_element(plan_stages(f, s, ks, true, false));
+  int64_t tpr = base_threads_per_row(nvec, vec);
   std::optional<Choice> pick = forced_choice();
   if (!pick) pick = TuneDb::global().find(tuning_key(f.hash(), index, ks.category, facts.C, vec));
   const bool pick_looped = pick && pick->threads_per_row && pick->looped;
@@ -270,40 +302,62 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
     const int64_t limit = std::min<int64_t>(dev.max_regs_per_thread, dev.regs_per_block / threads);
     return batch <= 16 && estimate_registers(batch, vec, held, widest, prefetch_in_registers) <= limit;
   };
-  // Fewest warps that cover the row with t's batch: at H = 5140 (1285 vectors of 4) 256
-  // threads x 6 left the sixth batch nearly empty (16% of the work for nothing); 224 x 6 fits.
-  // Not for 1024-thread rows: fewer threads would lift their register cap (see min_blocks).
-  auto trimmed = [&](int64_t t) {
-    const int64_t b = (nvec + t - 1) / t;
-    return t >= 64 && t <= 512 ? std::min<int64_t>(t, ((nvec + b - 1) / b + 31) / 32 * 32) : t;
-  };
-  // Phase-shifted rows keep their partial vectors in the last batch, so the batches before it
-  // must hold whole vectors at every phase (see write_inner, launch_grid).
-  auto phase_fits = [&](int64_t t) {
-    return !col_vec || (((nvec + t - 1) / t - 1) * trimmed(t) + 1) * vec <= facts.C;
+  auto trimmed = [&](int64_t t) { return trimmed_threads(t, nvec); };
+  auto phase_fits = [&](int64_t t) { return !col_vec || phase_covers(t, nvec, vec, facts.C); };
+  // The weight ring beside the shared-memory prefetch (see write_inner): rows of 1024 threads,
+  // one block per SM, aligned. Slots of a vector per thread, as many as the rest of the SM's
+  // shared memory holds (less 1 KB for the system, 1 KB for the static reductions), up to two
+  // per weight; at least one per weight, so a pass's weights of a batch fit at once. Measured
+  // (H100, B=8192, % of a copy, plain weight loads -> ring): W1 f16 H=65536 78.0 -> 92.8, bf16
+  // 78.5 -> 92.5, f32 32768 83.2 -> 93.1. Not where blocks share an SM: their weights hit L1
+  // (W1 f32 12288 and 16384, 2 blocks: 98.1 -> 93.6, 98.8 -> 94.3; the ring's copies bypass it).
+  int64_t col_bytes = 0;
+  for (size_t k = 0; k < plan.operands.size(); ++k)
+    if (!plan.operands[k].is_output && plan.operands[k].access == Access::Col)
+      col_bytes = std::max<int64_t>(col_bytes, dtype_size(facts.operands[k].dtype));
+  auto ring_slots = [&](int64_t t) -> int {
+    if (!weights || col_vec || t < 1024) return 0;
+    const int64_t avail = std::min(dev.smem_per_block_optin, dev.smem_per_sm - 1024) - 1024 - smem_bytes(t);
+    const int64_t k = std::min<int64_t>(2 * weights, avail / (trimmed(t) * vec * col_bytes));
+    return k >= weights ? static_cast<int>(k) : 0;
   };
   struct Try {
     int64_t tpr;
     bool prefetch, smem, looped, ldg = false;
+    int ring = 0;
   };
-  std::vector<Try> tries, plain_weights;
-  bool prefetch_first = pick && pick->threads_per_row ? pick->prefetch : kPrefetchByDefault;
-  for (int64_t t = tpr; !pick_looped; t = std::min<int64_t>(1024, 2 * t)) {
-    if (!phase_fits(t)) {
+  auto plans_to_try = [&] {
+    std::vector<Try> tries, plain_weights;
+    bool prefetch_first = pick && pick->threads_per_row ? pick->prefetch : kPrefetchByDefault;
+    for (int64_t t = tpr; !pick_looped; t = std::min<int64_t>(1024, 2 * t)) {
+      if (!phase_fits(t)) {
+        if (t >= 1024) break;
+        continue;
+      }
+      if (prefetch_first && fits(t, true)) tries.push_back({t, true, false, false});
+      if (prefetch_first && smem_fits(t) && fits(t, false)) {
+        if (const int k = ring_slots(t)) tries.push_back({t, true, true, false, false, k});
+        tries.push_back({t, true, true, false, weights > 0});
+        if (weights > 0) plain_weights.push_back({t, true, true, false});
+      }
+      if (fits(t, false)) tries.push_back({t, false, false, false});
+      prefetch_first = kPrefetchByDefault;
       if (t >= 1024) break;
-      continue;
     }
-    if (prefetch_first && fits(t, true)) tries.push_back({t, true, false, false});
-    if (prefetch_first && smem_fits(t) && fits(t, false)) {
-      tries.push_back({t, true, true, false, weights > 0});
-      if (weights > 0) plain_weights.push_back({t, true, true, false});
+    tries.insert(tries.end(), plain_weights.begin(), plain_weights.end());
+    tries.push_back({tpr, false, false, true});
+    return tries;
+  };
+  std::vector<Try> tries = plans_to_try();
+  // Only the looped row fits: recomputing what can be (plan_stages) may let the row be held.
+  bool recompute = false;
+  if (tries.size() == 1 && !pick_looped) {
+    if (const double fewer = held_per_element(plan_stages(f, s, ks, true, true)); fewer < held) {
+      held = fewer;
+      recompute = true;
+      tries = plans_to_try();
     }
-    if (fits(t, false)) tries.push_back({t, false, false, false});
-    prefetch_first = kPrefetchByDefault;
-    if (t >= 1024) break;
   }
-  tries.insert(tries.end(), plain_weights.begin(), plain_weights.end());
-  tries.push_back({tpr, false, false, true});
   if (attempt >= static_cast<int>(tries.size())) return false;
   const Try& pick_now = tries[attempt];
   tpr = pick_now.tpr;
@@ -316,7 +370,9 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   p.prefetch = pick_now.prefetch;
   p.prefetch_smem = pick_now.smem;
   p.ldg_weights = pick_now.ldg;
-  p.dyn_smem = p.prefetch_smem ? static_cast<int>(smem_bytes(tpr)) : 0;
+  p.weight_ring = pick_now.ring;
+  p.recompute = recompute && !pick_now.looped;
+  p.dyn_smem = p.prefetch_smem ? static_cast<int>(smem_bytes(tpr) + p.weight_ring * tpr * vec * col_bytes) : 0;
   p.col_vec = col_vec;
   if (pick_now.looped) {
     // Looped: stream the row once per pass (re-reads hit L2 for rows of a few hundred KB),
@@ -328,7 +384,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
     }
     p.batch = 0;
     p.prefetch = p.prefetch_smem = false;
-    p.dyn_smem = 0;
+    p.dyn_smem = p.weight_ring = 0;
     p.threads_per_row = pick_looped ? pick->threads_per_row
                                     : static_cast<int>(std::min<int64_t>(1024, std::max<int64_t>(32, pow2ceil(nvec / 8))));
     p.threads = std::max(p.threads_per_row, 256);

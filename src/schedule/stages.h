@@ -30,8 +30,10 @@ struct StagePlan {
   std::vector<int> last_pass;     // per materialized value: the last pass that reads it
 };
 
-// `persistent` selects whether materialization is planned (looped kernels recompute).
-StagePlan plan_stages(const Fusion& f, const Segment& s, const KernelShape& ks, bool persistent);
+// `persistent` selects whether materialization is planned (looped kernels recompute);
+// `recompute`, whether cheap 32-bit values of one held 16-bit value are recomputed where read
+// instead of held (fewer registers, more arithmetic: the scheduler's last resort).
+StagePlan plan_stages(const Fusion& f, const Segment& s, const KernelShape& ks, bool persistent, bool recompute);
 
 // The f16/bf16 value whose bits represent held value v exactly (v itself, or the operand of a
 // widening cast), or -1. Such values are held as 16-bit bits, two to a 32-bit register: the
