@@ -132,11 +132,15 @@ TEST(SchedulerChoices, InnerKernelsOnH100Profile) {
   p = plan_of("w1_layer_norm_fused_f32", {{"B", 16}, {"H", 65536}});
   EXPECT_EQ(p.batch, 0);
   EXPECT_EQ(p.weight_ring, 0);
-  // Short rows whose 16-byte vectors would need a second warp stay aligned in one warp.
+  // Short rows whose 16-byte vectors would need a second warp stay aligned in one warp where
+  // they have two reductions (softmax), not where they have one (rms).
   p = plan_of("w5_softmax_bf16", {{"B", 8192}, {"H", 772}});
   EXPECT_EQ(p.col_vec, 0);
   EXPECT_EQ(p.vec, 4);
   EXPECT_EQ(p.threads_per_row, 32);
+  p = plan_of("w5_rms_norm_bf16", {{"B", 8192}, {"H", 770}});
+  EXPECT_EQ(p.col_vec, 2);
+  EXPECT_EQ(p.threads_per_row, 64);
 }
 
 // After spills the retries (attempt 1, 2, ...) go: the same threads with the prefetch in shared

@@ -59,6 +59,7 @@ HostTensor random_tensor(DType t, std::vector<int64_t> shape, uint64_t seed, dou
   constexpr int64_t kChunk = int64_t{1} << 20;
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   std::vector<char> nonzero(static_cast<size_t>(chunks), 0);
+  const int64_t es = dtype_size(t);
   auto fill = [&](int64_t c) {
     Xoshiro256 rng(c == 0 ? seed : seed ^ (0x9e3779b97f4a7c15ull * static_cast<uint64_t>(c)));
     for (int64_t i = c * kChunk, end = std::min(n, (c + 1) * kChunk); i < end; ++i) {
@@ -68,7 +69,7 @@ HostTensor random_tensor(DType t, std::vector<int64_t> shape, uint64_t seed, dou
       else v = lo + rng.uniform() * (hi - lo);
       v = round_to(t, v);
       nonzero[static_cast<size_t>(c)] |= v != 0;
-      r.set(i, v);
+      store_element(t, v, r.data() + i * es);  // contiguous: no strided index per element
     }
   };
   const int64_t workers = std::min<int64_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));

@@ -230,16 +230,19 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   for (const OperandPlan& o : plan.operands) weights += !o.is_output && o.access == Access::Col;
   // Left out until measured and run by the GPU tests: phase steps of a single element (odd H:
   // single-element weight loads) and rows wider than 16 bits (f32: ld_row's unpaired form).
-  // Nor where the row would span several warps and aligned vectors keep it in one: its
-  // reductions then go through shared memory and barriers (H100, B=8192, softmax bf16, phased
-  // 64 threads -> aligned 32, % of a copy: 770 79 -> 88, 772 80 -> 95).
+  // Nor where the row would span several warps, aligned vectors keep it in one and it has
+  // more than one reduction: each then goes through shared memory and two barriers (H100,
+  // B=8192, % of a copy, phased 64 threads -> aligned 32: softmax bf16 770 79 -> 96, 772 80 ->
+  // 97; but rms bf16, one reduction, 770 109 -> 94).
+  const size_t reductions = plan_stages(f, s, ks, true, false).steps.size();
   if (int g = phase_step(plan, facts, 16 / widest);
       widest == 2 && g >= 2 && g < 16 / widest && vec < 16 / widest && facts.C >= 16 / widest && weights <= 1) {
     const int pv = 16 / widest;
     const int64_t pn = (facts.C + pv - g + pv - 1) / pv;
     int64_t t = base_threads_per_row(pn, pv);
     while (t < 1024 && !phase_covers(t, pn, pv, facts.C)) t *= 2;
-    if (phase_covers(t, pn, pv, facts.C) && (t <= 32 || base_threads_per_row((facts.C + vec - 1) / vec, vec) > 32)) {
+    if (phase_covers(t, pn, pv, facts.C) &&
+        (t <= 32 || reductions <= 1 || base_threads_per_row((facts.C + vec - 1) / vec, vec) > 32)) {
       p.vec = vec = pv;
       col_vec = g;
     }
