@@ -312,8 +312,10 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // shared memory holds (less 1 KB for the system, 1 KB for the static reductions), up to two
   // per weight; at least one per weight, so a pass's weights of a batch fit at once. Measured
   // (H100, B=8192, % of a copy, plain weight loads -> ring): W1 f16 H=65536 78.0 -> 92.8, bf16
-  // 78.5 -> 92.5, f32 32768 83.2 -> 93.1. Not where blocks share an SM: their weights hit L1
-  // (W1 f32 12288 and 16384, 2 blocks: 98.1 -> 93.6, 98.8 -> 94.3; the ring's copies bypass it).
+  // 78.5 -> 92.5, f32 32768 83.2 -> 93.1 (those kernels reserved 6 slots and used 4; now 4 are
+  // reserved: the same code, 32 KB more L1, not yet measured). Not where blocks share an SM:
+  // their weights hit L1 (W1 f32 12288 and 16384, 2 blocks: 98.1 -> 93.6, 98.8 -> 94.3; the
+  // ring's copies bypass it).
   int64_t col_bytes = 0;
   for (size_t k = 0; k < plan.operands.size(); ++k)
     if (!plan.operands[k].is_output && plan.operands[k].access == Access::Col)
@@ -321,7 +323,10 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   auto ring_slots = [&](int64_t t) -> int {
     if (!weights || col_vec || t < 1024) return 0;
     const int64_t avail = std::min(dev.smem_per_block_optin, dev.smem_per_sm - 1024) - 1024 - smem_bytes(t);
-    const int64_t k = std::min<int64_t>(2 * weights, avail / (trimmed(t) * vec * col_bytes));
+    int64_t k = std::min<int64_t>(2 * weights, avail / (trimmed(t) * vec * col_bytes));
+    // As many as divide a row's weight vectors where each weight is read in one pass (write_inner
+    // takes that many; the rest would be shared memory taken from L1 for nothing).
+    while (k > weights && (weights * ((nvec + t - 1) / t)) % k) --k;
     return k >= weights ? static_cast<int>(k) : 0;
   };
   struct Try {
