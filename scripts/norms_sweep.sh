@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The issue-5 norms sweep on the GPU machine, in parts that each fit one device call:
-#   scripts/norms_sweep.sh PART...    PART: tests | w1f16 | w1bf16 | w1f32 | softmax | rms | batches
+#   scripts/norms_sweep.sh PART...    PART: tests | sampled | w1f16 | w1bf16 | w1f32 | softmax | rms | batches
 # Binaries from $BIN (default: build-device if built, else the carried .devbin). B=8192 parts
 # run torch.compile beside (PEERS=off to skip); each stops at BUDGET seconds in all (default
 # 570). Reports go to $OUT/sweep.tgz (<part>.{json,md,log}: the device tool brings back few
@@ -28,13 +28,17 @@ bench() {  # part peers args...
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader || true
 for part in "$@"; do
   case $part in
-    tests)
+    tests)  # all but the B=8192 sampled-rows sweeps (part sampled: about 3 minutes each)
       for t in "$tests"/gpu_*; do
         [ -x "$t" ] || continue
-        timeout "$(left)" "$t" --gtest_brief=1 >"$R/$(basename "$t").log" 2>&1
+        timeout "$(left)" "$t" --gtest_brief=1 --gtest_filter='-*SampledRows' >"$R/$(basename "$t").log" 2>&1
         echo "$(basename "$t") exit $? at $(( $(date +%s) - start )) s"
         grep -E "^\[  (PASSED|FAILED) |tests? ran" "$R/$(basename "$t").log" | tail -4
       done ;;
+    sampled)
+      timeout "$(left)" "$tests/gpu_executor_test" --gtest_brief=1 --gtest_filter='*SampledRows' >"$R/sampled.log" 2>&1
+      echo "sampled exit $? at $(( $(date +%s) - start )) s"
+      grep -E "ran in|Failure|^\[  (PASSED|FAILED) |tests? ran" "$R/sampled.log" | tail -8 ;;
     w1f16) bench w1f16 "${PEERS:-auto}" examples/w1_layer_norm_fused.fusion --size B=8192 --size H=$HS ;;
     w1bf16) bench w1bf16 "${PEERS:-auto}" examples/w1_layer_norm_fused_bf16.fusion --size B=8192 --size H=$HS ;;
     w1f32) bench w1f32 "${PEERS:-auto}" examples/w1_layer_norm_fused_f32.fusion --size B=8192 --size H=$HS ;;

@@ -98,53 +98,66 @@ TEST(GpuExecutor, NormsOverTheHiddenSweep) {
 // reference of every row would take the CPU minutes per size, so it runs on 96 of them (the
 // first, middle and last 32) of the same random inputs; every other output element must have
 // been written (the outputs start as 0xFF bytes: NaN in f16/bf16, which these norms never give).
-TEST(GpuExecutor, NormsOverTheHiddenSweepAtB8192OnSampledRows) {
-  SKIP_WITHOUT_GPU();
+namespace {
+void sweep_at_b8192_on_sampled_rows(const char* name) {
   constexpr int64_t kB = 8192, kSample = 32;
   const std::vector<int64_t> starts = {0, kB / 2 - kSample / 2, kB - kSample};
-  for (const char* name : {"w1_layer_norm_fused", "w5_softmax_bf16", "w5_rms_norm_bf16"})
-    for (int64_t h : {768, 1024, 2048, 4096, 5140, 8192, 12288, 16384, 20480, 32768, 65536, 770, 772, 776, 784, 4098,
-                      4100, 4104, 4112}) {
-      const std::string what = std::string(name) + " B=8192 H=" + std::to_string(h);
-      const auto t0 = std::chrono::steady_clock::now();
-      auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-      Fusion f = make_workload(name);
-      auto in = make_random_inputs(f, resolve_input_shapes(f, no_shapes, {{"B", kB}, {"H", h}}), 13);
-      std::vector<DeviceTensor> din;
-      for (const auto& t : in) din.push_back(to_device(t));
-      Executor ex(f);
-      std::vector<DeviceTensor> outs = {poisoned(f.value(f.outputs()[0]).dtype, {kB, h})};
-      ex.run(din, nullptr, &outs);
-      HostTensor got = to_host(outs[0]);
-      const double ran = seconds();
-      ASSERT_EQ(got.shape, (std::vector<int64_t>{kB, h})) << what;
-      std::atomic<int64_t> unwritten{0};
-      ref::parallel_for(got.numel(), [&](int64_t begin, int64_t end) {
-        int64_t n = 0;
-        for (int64_t i = begin; i < end; ++i) n += std::isnan(load_element(got.dtype, got.data() + i * dtype_size(got.dtype)));
-        unwritten += n;
-      });
-      EXPECT_EQ(unwritten.load(), 0) << what;
-      // The sampled rows: the [B, H] inputs sliced, the weights as they are.
-      const size_t row_bytes = static_cast<size_t>(h * dtype_size(got.dtype));
-      for (int64_t r0 : starts) {
-        std::vector<HostTensor> rows;
-        for (const auto& t : in) {
-          if (t.rank() != 2) {
-            rows.push_back(t);
-            continue;
-          }
-          HostTensor s = HostTensor::empty(t.dtype, {kSample, h});
-          std::memcpy(s.data(), t.data() + r0 * h * dtype_size(t.dtype), static_cast<size_t>(kSample * h * dtype_size(t.dtype)));
-          rows.push_back(s);
+  for (int64_t h : {768, 1024, 2048, 4096, 5140, 8192, 12288, 16384, 20480, 32768, 65536, 770, 772, 776, 784, 4098,
+                    4100, 4104, 4112}) {
+    const std::string what = std::string(name) + " B=8192 H=" + std::to_string(h);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    Fusion f = make_workload(name);
+    auto in = make_random_inputs(f, resolve_input_shapes(f, no_shapes, {{"B", kB}, {"H", h}}), 13);
+    std::vector<DeviceTensor> din;
+    for (const auto& t : in) din.push_back(to_device(t));
+    Executor ex(f);
+    std::vector<DeviceTensor> outs = {poisoned(f.value(f.outputs()[0]).dtype, {kB, h})};
+    ex.run(din, nullptr, &outs);
+    HostTensor got = to_host(outs[0]);
+    const double ran = seconds();
+    ASSERT_EQ(got.shape, (std::vector<int64_t>{kB, h})) << what;
+    std::atomic<int64_t> unwritten{0};
+    ref::parallel_for(got.numel(), [&](int64_t begin, int64_t end) {
+      int64_t n = 0;
+      for (int64_t i = begin; i < end; ++i) n += std::isnan(load_element(got.dtype, got.data() + i * dtype_size(got.dtype)));
+      unwritten += n;
+    });
+    EXPECT_EQ(unwritten.load(), 0) << what;
+    // The sampled rows: the [B, H] inputs sliced, the weights as they are.
+    const size_t row_bytes = static_cast<size_t>(h * dtype_size(got.dtype));
+    for (int64_t r0 : starts) {
+      std::vector<HostTensor> rows;
+      for (const auto& t : in) {
+        if (t.rank() != 2) {
+          rows.push_back(t);
+          continue;
         }
-        HostTensor part = HostTensor::empty(got.dtype, {kSample, h});
-        std::memcpy(part.data(), got.data() + r0 * static_cast<int64_t>(row_bytes), kSample * row_bytes);
-        expect_close(part, run_reference(f, rows)[0], what + " rows " + std::to_string(r0) + "+");
+        HostTensor s = HostTensor::empty(t.dtype, {kSample, h});
+        std::memcpy(s.data(), t.data() + r0 * h * dtype_size(t.dtype), static_cast<size_t>(kSample * h * dtype_size(t.dtype)));
+        rows.push_back(s);
       }
-      // Progress: the sweep takes minutes on the device host (inputs of up to 2^29 elements).
-      std::fprintf(stderr, "%s: ran in %.1f s, checked in %.1f s\n", what.c_str(), ran, seconds() - ran);
+      HostTensor part = HostTensor::empty(got.dtype, {kSample, h});
+      std::memcpy(part.data(), got.data() + r0 * static_cast<int64_t>(row_bytes), kSample * row_bytes);
+      expect_close(part, run_reference(f, rows)[0], what + " rows " + std::to_string(r0) + "+");
     }
+    // Progress: the sweep takes minutes on the device host (inputs of up to 2^29 elements).
+    std::fprintf(stderr, "%s: ran in %.1f s, checked in %.1f s\n", what.c_str(), ran, seconds() - ran);
+  }
+}
+}  // namespace
+
+TEST(GpuExecutor, W1OverTheHiddenSweepAtB8192OnSampledRows) {
+  SKIP_WITHOUT_GPU();
+  sweep_at_b8192_on_sampled_rows("w1_layer_norm_fused");
+}
+TEST(GpuExecutor, SoftmaxOverTheHiddenSweepAtB8192OnSampledRows) {
+  SKIP_WITHOUT_GPU();
+  sweep_at_b8192_on_sampled_rows("w5_softmax_bf16");
+}
+TEST(GpuExecutor, RmsNormOverTheHiddenSweepAtB8192OnSampledRows) {
+  SKIP_WITHOUT_GPU();
+  sweep_at_b8192_on_sampled_rows("w5_rms_norm_bf16");
 }
 
 // Prefetching kernels take rows from a counter that the last block zeroes: launch after launch
