@@ -255,3 +255,51 @@ TEST(CodegenCompile, GeneratedSourceUsesVectorAccess) {
   EXPECT_NE(src.find("st_vec<u16, 8>"), std::string::npos);
   EXPECT_EQ(p.kernels[0].compiled->ptxas.stack_bytes, 0);
 }
+
+// Rows of 1024 threads stream their weights through the shared-memory ring: each weight is
+// copied by cp.async (t0, t2, t3, t4 are operand slots 0, 2, 3, 4), never loaded from global
+// memory into registers, and reads wait on copy groups; the launch reserves the row's prefetch
+// plus the ring's slots (a 16-byte vector per thread each).
+TEST(CodegenCompile, LongRowWeightsStreamThroughTheRing) {
+  for (DType t : {DType::F16, DType::BF16}) {
+    const int64_t h = 65536;
+    auto p = prepare_all(solder::testing::w1_layer_norm(t), {{h}, {8192, h}, {h}, {h}, {h}});
+    ASSERT_EQ(p.kernels.size(), 1u);
+    const auto& k = p.kernels[0];
+    const KernelParams& q = k.plan.params;
+    ASSERT_GE(q.weight_ring, 4) << q.str();
+    EXPECT_EQ(q.dyn_smem, h * 2 + q.weight_ring * 1024 * 16) << q.str();
+    const std::string& src = k.source.source;
+    for (int w : {0, 2, 3, 4}) {
+      const std::string ptr = "P" + std::to_string(w);
+      EXPECT_NE(src.find(", " + ptr + " + (wb < BATCH - 1 || wc < C ? wc : 0));"), std::string::npos) << ptr;
+      EXPECT_EQ(src.find("(const unsigned*)(" + ptr + " +"), std::string::npos) << ptr << " loaded from global memory";
+    }
+    EXPECT_NE(src.find("cp_async_wait<"), std::string::npos);
+    EXPECT_FALSE(k.compiled->ptxas.spills()) << q.str();
+  }
+  // Not where blocks share an SM (their weights hit L1): W1 f32 at H=16384 takes 512 threads.
+  auto p = prepare_all(solder::testing::w1_layer_norm(DType::F32), {{16384}, {8192, 16384}, {16384}, {16384}, {16384}});
+  EXPECT_EQ(p.kernels[0].plan.params.weight_ring, 0) << p.kernels[0].plan.params.str();
+}
+
+// Softmax holds its f32 exponentials where they fit (one exp per element) and recomputes them
+// from the held input where only that lets the row be held (bf16 H=65536: two exps per element).
+TEST(CodegenCompile, SoftmaxRecomputesExponentialsOnlyWhereHoldingThemCannotFit) {
+  auto count = [](const std::string& s, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+    return n;
+  };
+  for (auto [h, recompute] : {std::pair{int64_t{4096}, false}, {int64_t{65536}, true}}) {
+    auto p = prepare_all(solder::testing::softmax_fusion(DType::BF16), {{8192, h}});
+    ASSERT_EQ(p.kernels.size(), 1u);
+    const auto& k = p.kernels[0];
+    EXPECT_GT(k.plan.params.batch, 0) << "H=" << h << " " << k.plan.params.str();
+    EXPECT_EQ(k.plan.params.recompute, recompute) << "H=" << h;
+    const std::string body = k.source.source.substr(k.source.source.find("extern \"C\" __global__"));
+    EXPECT_EQ(count(body, "__expf("), recompute ? 2u : 1u) << "H=" << h;
+    EXPECT_EQ(body.find("    float m") != std::string::npos, !recompute) << "H=" << h;
+    EXPECT_FALSE(k.compiled->ptxas.spills()) << "H=" << h;
+  }
+}
