@@ -50,14 +50,7 @@ template <class T> __device__ __forceinline__ void st_shared(unsigned s, T v) {
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
-// The weight ring's slot of item i (< k) of a row whose first item sits in slot wh (< k), at
-// this thread's offset (write_inner).
-__device__ __forceinline__ unsigned ring_slot(unsigned base, unsigned wh, unsigned i, unsigned k, unsigned slot,
-                                              unsigned at) {
-  const unsigned s = wh + i;
-  return base + (s >= k ? s - k : s) * slot + at;
-}
-// Until at most N of this thread's latest groups are pending (the weight ring: write_inner).
+// Until at most N of this thread's latest groups are pending (the weight ring: weight_ring.h).
 template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
 // Operands that vary only along the row (weights) through the read-only path: ptxas then knows
 // no store of the row's output touches them and loads the next vectors' weights before this

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "codegen/kernel_writer.h"
+#include "codegen/weight_ring.h"
 
 namespace solder::codegen_detail {
 
@@ -112,131 +113,18 @@ void write_inner(Writer& w, KernelSource& out) {
     dsm_at[k] = dsm_bytes;
     dsm_bytes += int64_t{rpb} * P.batch * tpr * P.vec * dtype_size(w.dt(w.op(k).value));
   }
-  // Weight ring (P.weight_ring = K slots; rows of one block, aligned): the weight vectors each
-  // pass reads stream through shared memory by cp.async, D batches ahead of their use, so
-  // they stay in flight without registers. Each thread reads back only the slots it filled:
-  // no barrier, only waits on its own copy groups. The stream is the same every row (weights
-  // do not depend on it), so the last pass's refills load the next row's first weights; item
-  // i of a row (its batches' weights in pass order) sits in slot (wh + i) % K, wh the row's
-  // first slot. Measured (ncu, H100, W1 f16 H=65536, plain loads): 48 % of the warps' stall
-  // cycles waited on weights from L2 (none hit L1: a row's 512 KB of weights passes through
-  // it), at 64 % of L2 and 67 % of DRAM throughput.
-  const bool ring = smem_pf && P.weight_ring > 0 && !phased && rpb == 1;
-  int K = P.weight_ring;
-  std::vector<std::vector<int>> ring_ops(sp.max_level + 1);  // per pass: the weights it streams
-  std::vector<int> ring_passes;                               // passes that stream weights
-  if (ring) {
-    for (int q = 0; q <= sp.max_level; ++q) {
-      const std::vector<int> targets = pass_targets(w, q);
-      if (targets.empty()) continue;
-      for (int k : w.element_inputs(targets, [&](int v) {
+  // The weight ring (see weight_ring.h): the weights each pass reads, where the plan has one.
+  std::vector<int> passes;  // the passes with work, in order
+  for (int q = 0; q <= sp.max_level; ++q)
+    if (!pass_targets(w, q).empty()) passes.push_back(q);
+  std::vector<std::vector<int>> streamed(sp.max_level + 1);
+  if (smem_pf && P.weight_ring > 0 && !phased && rpb == 1)
+    for (int q : passes)
+      for (int k : w.element_inputs(pass_targets(w, q), [&](int v) {
              return sp.row_level[v] || (mat.count(v) && sp.stage[v] < q);
            }))
-        if (w.op(k).access == Access::Col && w.vectorized(k)) ring_ops[q].push_back(k);
-      if (!ring_ops[q].empty()) ring_passes.push_back(q);
-    }
-  }
-  // Groups: one per (streaming pass, batch), committed as one cp.async group; G per row.
-  const int G = static_cast<int>(ring_passes.size()) * P.batch;
-  auto group_size = [&](int g) { return static_cast<int>(ring_ops[ring_passes[(g % G) / P.batch]].size()); };
-  int ring_items = 0;  // items per row
-  for (int g = 0; g < G; ++g) ring_items += group_size(g);
-  auto group_item = [&](int g) {  // index of group g's first item (g >= G: the next row's)
-    int i = g >= G ? ring_items : 0;
-    for (int h = 0; h < g % G; ++h) i += group_size(h);
-    return i;
-  };
-  // Slots: the most of the scheduler's that divide a row's items, so that every row starts at
-  // slot 0 and slots are constants (a slot counter carried across rows spilled W1 f16 H=65536).
-  int widest_group = 0;
-  for (int g = 0; g < G; ++g) widest_group = std::max(widest_group, group_size(g));
-  while (K > widest_group && ring_items % K) --K;
-  // D: the most groups in flight whose items fit the ring, every window of the stream.
-  int D = 0;
-  for (int d = 1; ring && G > 0 && d <= G; ++d) {
-    bool fits = true;
-    for (int s0 = 0; s0 < G && fits; ++s0) {
-      int n = 0;
-      for (int h = 0; h < d; ++h) n += group_size(s0 + h);
-      fits = n <= K;
-    }
-    if (!fits) break;
-    D = d;
-  }
-  const bool use_ring = ring && D > 0;
-  // A slot: a vector of the widest weight per thread (the scheduler's dyn_smem counts K of them).
-  int col_bytes = 0;
-  for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k)
-    if (!w.op(k).is_output && w.op(k).access == Access::Col) col_bytes = std::max(col_bytes, dtype_size(w.dt(w.op(k).value)));
-  const int64_t ring_at = dsm_bytes, thread_bytes = int64_t{P.vec} * col_bytes;
-  // Wait counts: how many of this thread's copy groups were committed after the one about to be
-  // read, simulated over the first rows (the prologue's order differs) and taken at the least.
-  std::map<std::pair<int, int>, int> wait_group;  // (pass, batch) -> groups allowed pending
-  int wait_x = -1;                                // before the prefetched row is read
-  if (use_ring) {
-    std::vector<long long> commits;  // -1 - r: row r's prefetch; g >= 0: stream group g
-    auto after = [&](long long label) {
-      const auto it = std::find(commits.rbegin(), commits.rend(), label);
-      if (it == commits.rend()) throw Error("weight ring: copy group never committed");
-      return static_cast<int>(it - commits.rbegin());
-    };
-    commits.push_back(-1);
-    for (int g = 0; g < D; ++g) commits.push_back(g);
-    for (int r = 0; r < 3; ++r) {
-      int base = 0;
-      for (int q = 0; q <= sp.max_level; ++q) {
-        if (pass_targets(w, q).empty()) continue;
-        if (q == pf_pass) wait_x = wait_x < 0 ? after(-1 - r) : std::min(wait_x, after(-1 - r));
-        if (!ring_ops[q].empty()) {
-          for (int b = 0; b < P.batch; ++b) {
-            const long long g = static_cast<long long>(r) * G + base + b;
-            const int k = after(g);
-            auto [it, fresh] = wait_group.try_emplace({q, b}, k);
-            if (!fresh) it->second = std::min(it->second, k);
-            commits.push_back(g + D);
-          }
-          base += P.batch;
-        }
-        if (q == pf_pass) commits.push_back(-2 - r);
-      }
-    }
-  }
-  auto ring_slot = [&](const std::string& item) {  // shared address of this thread's vector
-    return "ring_slot(dsm + " + num(ring_at) + "u, wh, (" + item + ") % " + num(K) + ", " + num(K) + "u, " +
-           num(thread_bytes * tpr) + "u, tr * " + num(thread_bytes) + "u)";
-  };
-  // Copies group g (an expression, the batch loop's b folded in) into the ring.
-  auto issue_group = [&](const std::string& g, int ind) {
-    std::string out;
-    for (size_t pi = 0; pi < ring_passes.size(); ++pi) {
-      const int q = ring_passes[pi];
-      for (int row : {0, 1}) {
-        const int lo = row * G + static_cast<int>(pi) * P.batch;
-        out += I(ind) + "if (" + g + " >= " + num(lo) + " && " + g + " < " + num(lo + P.batch) + ") {\n" + I(ind + 1) +
-               "const int wb = " + g + " - " + num(lo) + ", wc = (wb * TPR + tr) * VEC;\n";
-        int j = 0;
-        for (int k : ring_ops[q]) {
-          out += I(ind + 1) + "cp_async<" + num(P.vec * dtype_size(w.dt(w.op(k).value))) + ">(" +
-                 ring_slot(num(group_item(lo)) + " + wb * " + num(static_cast<long long>(ring_ops[q].size())) + " + " + num(j)) +
-                 ", " + w.ptr(k) + " + (wb < BATCH - 1 || wc < C ? wc : 0));\n";
-          ++j;
-        }
-        out += I(ind) + "}\n";
-      }
-    }
-    return out + I(ind) + "cp_async_commit();\n";
-  };
-  auto waits = [&](int q) {  // the wait before batch b of pass q reads its weights
-    std::string out;
-    for (int b = 0; b < P.batch;) {
-      int e = b;
-      while (e + 1 < P.batch && wait_group[{q, e + 1}] == wait_group[{q, b}]) ++e;
-      out += I(4) + (b ? "else " : "") + (e + 1 < P.batch ? "if (b <= " + num(e) + ") " : "") + "cp_async_wait<" +
-             num(wait_group[{q, b}]) + ">();\n";
-      b = e + 1;
-    }
-    return out;
-  };
+        if (w.op(k).access == Access::Col && w.vectorized(k)) streamed[q].push_back(k);
+  const WeightRing ring(w, std::move(streamed), passes, pf_pass, dsm_bytes);
   auto pf_slot = [&](int k) {
     return "dsm + " + num(dsm_at[k]) + "u + ((ry * BATCH + b) * TPR + tr) * " +
            num(P.vec * dtype_size(w.dt(w.op(k).value))) + "u";
@@ -287,10 +175,7 @@ void write_inner(Writer& w, KernelSource& out) {
   else
     for (int k : pf) c += "  " + w.in_vec_type(k) + " pf" + num(k) + "[BATCH];\n";
   if (!pf.empty() && P.prefetch) prefetch_row("(i64)blockIdx.x * RPB + ry", 1);
-  if (use_ring) {
-    c += "  unsigned wh = 0;  // the weight ring's slot of this row's first item\n";
-    for (int g = 0; g < D; ++g) c += issue_group(num(g), 1);
-  }
+  if (ring.active()) c += ring.prologue();
 
   // Row tickets (plan.params.tickets): a block's first rows are blockIdx.x's; each later group
   // of RPB rows comes from a counter in scratch, taken one row ahead so the prefetch knows it.
@@ -392,10 +277,7 @@ void write_inner(Writer& w, KernelSource& out) {
     // constants apart, one address per row and immediate offsets.
     std::string rowa = persistent ? "rowc" : "row", cola = persistent ? "colc" : "col0";
     if (q == pf_pass && smem_pf)
-      c += use_ring ? "    cp_async_wait<" + num(wait_x) + ">();\n" : "    cp_async_wait_all();\n";
-    const auto ring_pass = std::find(ring_passes.begin(), ring_passes.end(), q);
-    const bool streams = use_ring && ring_pass != ring_passes.end();
-    const int ring_base = streams ? static_cast<int>(ring_pass - ring_passes.begin()) * P.batch : 0;
+      c += ring.active() ? ring.wait_for_row() : "    cp_async_wait_all();\n";
     if (phased) {
       c += "#pragma unroll\n    for (int b = 0; b < BATCH; ++b) {\n"
            "      const int vs = b * TPR + tr + 1, vi = (vs == nv ? 0 : vs) * VEC, col0 = vi - ph, colc = col0;\n"
@@ -411,14 +293,11 @@ void write_inner(Writer& w, KernelSource& out) {
            "      if (ok) {\n";
     const std::string if_ok = phased ? "if (b < BATCH - 1 ? ok : (ln >> j & 1)) " : persistent ? "if (ok) " : "";
     std::vector<int> loaded;
-    if (streams) c += waits(q);
+    if (ring.streams(q)) c += ring.wait_for_batch(q);
     for (int k : ins) {
-      if (streams && std::count(ring_ops[q].begin(), ring_ops[q].end(), k)) {
-        const int j = static_cast<int>(std::find(ring_ops[q].begin(), ring_ops[q].end(), k) - ring_ops[q].begin());
-        c += I(4) + "const " + w.in_vec_type(k) + " in" + num(k) + " = ld_shared<" + w.in_vec_type(k) + ">(" +
-             ring_slot(num(group_item(ring_base)) + " + b * " + num(static_cast<long long>(ring_ops[q].size())) + " + " + num(j)) +
-             ");\n";
-      } else if (q == pf_pass && std::count(pf.begin(), pf.end(), k))
+      if (ring.streams(q, k))
+        c += I(4) + "const " + w.in_vec_type(k) + " in" + num(k) + " = " + ring.read(q, k) + ";\n";
+      else if (q == pf_pass && std::count(pf.begin(), pf.end(), k))
         c += I(4) + "const " + w.in_vec_type(k) + " in" + num(k) + " = " +
              (smem_pf ? "ld_shared<" + w.in_vec_type(k) + ">(" + pf_slot(k) + ")" : "pf" + num(k) + "[b]") +
              ";\n";
@@ -427,7 +306,7 @@ void write_inner(Writer& w, KernelSource& out) {
     }
     // The slots just read refill at once (their values are in registers): the copy's addresses
     // are then not live beside the batch's arithmetic (issued after it, W1 f16 H=65536 spilled).
-    if (streams) c += issue_group("(" + num(ring_base + D) + " + b)", 4);
+    if (ring.streams(q)) c += ring.refill(q);
     w.vector_loads(loaded, 4, rowa, cola);
     w.store_decls(elem_outs, 4);
     // Pairs of elements first: f16/bf16 values that native ops compute from 16-bit inputs and
@@ -560,9 +439,8 @@ void write_inner(Writer& w, KernelSource& out) {
     }
     store_row_outputs(q + 1);
   }
-  if (use_ring) c += "    wh += " + num(ring_items % K) + "u;\n    if (wh >= " + num(K) + "u) wh -= " + num(K) + "u;\n";
   c += "  }\n";
-  if (use_ring) c += "  cp_async_wait_all();  // the next row's weights, of no row: drained before exit\n";
+  if (ring.active()) c += "  cp_async_wait_all();  // the next row's weights, of no row: drained before exit\n";
   if (tickets)
     c += "  if (by_ticket && threadIdx.x == 0 && atomicAdd(tickets + 1, 1u) == gridDim.x - 1) {\n"
          "    tickets[0] = 0u;\n    tickets[1] = 0u;\n  }\n";
