@@ -115,12 +115,13 @@ void write_inner(Writer& w, KernelSource& out) {
   }
   // The weight ring (see weight_ring.h): the weights each pass reads, where the plan has one.
   std::vector<int> passes;  // the passes with work, in order
+  std::vector<std::vector<int>> targets_of(sp.max_level + 1);
   for (int q = 0; q <= sp.max_level; ++q)
-    if (!pass_targets(w, q).empty()) passes.push_back(q);
+    if (!(targets_of[q] = pass_targets(w, q)).empty()) passes.push_back(q);
   std::vector<std::vector<int>> streamed(sp.max_level + 1);
   if (smem_pf && P.weight_ring > 0 && !phased && rpb == 1)
     for (int q : passes)
-      for (int k : w.element_inputs(pass_targets(w, q), [&](int v) {
+      for (int k : w.element_inputs(targets_of[q], [&](int v) {
              return sp.row_level[v] || (mat.count(v) && sp.stage[v] < q);
            }))
         if (w.op(k).access == Access::Col && w.vectorized(k)) streamed[q].push_back(k);

@@ -234,7 +234,8 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // more than one reduction: each then goes through shared memory and two barriers (H100,
   // B=8192, % of a copy, phased 64 threads -> aligned 32: softmax bf16 770 79 -> 96, 772 80 ->
   // 97; but rms bf16, one reduction, 770 109 -> 94).
-  const size_t reductions = plan_stages(f, s, ks, true, false).steps.size();
+  const StagePlan stages = plan_stages(f, s, ks, true, false);  // every value held
+  const size_t reductions = stages.steps.size();
   if (int g = phase_step(plan, facts, 16 / widest);
       widest == 2 && g >= 2 && g < 16 / widest && vec < 16 / widest && facts.C >= 16 / widest && weights <= 1) {
     const int pv = 16 / widest;
@@ -266,7 +267,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
     }
     return held;
   };
-  double held = held_per_element(plan_stages(f, s, ks, true, false));
+  double held = held_per_element(stages);
   int64_t tpr = base_threads_per_row(nvec, vec);
   std::optional<Choice> pick = forced_choice();
   if (!pick) pick = TuneDb::global().find(tuning_key(f.hash(), index, ks.category, facts.C, vec));
