@@ -126,6 +126,11 @@ void write_inner(Writer& w, KernelSource& out) {
            }))
         if (w.op(k).access == Access::Col && w.vectorized(k)) streamed[q].push_back(k);
   const WeightRing ring(w, std::move(streamed), passes, pf_pass, dsm_bytes);
+  // Looped rows: every other pass walks the row backwards, so it starts on what the pass
+  // before read last, which is likeliest still in L2.
+  auto reversed_pass = [&](int q) {
+    return !persistent && (std::find(passes.begin(), passes.end(), q) - passes.begin()) % 2 == 1;
+  };
   auto pf_slot = [&](int k) {
     return "dsm + " + num(dsm_at[k]) + "u + ((ry * BATCH + b) * TPR + tr) * " +
            num(P.vec * dtype_size(w.dt(w.op(k).value))) + "u";
@@ -289,6 +294,9 @@ void write_inner(Writer& w, KernelSource& out) {
            "      const int col0 = (b * TPR + tr) * VEC;  // < 2^31: BATCH * TPR * VEC is small\n"
            "      const bool in_row = b < BATCH - 1 || col0 < C;\n"
            "      const bool ok = row_ok && in_row;\n      const int colc = in_row ? col0 : 0;\n      {\n";
+    else if (reversed_pass(q))
+      c += "    for (i64 cb = (C - 1) / (TPR * VEC) * (TPR * VEC); cb >= 0; cb -= (i64)TPR * VEC) {\n"
+           "      const i64 col0 = cb + (i64)tr * VEC;\n      const bool ok = row_ok && col0 < C;\n      if (ok) {\n";
     else
       c += "    for (i64 col0 = (i64)tr * VEC; col0 < C; col0 += (i64)TPR * VEC) {\n      const bool ok = row_ok;\n"
            "      if (ok) {\n";
