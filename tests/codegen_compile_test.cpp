@@ -303,3 +303,27 @@ TEST(CodegenCompile, SoftmaxRecomputesExponentialsOnlyWhereHoldingThemCannotFit)
     EXPECT_FALSE(k.compiled->ptxas.spills()) << "H=" << h;
   }
 }
+
+// Looped rows read the row again in every pass: var_mean then takes one (Welford per thread,
+// Chan's merge across threads), so W1 reads its row twice, not three times; held rows keep
+// the exact two-pass statistics.
+TEST(CodegenCompile, LoopedLayerNormTakesItsStatisticsInOnePass) {
+  auto count = [](const std::string& s, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+    return n;
+  };
+  for (auto [h, looped] : {std::pair{int64_t{4096}, false}, {int64_t{65536}, true}}) {
+    auto p = prepare_all(solder::testing::w1_layer_norm(DType::F32), {{h}, {8192, h}, {h}, {h}, {h}});
+    ASSERT_EQ(p.kernels.size(), 1u);
+    const auto& k = p.kernels[0];
+    EXPECT_EQ(k.plan.params.batch == 0, looped) << "H=" << h << " " << k.plan.params.str();
+    const std::string body = k.source.source.substr(k.source.source.find("extern \"C\" __global__"));
+    EXPECT_EQ(count(body, "welford_add("), looped ? 1u : 0u) << "H=" << h;
+    if (looped) {  // the statistics pass, then the output pass walking back
+      EXPECT_EQ(count(body, "for (i64 col0 = "), 1u);
+      EXPECT_EQ(count(body, "for (i64 cb = "), 1u);
+    }
+    EXPECT_FALSE(k.compiled->ptxas.spills()) << "H=" << h;
+  }
+}

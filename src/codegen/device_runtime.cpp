@@ -258,6 +258,29 @@ template <class R, int WIDTH, class T> __device__ __forceinline__ T warp_reduce(
   return v;
 }
 
+// Welford's running mean and sum of squared deviations (var_mean of looped rows: one pass over
+// the row) and Chan's merge of two such partials; n counts elements (exact in f32 below 2^24).
+struct Welford { float n, mean, m2; };
+__device__ __forceinline__ void welford_add(Welford& w, float x) {
+  w.n += 1.f;
+  const float d = x - w.mean;
+  w.mean += __fdividef(d, w.n);
+  w.m2 += d * (x - w.mean);
+}
+__device__ __forceinline__ Welford welford_merge(const Welford& a, const Welford& b) {
+  const float n = a.n + b.n, f = n > 0.f ? __fdividef(b.n, n) : 0.f, d = b.mean - a.mean;
+  return {n, a.mean + d * f, a.m2 + b.m2 + d * d * a.n * f};
+}
+template <int WIDTH> __device__ __forceinline__ Welford warp_welford(Welford w) {
+#pragma unroll
+  for (int o = WIDTH / 2; o > 0; o >>= 1)
+    w = welford_merge(w, {__shfl_xor_sync(0xffffffffu, w.n, o), __shfl_xor_sync(0xffffffffu, w.mean, o),
+                          __shfl_xor_sync(0xffffffffu, w.m2, o)});
+  // The merge is not symmetric in rounding: every lane takes lane 0's result.
+  return {__shfl_sync(0xffffffffu, w.n, 0, WIDTH), __shfl_sync(0xffffffffu, w.mean, 0, WIDTH),
+          __shfl_sync(0xffffffffu, w.m2, 0, WIDTH)};
+}
+
 // Grid-wide float accumulation: one atomic per warp. max/min use the ordered-int trick, which
 // is exact for every non-NaN float; a NaN is recorded in a flag word so it still propagates.
 __device__ __forceinline__ void atomic_combine(RedSum, float* a, float v) { atomicAdd(a, v); }

@@ -64,9 +64,10 @@ void write_inner(Writer& w, KernelSource& out) {
     acc[i] = "acc" + num(static_cast<long long>(i));
     acc_t[i] = accumulator_dtype(w.f.value(w.f.nodes()[sp.steps[i].node].out[0]).dtype);
     if (tpr > 32) {
-      // Warp partials: this row's slots at a 32-bit shared address (see cp_async).
+      // Warp partials: this row's slots at a 32-bit shared address (see cp_async); Welford
+      // partials take three floats each.
       const std::string t = compute_type(acc_t[i]), n = num(static_cast<long long>(i));
-      c += "  __shared__ " + t + " sm" + n + "_[RPB][" + num(wpr) + "];\n";
+      c += "  __shared__ " + t + " sm" + n + "_[RPB][" + num(sp.steps[i].welford ? 3 * wpr : wpr) + "];\n";
       c += "  const unsigned sm" + n + " = (unsigned)__cvta_generic_to_shared(&sm" + n + "_[ry][0]);\n";
     }
   }
@@ -274,7 +275,9 @@ void write_inner(Writer& w, KernelSource& out) {
     });
     for (int v : row_needed) row_em.value(v, c, I(2));
     for (int i : steps_here)
-      c += "    " + std::string(compute_type(acc_t[i])) + " " + acc[i] + " = " + red_identity(sp.steps[i].kind, acc_t[i]) + ";\n";
+      c += sp.steps[i].welford ? "    Welford " + acc[i] + " = {0.f, 0.f, 0.f};\n"
+                               : "    " + std::string(compute_type(acc_t[i])) + " " + acc[i] + " = " +
+                                     red_identity(sp.steps[i].kind, acc_t[i]) + ";\n";
 
     // Persistent: no branch around a batch. Lanes past the row load in bounds (row R-1, col 0)
     // and only their reductions and stores are masked, so the compiler may issue the loads of
@@ -378,7 +381,9 @@ void write_inner(Writer& w, KernelSource& out) {
     for (int i : steps_here) {
       const auto& st = sp.steps[i];
       std::string x = em.value(st.input, c, I(5));
-      if (st.var_step) {
+      if (st.welford) {
+        c += I(5) + if_ok + "welford_add(" + acc[i] + ", (float)(" + x + "));\n";
+      } else if (st.var_step) {
         std::string d = "d" + num(i);
         c += I(5) + "const float " + d + " = " + x + " - rm" + num(st.node) + ";\n";
         c += I(5) + if_ok + acc[i] + " += " + d + " * " + d + ";\n";
@@ -408,8 +413,38 @@ void write_inner(Writer& w, KernelSource& out) {
     if (q == pf_pass && !pf.empty() && P.prefetch) prefetch_row(next_rows, 2);
 
     // Combine across the row's threads: shuffles within a warp, shared memory across warps.
+    // A reduction's result as a row-level value (f16/bf16 results rounded once).
+    auto declare = [&](int out, const std::string& expr) {
+      std::string name = "r" + num(out);
+      DType t = w.dt(out);
+      c += "    const " + std::string(compute_type(t)) + " " + name + " = " +
+           (is_floating(t) && t != DType::F32 && t != DType::F64
+                ? (t == DType::F16 ? "round_f16(" : "round_bf16(") + expr + ")"
+                : expr) + ";\n";
+      row_names[out] = name;
+    };
     for (int i : steps_here) {
       const auto& st = sp.steps[i];
+      const Node& n = w.f.nodes()[st.node];
+      if (st.welford) {
+        c += "    " + acc[i] + " = warp_welford<" + num(std::min(tpr, 32)) + ">(" + acc[i] + ");\n";
+        if (tpr > 32) {
+          const std::string sm = "sm" + num(i), a = acc[i];
+          c += "    if ((tr & 31) == 0) {\n      st_shared<float>(" + sm + " + (tr >> 5) * 12u, " + a + ".n);\n      st_shared<float>(" +
+               sm + " + (tr >> 5) * 12u + 4u, " + a + ".mean);\n      st_shared<float>(" + sm + " + (tr >> 5) * 12u + 8u, " + a +
+               ".m2);\n    }\n    __syncthreads();\n";
+          c += "    " + a + " = {ld_shared<float>(" + sm + "), ld_shared<float>(" + sm + " + 4u), ld_shared<float>(" + sm + " + 8u)};\n";
+          c += "#pragma unroll\n    for (int k = 1; k < " + num(wpr) + "; ++k)\n      " + a + " = welford_merge(" + a +
+               ", {ld_shared<float>(" + sm + " + k * 12u), ld_shared<float>(" + sm + " + k * 12u + 4u), ld_shared<float>(" + sm +
+               " + k * 12u + 8u)});\n    __syncthreads();\n";
+        }
+        const std::string rv = "rv" + num(st.node), rm = "rm" + num(st.node);
+        c += "    const float " + rv + " = " + acc[i] + ".m2 / (float)(C - " + num(n.attrs.correction) + " > 0 ? C - " +
+             num(n.attrs.correction) + " : 0);\n    const float " + rm + " = " + acc[i] + ".mean;\n";
+        declare(n.out[0], rv);
+        declare(n.out[1], rm);
+        continue;
+      }
       const char* rs = red_struct(st.var_step || st.kind == Op::VarMean || st.kind == Op::Mean ? Op::Sum : st.kind);
       c += "    " + acc[i] + " = warp_reduce<" + rs + ", " + num(std::min(tpr, 32)) + ">(" + acc[i] + ");\n";
       if (tpr > 32) {
@@ -423,16 +458,6 @@ void write_inner(Writer& w, KernelSource& out) {
         // it but costs a register: W1 H=16384 then spilled at 512 threads; no gain measured.)
         c += "    __syncthreads();\n";
       }
-      const Node& n = w.f.nodes()[st.node];
-      auto declare = [&](int out, const std::string& expr) {
-        std::string name = "r" + num(out);
-        DType t = w.dt(out);
-        c += "    const " + std::string(compute_type(t)) + " " + name + " = " +
-             (is_floating(t) && t != DType::F32 && t != DType::F64
-                  ? (t == DType::F16 ? "round_f16(" : "round_bf16(") + expr + ")"
-                  : expr) + ";\n";
-        row_names[out] = name;
-      };
       if (st.kind == Op::VarMean && !st.var_step) {
         c += "    const float rm" + num(st.node) + " = " + acc[i] + " / (float)C;\n";
       } else if (st.var_step) {

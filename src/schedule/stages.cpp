@@ -30,8 +30,8 @@ StagePlan plan_stages(const Fusion& f, const Segment& s, const KernelShape& ks, 
     int st = 0;
     for (int x : n.in) st = std::max(st, p.stage[x]);
     if (op_info(n.op).kind == OpKind::Reduction) {
-      p.steps.push_back({ni, n.op, false, n.in[0], st + 1});
-      if (n.op == Op::VarMean) {
+      p.steps.push_back({ni, n.op, false, n.in[0], st + 1, n.op == Op::VarMean && !persistent});
+      if (n.op == Op::VarMean && persistent) {
         p.steps.push_back({ni, n.op, true, n.in[0], st + 2});
         st += 2;
       } else {

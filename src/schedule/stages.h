@@ -5,7 +5,10 @@
 // squared deviations around it — exact two-pass statistics, the row is in registers anyway).
 // Element pass q computes what stage-q element values need and feeds level-(q+1) reductions.
 // In a persistent kernel, element values computed in an earlier pass and needed later are
-// kept in registers ("materialized"), so global memory is read once.
+// kept in registers ("materialized"), so global memory is read once. A looped kernel reads the
+// row again in every pass, so there var_mean takes one level: Welford's update per thread and
+// Chan's merge across threads (a pass fewer: the row is read twice for a layer norm, not three
+// times).
 #include <vector>
 
 #include "schedule/kernel_plan.h"
@@ -18,6 +21,7 @@ struct ReductionStep {
   bool var_step = false;
   int input = -1;       // operand value
   int level = 1;
+  bool welford = false;  // VarMean in one step (looped rows): see plan_stages
 };
 
 struct StagePlan {
