@@ -39,6 +39,42 @@ Pass pass_at(const Writer& w, int q) {
 }
 std::vector<int> pass_targets(const Writer& w, int q) { return pass_at(w, q).targets; }
 
+// Combines step i's accumulator `a` (of type t) across the row's threads, leaving the row's
+// total in every thread: shuffles within a warp, then, where a row spans warps, each warp's
+// partial through the row's shared-memory slots sm<i> and two barriers (the second because
+// the next row writes the same slots; alternating two sets saves it but costs a register: W1
+// H=16384 then spilled at 512 threads, no gain measured). Welford partials are three floats.
+std::string combine_across_row(const ReductionStep& st, int i, const std::string& a, DType t, int tpr) {
+  std::string c;
+  if (st.welford) {
+    c += "    " + a + " = warp_welford<" + num(std::min(tpr, 32)) + ">(" + a + ");\n";
+  } else {
+    const Op kind = st.var_step || st.kind == Op::VarMean || st.kind == Op::Mean ? Op::Sum : st.kind;
+    c += "    " + a + " = warp_reduce<" + red_struct(kind) + ", " + num(std::min(tpr, 32)) + ">(" + a + ");\n";
+  }
+  if (tpr <= 32) return c;
+  const std::string sm = "sm" + num(i), wpr = num(tpr / 32);
+  if (st.welford) {
+    auto slot = [&](const std::string& warp, int field) {
+      return sm + (warp == "0" ? "" : " + " + warp + " * 12u") + (field ? " + " + num(4 * field) + "u" : "");
+    };
+    auto partial = [&](const std::string& warp) {
+      return "{ld_shared<float>(" + slot(warp, 0) + "), ld_shared<float>(" + slot(warp, 1) + "), ld_shared<float>(" + slot(warp, 2) + ")}";
+    };
+    c += "    if ((tr & 31) == 0) {\n";
+    for (int f = 0; f < 3; ++f) c += "      st_shared<float>(" + slot("(tr >> 5)", f) + ", " + a + (f == 0 ? ".n" : f == 1 ? ".mean" : ".m2") + ");\n";
+    c += "    }\n    __syncthreads();\n    " + a + " = " + partial("0") + ";\n";
+    c += "#pragma unroll\n    for (int k = 1; k < " + wpr + "; ++k)\n      " + a + " = welford_merge(" + a + ", " + partial("k") + ");\n";
+  } else {
+    const std::string ty = compute_type(t), sz = num(static_cast<long long>(dtype_size(t))) + "u";
+    c += "    if ((tr & 31) == 0) st_shared<" + ty + ">(" + sm + " + (tr >> 5) * " + sz + ", " + a + ");\n    __syncthreads();\n";
+    c += "    " + a + " = ld_shared<" + ty + ">(" + sm + ");\n";
+    c += "#pragma unroll\n    for (int k = 1; k < " + wpr + "; ++k) " + a + " = " +
+         combine(st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum, a, "ld_shared<" + ty + ">(" + sm + " + k * " + sz + ")") + ";\n";
+  }
+  return c + "    __syncthreads();\n";
+}
+
 }  // namespace
 
 void write_inner(Writer& w, KernelSource& out) {
@@ -412,7 +448,6 @@ void write_inner(Writer& w, KernelSource& out) {
       c += "    if (threadIdx.x == 0)\n      next_rb_[slot ^ 1] = by_ticket ? ((i64)gridDim.x + atomicAdd(tickets, 1u)) * RPB : nrb + (i64)gridDim.x * RPB;\n";
     if (q == pf_pass && !pf.empty() && P.prefetch) prefetch_row(next_rows, 2);
 
-    // Combine across the row's threads: shuffles within a warp, shared memory across warps.
     // A reduction's result as a row-level value (f16/bf16 results rounded once).
     auto declare = [&](int out, const std::string& expr) {
       std::string name = "r" + num(out);
@@ -426,45 +461,19 @@ void write_inner(Writer& w, KernelSource& out) {
     for (int i : steps_here) {
       const auto& st = sp.steps[i];
       const Node& n = w.f.nodes()[st.node];
+      c += combine_across_row(st, i, acc[i], acc_t[i], tpr);
+      const std::string rv = "rv" + num(st.node), rm = "rm" + num(st.node);
+      const std::string var_divisor = "(float)(C - " + num(n.attrs.correction) + " > 0 ? C - " + num(n.attrs.correction) + " : 0)";
       if (st.welford) {
-        c += "    " + acc[i] + " = warp_welford<" + num(std::min(tpr, 32)) + ">(" + acc[i] + ");\n";
-        if (tpr > 32) {
-          const std::string sm = "sm" + num(i), a = acc[i];
-          c += "    if ((tr & 31) == 0) {\n      st_shared<float>(" + sm + " + (tr >> 5) * 12u, " + a + ".n);\n      st_shared<float>(" +
-               sm + " + (tr >> 5) * 12u + 4u, " + a + ".mean);\n      st_shared<float>(" + sm + " + (tr >> 5) * 12u + 8u, " + a +
-               ".m2);\n    }\n    __syncthreads();\n";
-          c += "    " + a + " = {ld_shared<float>(" + sm + "), ld_shared<float>(" + sm + " + 4u), ld_shared<float>(" + sm + " + 8u)};\n";
-          c += "#pragma unroll\n    for (int k = 1; k < " + num(wpr) + "; ++k)\n      " + a + " = welford_merge(" + a +
-               ", {ld_shared<float>(" + sm + " + k * 12u), ld_shared<float>(" + sm + " + k * 12u + 4u), ld_shared<float>(" + sm +
-               " + k * 12u + 8u)});\n    __syncthreads();\n";
-        }
-        const std::string rv = "rv" + num(st.node), rm = "rm" + num(st.node);
-        c += "    const float " + rv + " = " + acc[i] + ".m2 / (float)(C - " + num(n.attrs.correction) + " > 0 ? C - " +
-             num(n.attrs.correction) + " : 0);\n    const float " + rm + " = " + acc[i] + ".mean;\n";
+        c += "    const float " + rv + " = " + acc[i] + ".m2 / " + var_divisor + ";\n    const float " + rm + " = " + acc[i] + ".mean;\n";
         declare(n.out[0], rv);
         declare(n.out[1], rm);
-        continue;
-      }
-      const char* rs = red_struct(st.var_step || st.kind == Op::VarMean || st.kind == Op::Mean ? Op::Sum : st.kind);
-      c += "    " + acc[i] + " = warp_reduce<" + rs + ", " + num(std::min(tpr, 32)) + ">(" + acc[i] + ");\n";
-      if (tpr > 32) {
-        std::string sm = "sm" + num(i);
-        const std::string t = compute_type(acc_t[i]), sz = num(static_cast<long long>(dtype_size(acc_t[i]))) + "u";
-        c += "    if ((tr & 31) == 0) st_shared<" + t + ">(" + sm + " + (tr >> 5) * " + sz + ", " + acc[i] + ");\n    __syncthreads();\n";
-        c += "    " + acc[i] + " = ld_shared<" + t + ">(" + sm + ");\n";
-        c += "#pragma unroll\n    for (int k = 1; k < " + num(wpr) + "; ++k) " + acc[i] + " = " +
-             combine(st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum, acc[i], "ld_shared<" + t + ">(" + sm + " + k * " + sz + ")") + ";\n";
-        // Second barrier: the next row writes the same buffer. (Alternating two buffers saves
-        // it but costs a register: W1 H=16384 then spilled at 512 threads; no gain measured.)
-        c += "    __syncthreads();\n";
-      }
-      if (st.kind == Op::VarMean && !st.var_step) {
-        c += "    const float rm" + num(st.node) + " = " + acc[i] + " / (float)C;\n";
+      } else if (st.kind == Op::VarMean && !st.var_step) {
+        c += "    const float " + rm + " = " + acc[i] + " / (float)C;\n";
       } else if (st.var_step) {
-        c += "    const float rv" + num(st.node) + " = " + acc[i] + " / (float)(C - " + num(n.attrs.correction) +
-             " > 0 ? C - " + num(n.attrs.correction) + " : 0);\n";
-        declare(n.out[0], "rv" + num(st.node));
-        declare(n.out[1], "rm" + num(st.node));
+        c += "    const float " + rv + " = " + acc[i] + " / " + var_divisor + ";\n";
+        declare(n.out[0], rv);
+        declare(n.out[1], rm);
       } else if (st.kind == Op::Mean) {
         declare(n.out[0], acc[i] + " / (" + compute_type(acc_t[i]) + ")C");
       } else {
