@@ -1,10 +1,71 @@
 #include "reference/buffer.h"
 
+#include <list>
+#include <mutex>
+#include <new>
+#include <utility>
+#include <vector>
+
 #include "reference/parallel.h"
 #include "solder/error.h"
 #include "solder/host_tensor.h"
 
 namespace solder::ref {
+
+namespace {
+constexpr size_t kSmall = size_t{1} << 20, kMaxCached = size_t{2} << 30;
+size_t size_class(size_t bytes) { return (bytes + kSmall - 1) / kSmall * kSmall; }
+// Freed blocks, the latest first; the oldest go back to the system when over kMaxCached (the
+// sizes a test asks for change from case to case).
+struct BlockCache {
+  std::mutex mu;
+  std::list<std::pair<size_t, void*>> free;  // (size class, block)
+  size_t cached = 0;
+  ~BlockCache() {
+    for (auto& [bytes, p] : free) ::operator delete(p);
+  }
+};
+BlockCache& cache() {
+  static BlockCache c;
+  return c;
+}
+}  // namespace
+
+void* take_block(size_t bytes) {
+  if (bytes < kSmall) return ::operator new(bytes);
+  const size_t cls = size_class(bytes);
+  {
+    BlockCache& c = cache();
+    std::lock_guard<std::mutex> lock(c.mu);
+    for (auto it = c.free.begin(); it != c.free.end(); ++it)
+      if (it->first == cls) {
+        void* p = it->second;
+        c.free.erase(it);
+        c.cached -= cls;
+        return p;
+      }
+  }
+  return ::operator new(cls);
+}
+
+void give_block(void* p, size_t bytes) {
+  if (bytes < kSmall) return ::operator delete(p);
+  const size_t cls = size_class(bytes);
+  if (cls > kMaxCached) return ::operator delete(p);
+  std::vector<void*> evicted;
+  {
+    BlockCache& c = cache();
+    std::lock_guard<std::mutex> lock(c.mu);
+    c.free.emplace_front(cls, p);
+    c.cached += cls;
+    while (c.cached > kMaxCached) {
+      evicted.push_back(c.free.back().second);
+      c.cached -= c.free.back().first;
+      c.free.pop_back();
+    }
+  }
+  for (void* q : evicted) ::operator delete(q);
+}
 
 int64_t numel(const Sizes& shape) {
   int64_t n = 1;
@@ -28,7 +89,7 @@ std::string sizes_str(const Sizes& s) {
   return r + "]";
 }
 
-std::vector<double> broadcast_to(const Buf& in, const Sizes& shape) {
+Doubles broadcast_to(const Buf& in, const Sizes& shape) {
   if (in.shape == shape) return in.data;
   if (in.shape.size() > shape.size())
     throw Error("reference: cannot broadcast " + sizes_str(in.shape) + " to " + sizes_str(shape));
@@ -41,7 +102,7 @@ std::vector<double> broadcast_to(const Buf& in, const Sizes& shape) {
       throw Error("reference: cannot broadcast " + sizes_str(in.shape) + " to " + sizes_str(shape));
   }
   const int64_t n = numel(shape);
-  std::vector<double> out(static_cast<size_t>(n));
+  Doubles out(static_cast<size_t>(n));
   parallel_for(n, [&](int64_t begin, int64_t end) {
     if (begin == end) return;
     // The chunk's first output index, then an odometer that moves the source position along.
@@ -66,13 +127,13 @@ std::vector<double> broadcast_to(const Buf& in, const Sizes& shape) {
   return out;
 }
 
-const double* broadcast_view(const Buf& in, const Sizes& shape, std::vector<double>& scratch) {
+const double* broadcast_view(const Buf& in, const Sizes& shape, Doubles& scratch) {
   if (in.shape == shape) return in.data.data();
   scratch = broadcast_to(in, shape);
   return scratch.data();
 }
 
-void round_all(std::vector<double>& v, DType t) {
+void round_all(Doubles& v, DType t) {
   if (t == DType::F64) return;
   parallel_for(static_cast<int64_t>(v.size()), [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) v[i] = round_to(t, v[i]);

@@ -75,7 +75,7 @@ Buf eval_elementwise(const Node& n, const std::vector<const Buf*>& in, const Out
     return r;
   }
   // Operands of the result's shape are read in place; broadcast ones through a dense copy.
-  std::vector<double> s0, s1, s2;
+  Doubles s0, s1, s2;
   const int64_t count = numel(out.shape);
   r.data.resize(static_cast<size_t>(count));
   double* y = r.data.data();

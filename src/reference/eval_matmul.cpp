@@ -36,7 +36,7 @@ Buf matmul(const Node& n, const Buf& a0, const Buf& b0, const OutSpec& out) {
   auto A = broadcast_to(Buf{sa, a0.data}, fa), B = broadcast_to(Buf{sb, b0.data}, fb);
   const int64_t batches = numel(batch);
   if (batches * M * N != numel(out.shape)) fail(n, "result size differs from the IR's " + sizes_str(out.shape));
-  Buf r{out.shape, std::vector<double>(static_cast<size_t>(batches * M * N))};
+  Buf r{out.shape, Doubles(static_cast<size_t>(batches * M * N), 0.0)};
   // i-k-j order walks B and the result rows contiguously; each sum still runs over k in order.
   for (int64_t p = 0; p < batches; ++p)
     for (int64_t i = 0; i < M; ++i) {
@@ -60,7 +60,7 @@ Buf linear(const Node& n, const std::vector<const Buf*>& in, const OutSpec& out)
     fail(n, "x " + sizes_str(x.shape) + " does not match the IR's result " + sizes_str(out.shape));
   const Buf* bias = in.size() > 2 ? in[2] : nullptr;
   if (bias && bias->data.size() != static_cast<size_t>(N)) fail(n, "bias must have N elements");
-  Buf r{out.shape, std::vector<double>(static_cast<size_t>(rows * N))};
+  Buf r{out.shape, Doubles(static_cast<size_t>(rows * N))};
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < N; ++j) {
       double s = 0;

@@ -75,7 +75,7 @@ std::vector<Buf> eval_reduce(const Node& n, const Buf& in, const std::vector<Out
     throw Error(std::string(op_name(n.op)) + ": reduction over an empty set of elements (input " +
                 sizes_str(in.shape) + ") has no identity");
 
-  std::vector<double> acc(static_cast<size_t>(slots));
+  Doubles acc(static_cast<size_t>(slots), 0.0);
   switch (n.op) {
     case Op::Sum:
     case Op::Mean:
@@ -104,7 +104,7 @@ std::vector<Buf> eval_reduce(const Node& n, const Buf& in, const std::vector<Out
     return {b};
   }
   // var = sum((x - mean)^2) / (N - correction); a non-positive divisor gives Inf/NaN as in PyTorch.
-  std::vector<double> m2(static_cast<size_t>(slots));
+  Doubles m2(static_cast<size_t>(slots), 0.0);
   for_each_slot([&](int64_t s, int64_t i) {
     double d = in.data[i] - acc[s];
     m2[s] += d * d;

@@ -22,7 +22,7 @@ Buf permute(const Node& n, const Buf& x, const Sizes& out_shape) {
     st[i] = src[p[i]];
   }
   if (shape != out_shape) fail(n, "result " + sizes_str(shape) + " differs from the IR's " + sizes_str(out_shape));
-  Buf r{shape, std::vector<double>(x.data.size())};
+  Buf r{shape, Doubles(x.data.size())};
   Sizes idx(shape.size(), 0);
   int64_t pos = 0;
   for (size_t i = 0; i < r.data.size(); ++i) {

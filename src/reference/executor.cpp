@@ -12,6 +12,7 @@ namespace solder {
 
 namespace {
 using ref::Buf;
+using ref::Doubles;
 
 std::string tensor_shape(const std::vector<int64_t>& s) { return ref::sizes_str(s); }
 
@@ -40,7 +41,7 @@ Bindings check_inputs(const Fusion& f, const std::vector<HostTensor>& inputs) {
 }
 
 Buf load(const HostTensor& t) {
-  Buf b{t.shape, std::vector<double>(static_cast<size_t>(t.numel()))};
+  Buf b{t.shape, Doubles(static_cast<size_t>(t.numel()))};
   if (t.is_contiguous()) {  // fast path: no per-element index arithmetic
     const int sz = dtype_size(t.dtype);
     ref::parallel_for(t.numel(), [&](int64_t begin, int64_t end) {
