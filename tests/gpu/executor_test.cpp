@@ -180,6 +180,27 @@ TEST(GpuExecutor, RowTicketsResetBetweenLaunches) {
   }
 }
 
+// Looped rows take var_mean in one pass (Welford, Chan's merge). Over rows whose mean is far
+// from zero a one-pass sum of squares would cancel (mean 1000, variance 4/3: about 5 % off in
+// f32); Welford stays within f32's resolution of the mean (f32 spacing at 1000 is 6e-5).
+TEST(GpuExecutor, LoopedLayerNormKeepsItsVarianceOverALargeMean) {
+  SKIP_WITHOUT_GPU();
+  Fusion f = make_workload("w1_layer_norm_fused_f32");
+  auto shapes = resolve_input_shapes(f, no_shapes, {{"B", 64}, {"H", 65536}});  // looped: 256 KB rows
+  std::vector<HostTensor> in = make_random_inputs(f, shapes, 17);
+  HostTensor& x = in[1];  // t1: f32[B, H]
+  ASSERT_EQ(x.rank(), 2);
+  for (int64_t i = 0; i < x.numel(); ++i) x.set(i, x.get(i) + 1000.0);
+  std::vector<DeviceTensor> din;
+  for (const auto& h : in) din.push_back(to_device(h));
+  Executor ex(f);
+  HostTensor got = to_host(ex.run(din)[0]);
+  HostTensor want = run_reference(f, in)[0];
+  double worst = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) worst = std::max(worst, std::fabs(got.get(i) - want.get(i)));
+  EXPECT_LT(worst, 2e-3) << "outputs are O(1): the row statistics drifted";
+}
+
 TEST(GpuExecutor, NonContiguousInputs) {
   SKIP_WITHOUT_GPU();
   for (const char* name : {"w1_layer_norm_fused", "w5_gelu_bias_bf16", "w5_softmax_bf16"})
