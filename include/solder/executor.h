@@ -66,6 +66,26 @@ struct ExecutorStats {
   int64_t runs = 0;
 };
 
+// A run of an executor recorded as a CUDA graph (Executor::capture). replay() enqueues every
+// step of the program with one graph launch, on the device memory of the capture: the inputs
+// given to capture (write new values into them between replays), outputs() and the
+// intermediates it holds. Replays on one stream run in order; the caller keeps the inputs'
+// memory alive.
+class CapturedRun {
+ public:
+  ~CapturedRun();
+  CapturedRun(const CapturedRun&) = delete;
+  CapturedRun& operator=(const CapturedRun&) = delete;
+  void replay(CUstream stream = nullptr) const;
+  const std::vector<DeviceTensor>& outputs() const;
+
+  struct Impl;
+  explicit CapturedRun(std::unique_ptr<Impl> impl);
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
 class Executor {
  public:
   // `raw` skips the rewrite passes (used for the internal copy kernels).
@@ -78,6 +98,11 @@ class Executor {
   std::vector<DeviceTensor> run(const std::vector<DeviceTensor>& inputs, CUstream stream = nullptr,
                                 const std::vector<DeviceTensor>* outputs = nullptr);
   std::vector<HostTensor> run_host(const std::vector<HostTensor>& inputs);
+
+  // Runs once on `stream` (planning and compiling as run does), then records a run on these
+  // inputs as a CUDA graph: its replays cost one graph launch however many kernels the program
+  // has. Not while profiling (events are not captured).
+  std::unique_ptr<CapturedRun> capture(const std::vector<DeviceTensor>& inputs, CUstream stream = nullptr);
 
   // Segments and, for the given input sizes (contiguous inputs), each kernel's plan, registers,
   // spills and occupancy. Needs no GPU (compiles with NVRTC).
@@ -94,6 +119,7 @@ class Executor {
   // and returns one StepTiming per step. Empty when nothing was profiled since profiling was
   // last switched on. Events are created once per executor and reused.
   void set_profiling(bool on);
+  bool profiling() const;
   std::vector<StepTiming> last_step_timings() const;
 
   // The generated kernels of the signature planned last (then those of nested copy executors

@@ -10,6 +10,7 @@
 #include "exec/step_events.h"
 #include "exec/view_meta.h"
 #include "pipeline/pipeline.h"
+#include "runtime/capture_retention.h"
 #include "runtime/device_memory.h"
 #include "runtime/driver.h"
 #include "schedule/tuning.h"
@@ -308,6 +309,8 @@ inline void launch_step(const Fusion& f, const RunPlan& rp, Step& st, ReplayStat
       for (auto [slot, v] : st.ptr_slots) st.params[slot] = static_cast<int64_t>(ptr[v]);
       void* args[] = {st.params.data()};
       st.kernel->launch(st.grid.x, st.grid.y, 1, st.grid.block, 1, 1, st.grid.smem, stream, args);
+      retain_for_capture(st.kernel);  // a captured graph calls its function and counters
+      retain_for_capture(st.scratch);
       break;
     }
     case Step::View:
@@ -356,6 +359,8 @@ void Executor::set_profiling(bool on) {
   impl_->profiling = on;
   impl_->profiled = nullptr;  // timings never mix a run before the switch with one after
 }
+
+bool Executor::profiling() const { return impl_->profiling; }
 
 std::vector<StepTiming> Executor::last_step_timings() const {
   std::vector<StepTiming> out;
@@ -461,6 +466,7 @@ std::vector<DeviceTensor> Executor::run(const std::vector<DeviceTensor>& inputs,
     im.profiled = &rp;
   }
   im.last = &rp.records;
+  for (const auto& o : rs.owner) retain_for_capture(o);  // a captured graph replays on them
   std::vector<DeviceTensor> result;
   for (size_t i = 0; i < f.outputs().size(); ++i) {
     int v = f.outputs()[i];

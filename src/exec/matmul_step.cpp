@@ -4,6 +4,7 @@
 
 #include "exec/copy_fusion.h"
 #include "runtime/blas.h"
+#include "runtime/capture_retention.h"
 #include "runtime/device_memory.h"
 #include "solder/error.h"
 #include "solder/executor.h"
@@ -162,6 +163,8 @@ void MatmulStep::run(const std::vector<uint64_t>& inputs, uint64_t output, CUstr
   };
   if (im.copy[0]) pa = dense(0, pa, ta);
   if (im.copy[1]) pb = dense(1, pb, tb);
+  retain_for_capture(ta);  // a captured graph replays on these addresses
+  retain_for_capture(tb);
   MatmulStrides st;
   st.lda = im.a.ld;
   st.ldb = im.b.ld;

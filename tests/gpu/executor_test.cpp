@@ -11,6 +11,7 @@
 #include "gpu_compare.h"
 #include "ops/workloads.h"
 #include "reference/parallel.h"
+#include "solder/error.h"
 #include "solder/reference.h"
 
 using namespace solder;
@@ -199,6 +200,56 @@ TEST(GpuExecutor, LoopedLayerNormKeepsItsVarianceOverALargeMean) {
   double worst = 0;
   for (int64_t i = 0; i < want.numel(); ++i) worst = std::max(worst, std::fabs(got.get(i) - want.get(i)));
   EXPECT_LT(worst, 2e-3) << "outputs are O(1): the row statistics drifted";
+}
+
+// Executor::capture: a run as one CUDA graph. Replays must give what a run gives for new
+// values written into the same inputs (outputs poisoned before each), also after the executor
+// is gone: the captured run keeps the buffers, counters and functions its graph addresses.
+TEST(GpuExecutor, CapturedRunsReplayNewInputs) {
+  SKIP_WITHOUT_GPU();
+  for (const char* name : {"w1_layer_norm_fused", "w2_fp8_bf16_e4m3_sat", "w3_split_stack", "w3_combined", "w4_einsum_4",
+                           "w5_softmax_bf16"}) {
+    Fusion f = make_workload(name);
+    auto shapes = resolve_input_shapes(f, no_shapes, {{"B", 37}, {"H", 1030}, {"N", 100003}});
+    std::vector<DeviceTensor> din;
+    for (const auto& h : make_random_inputs(f, shapes, 21)) din.push_back(to_device(h));
+    std::unique_ptr<CapturedRun> captured;
+    {
+      Executor ex(f);
+      captured = ex.capture(din);
+    }
+    for (uint64_t seed : {22, 23}) {
+      std::vector<HostTensor> next = make_random_inputs(f, shapes, seed);
+      for (size_t i = 0; i < next.size(); ++i)
+        check_cuda(driver()->cuMemcpyHtoD(din[i].ptr, next[i].data(), next[i].numel() * dtype_size(next[i].dtype)),
+                   "writing new inputs");
+      for (const auto& o : captured->outputs())
+        check_cuda(driver()->cuMemsetD8Async(o.ptr, 0xff, o.numel() * dtype_size(o.dtype), nullptr), "poisoning");
+      captured->replay();
+      check_cuda(driver()->cuCtxSynchronize(), "replay");
+      auto want = run_reference(f, next);
+      ASSERT_EQ(captured->outputs().size(), want.size()) << name;
+      for (size_t i = 0; i < want.size(); ++i)
+        expect_close(to_host(captured->outputs()[i]), want[i],
+                     std::string(name) + " replay " + std::to_string(seed) + " output " + std::to_string(i));
+    }
+  }
+}
+
+TEST(GpuExecutor, CaptureRefusesWhileProfiling) {
+  SKIP_WITHOUT_GPU();
+  Fusion f = make_workload("w5_gelu_bias_bf16");
+  auto shapes = resolve_input_shapes(f, no_shapes, {{"B", 4}, {"H", 64}});
+  std::vector<DeviceTensor> din;
+  for (const auto& h : make_random_inputs(f, shapes, 5)) din.push_back(to_device(h));
+  Executor ex(f);
+  ex.set_profiling(true);
+  try {
+    ex.capture(din);
+    ADD_FAILURE() << "capture while profiling should throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("profiling is on"), std::string::npos) << e.what();
+  }
 }
 
 TEST(GpuExecutor, NonContiguousInputs) {
