@@ -3,10 +3,14 @@
 // reference with a tolerance per dtype (NaN must match NaN; nothing may stay unwritten).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <mutex>
 #include <string>
 
 #include "runtime/device_memory.h"
+#include "reference/parallel.h"
 #include "runtime/driver.h"
 #include "solder/executor.h"
 #include "solder/host_tensor.h"
@@ -59,22 +63,42 @@ inline double tolerance(DType t) {
   }
 }
 
-// Fails the test with the first mismatches; returns the number of mismatching elements.
+// Fails the test with the first mismatches; returns the number of mismatching elements. The
+// scans run on every core (outputs of up to 2^29 elements; one core took seconds of the
+// device host's time per output), the mismatches reported are the first ones in order.
 inline int64_t expect_close(const HostTensor& got, const HostTensor& want, const std::string& what) {
   EXPECT_EQ(got.shape, want.shape) << what;
   if (got.shape != want.shape) return -1;
+  auto at = [](const HostTensor& t, int64_t i) {
+    return t.is_contiguous() ? load_element(t.dtype, t.data() + i * dtype_size(t.dtype)) : t.get(i);
+  };
   const double rtol = tolerance(want.dtype);
   // Reductions over long rows accumulate rounding: scale the absolute floor with the data.
+  std::mutex mu;
   double scale = 0;
-  for (int64_t i = 0; i < want.numel(); ++i)
-    if (std::isfinite(want.get(i))) scale = std::max(scale, std::fabs(want.get(i)));
+  ref::parallel_for(want.numel(), [&](int64_t begin, int64_t end) {
+    double s = 0;
+    for (int64_t i = begin; i < end; ++i)
+      if (const double w = at(want, i); std::isfinite(w)) s = std::max(s, std::fabs(w));
+    std::lock_guard<std::mutex> lock(mu);
+    scale = std::max(scale, s);
+  });
   const double atol = rtol * std::max(1.0, scale) * 0.05 + 1e-6;
-  int64_t bad = 0;
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    double g = got.get(i), w = want.get(i);
-    bool ok = std::isnan(w) ? std::isnan(g) : (std::isinf(w) ? g == w : std::fabs(g - w) <= atol + rtol * std::fabs(w));
-    if (!ok && bad++ < 5) ADD_FAILURE() << what << ": element " << i << " got " << g << " want " << w;
-  }
+  auto ok = [&](int64_t i) {
+    const double g = at(got, i), w = at(want, i);
+    return std::isnan(w) ? std::isnan(g) : (std::isinf(w) ? g == w : std::fabs(g - w) <= atol + rtol * std::fabs(w));
+  };
+  std::atomic<int64_t> bad{0};
+  ref::parallel_for(want.numel(), [&](int64_t begin, int64_t end) {
+    int64_t n = 0;
+    for (int64_t i = begin; i < end; ++i) n += !ok(i);
+    bad += n;
+  });
+  for (int64_t i = 0, shown = 0; i < want.numel() && shown < std::min<int64_t>(bad, 5); ++i)
+    if (!ok(i)) {
+      ADD_FAILURE() << what << ": element " << i << " got " << at(got, i) << " want " << at(want, i);
+      ++shown;
+    }
   return bad;
 }
 
