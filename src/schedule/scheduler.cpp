@@ -301,9 +301,16 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
     return !col_vec && smem_bytes(t) <= dev.smem_per_block_optin - 8192 && (smem_bytes(t) + 8192) * blocks <= dev.smem_per_sm;
   };
   // A block must fit the SM's register file, and a thread has at most 255.
+  // The limit includes, with a quarter's slack, the cap of min_blocks below (1024 threads
+  // resident: 64 registers) that ptxas applies through __launch_bounds__. Without it the model
+  // let W1 f32 try plans of 96 registers at every size, each compiled, spilled and retried (3
+  // retries before the plan); the slack keeps plans the model overestimates, which ptxas fits
+  // (softmax bf16 H=768: 68 estimated, 58 used).
   auto fits = [&](int64_t t, bool prefetch_in_registers) {
     const int64_t batch = (nvec + t - 1) / t, threads = t * rows_per_block(t);
-    const int64_t limit = std::min<int64_t>(dev.max_regs_per_thread, dev.regs_per_block / threads);
+    const int64_t launch_cap = dev.regs_per_sm / (std::max<int64_t>(1, 1024 / threads) * threads) / 8 * 8;
+    const int64_t limit =
+        std::min<int64_t>({int64_t{dev.max_regs_per_thread}, dev.regs_per_block / threads, launch_cap + launch_cap / 4});
     return batch <= 16 && estimate_registers(batch, vec, held, widest, prefetch_in_registers) <= limit;
   };
   auto trimmed = [&](int64_t t) { return trimmed_threads(t, nvec); };
