@@ -30,6 +30,7 @@ BenchRecord make_record(const std::string& name, double median_us, bool peers) {
   r.kernels = 1;
   r.kernel_resources = {{"solder_norm_ln_0", 40, 0}};
   if (peers) {
+    r.graph_host_us = 2.1;
     r.eager_us = median_us * 3;
     r.compile_us = median_us * 1.5;
   }
@@ -65,6 +66,8 @@ TEST(BenchReport, JsonRoundTrip) {
   EXPECT_EQ(back.records[0].eager_us, rep.records[0].eager_us);
   EXPECT_FALSE(back.records[1].eager_us.has_value());
   EXPECT_TRUE(j["records"][1]["eager_us"].is_null());
+  EXPECT_EQ(back.records[0].graph_host_us, 2.1);
+  EXPECT_FALSE(back.records[1].graph_host_us.has_value());
   EXPECT_NEAR(*back.records[0].vs_eager(), 3.0, 1e-12);
 }
 

@@ -30,6 +30,7 @@ struct BenchArgs {
   std::string json, csv, md, svg, peers = "auto";
   double budget_ms = 1000;
   bool autotune = false;
+  bool graphs = false;
 };
 
 void write_file(const std::string& path, const std::string& text) {
@@ -78,6 +79,7 @@ void run_bench(const BenchArgs& a) {
   bench::RunnerOptions opts;
   opts.reps.budget_ms = a.budget_ms;
   opts.autotune = a.autotune;
+  opts.graphs = a.graphs;
   const bool gpu = has_gpu();
   double raw_launch = 0;
   bench::TimingOptions to;
@@ -153,6 +155,7 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--peers", a->peers, "auto (run bench/peers.py) | off | a peers JSON file");
   cmd->add_option("--budget-ms", a->budget_ms, "time budget per case for timed repetitions");
   cmd->add_flag("--autotune", a->autotune, "time the scheduler's candidates per case and keep the best (disk)");
+  cmd->add_flag("--graphs", a->graphs, "also capture each case as a CUDA graph and time its replays (graph µs)");
   cmd->callback([a] { run_bench(*a); });
 }
 

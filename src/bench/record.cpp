@@ -114,6 +114,7 @@ void to_json(json& j, const BenchRecord& r) {
            {"pct_of_copy", r.pct_of_copy},
            {"pct_of_peak", r.pct_of_peak},
            {"host_us", opt(r.host_us)},
+           {"graph_host_us", opt(r.graph_host_us)},
            {"raw_launch_us", opt(r.raw_launch_us)},
            {"compile_ms", opt(r.compile_ms)},
            {"recompiles", r.recompiles},
@@ -138,6 +139,7 @@ void from_json(const json& j, BenchRecord& r) {
   r.pct_of_copy = get_or(j, "pct_of_copy", 0.0);
   r.pct_of_peak = get_or(j, "pct_of_peak", 0.0);
   r.host_us = get_opt(j, "host_us");
+  r.graph_host_us = get_opt(j, "graph_host_us");
   r.raw_launch_us = get_opt(j, "raw_launch_us");
   r.compile_ms = get_opt(j, "compile_ms");
   r.recompiles = get_or(j, "recompiles", 0);

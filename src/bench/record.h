@@ -30,6 +30,7 @@ struct BenchRecord {
   double pct_of_copy = 0;  // 100 * gbs / copy_gbs: the roofline this case can reach
   double pct_of_peak = 0;  // 100 * gbs / the report's large-copy ceiling
   std::optional<double> host_us;        // host time per call, back to back, no sync
+  std::optional<double> graph_host_us;  // the same for a replay of the run captured as a CUDA graph (--graphs)
   std::optional<double> raw_launch_us;  // raw cuLaunchKernel of an empty kernel, same run
   std::optional<double> compile_ms;     // cold compile of every kernel of the case
   int recompiles = 0;  // compiles beyond the first during the case (symbolic shapes: 0)

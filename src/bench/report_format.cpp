@@ -32,6 +32,8 @@ std::vector<Column> columns(bool compact) {
   c.push_back({"%peak", [](const BenchRecord& r) { return cell(r.pct_of_peak, 1); }});
   c.push_back({"host µs", [](const BenchRecord& r) { return cell(r.host_us, 1); },
                [](const BenchRecord& r) { return r.host_us.has_value(); }});
+  c.push_back({"graph µs", [](const BenchRecord& r) { return cell(r.graph_host_us, 1); },
+               [](const BenchRecord& r) { return r.graph_host_us.has_value(); }});
   if (!compact)
     c.push_back({"compile ms", [](const BenchRecord& r) { return cell(r.compile_ms, 1); },
                  [](const BenchRecord& r) { return r.compile_ms.has_value(); }});
@@ -98,14 +100,14 @@ std::string csv_escape(const std::string& field) {
 std::string report_csv(const BenchReport& rep) {
   std::string out =
       "suite,name,shape,dtype,bytes,median_us,min_us,max_us,mean_us,p10_us,p90_us,spread,n,stop,gbs,copy_gbs,"
-      "pct_of_copy,pct_of_peak,host_us,raw_launch_us,compile_ms,recompiles,kernels,max_registers,spill_bytes,"
+      "pct_of_copy,pct_of_peak,host_us,graph_host_us,raw_launch_us,compile_ms,recompiles,kernels,max_registers,spill_bytes,"
       "eager_us,compile_us,vs_eager,vs_compile,note\n";
   for (const auto& r : rep.records) {
     std::vector<std::string> f = {
         r.suite, r.name, r.shape, r.dtype, std::to_string(r.bytes), num(r.time.median), num(r.time.min),
         num(r.time.max), num(r.time.mean), num(r.time.p10), num(r.time.p90), num(r.time.spread),
         std::to_string(r.time.n), stop_reason_name(r.time.stop), num(r.gbs), num(r.copy_gbs), num(r.pct_of_copy),
-        num(r.pct_of_peak), num(r.host_us), num(r.raw_launch_us), num(r.compile_ms), std::to_string(r.recompiles),
+        num(r.pct_of_peak), num(r.host_us), num(r.graph_host_us), num(r.raw_launch_us), num(r.compile_ms), std::to_string(r.recompiles),
         std::to_string(r.kernels), r.max_registers() < 0 ? "" : std::to_string(r.max_registers()),
         std::to_string(r.total_spill_bytes()), num(r.eager_us), num(r.compile_us), num(r.vs_eager()),
         num(r.vs_compile()), r.note};

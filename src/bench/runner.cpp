@@ -121,6 +121,30 @@ void autotune_case(const Fusion& f, const std::vector<DeviceTensor>& dev, const 
   }
   r.note += buf;
 }
+
+// --graphs: the case captured as a CUDA graph (Executor::capture); its replay's host time per
+// call, back to back like host_us, and (checked cases) its outputs against a plain run's.
+void time_graph_replays(Executor& ex, const std::vector<DeviceTensor>& dev, const RunnerOptions& opts, BenchRecord& r,
+                        int64_t elements) {
+  try {
+    auto graph = ex.capture(dev);
+    r.graph_host_us = host_overhead_us([&](CUstream s) { graph->replay(s); }, opts.host_calls);
+    if (elements > opts.check_limit) return;
+    auto plain = ex.run(dev);
+    check_cuda(driver()->cuCtxSynchronize(), "a run beside the graph of " + r.name);
+    std::vector<HostTensor> got, want;
+    for (const auto& o : graph->outputs()) got.push_back(to_host(o));
+    for (const auto& o : plain) want.push_back(to_host(o));
+    if (const double err = max_rel_error(got, want); !(err <= 1e-3)) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "; GRAPH REPLAY DIFFERS from a run: max rel err %.2g", err);
+      r.note += buf;
+    }
+  } catch (const Error& e) {
+    r.note += std::string("; graph capture failed: ") + e.what();
+    r.graph_host_us.reset();
+  }
+}
 }  // namespace
 
 // The identifying columns of a case's record: name, shape, dtype and the bytes it must move.
@@ -184,6 +208,7 @@ BenchRecord run_case_gpu(const BenchCase& c, const RunnerOptions& opts, double c
   r.copy_gbs = gbs(r.bytes, time_copy(r.bytes, to).median);
   derive_bandwidth(r, ceiling);
   r.host_us = host_overhead_us(fn, opts.host_calls);
+  if (opts.graphs) time_graph_replays(ex, dev, opts, r, input_elements(shapes));
   r.raw_launch_us = raw_launch_us;
   r.recompiles = static_cast<int>(ex.stats().kernels_compiled - compiled_after_first);
   if (opts.autotune) autotune_case(f, dev, ex.last_launches(), r, to);
