@@ -26,7 +26,10 @@ std::vector<Choice> tuning_candidates(KernelCategory c, int64_t cols, int vec) {
       if (batch <= 16 && (batch >= 1) && tpr <= nvec * 2)
         for (bool prefetch : {false, true}) out.push_back({tpr, false, prefetch, 0, 0});
     }
-    for (int tpr : {256, 1024}) out.push_back({tpr, true, false, 0, 0});
+    // Looped rows: one row per block of 1024 threads, or 2-4 rows per SM in smaller blocks,
+    // whose loads of the same weights can then hit L1 instead of L2 (W1 f32 H=65536 reads 1 MB
+    // of f32 weights per row from L2; see perf-notes).
+    for (int tpr : {256, 512, 1024}) out.push_back({tpr, true, false, 0, 0});
     return out;
   }
   for (int threads : {128, 256, 512})
