@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "codegen/kernel_writer.h"
+#include "codegen/row_prefetch.h"
 #include "codegen/weight_ring.h"
 
 namespace solder::codegen_detail {
@@ -107,11 +108,7 @@ void write_inner(Writer& w, KernelSource& out) {
       c += "  const unsigned sm" + n + " = (unsigned)__cvta_generic_to_shared(&sm" + n + "_[ry][0]);\n";
     }
   }
-  // Loaded ahead: the row-varying vector inputs of the first pass, every batch at once, in
-  // storage form (two f16/bf16 per register). With prefetch they are loaded for the block's
-  // next row right after this row's first pass, so their DRAM latency overlaps the reductions
-  // and the later passes (in registers, or with prefetch_smem in shared memory); without, at
-  // the top of the row.
+  // Loaded ahead (row_prefetch.h): the vector inputs of the first pass with work.
   std::vector<int> pf;
   int pf_pass = 0;
   while (pf_pass < sp.max_level && pass_targets(w, pf_pass).empty()) ++pf_pass;
@@ -137,19 +134,10 @@ void write_inner(Writer& w, KernelSource& out) {
     const std::string at = w.ptr(phase_operand) + " + " + w.offset(phase_operand, row, "0");
     return "(int)((unsigned long long)(" + at + ") / sizeof(*" + w.ptr(phase_operand) + ") & (VEC - 1))";
   };
-  // Prefetch into shared memory (cp.async; the scheduler checks it fits): the next row then
-  // holds no registers while this one is computed.
-  const bool smem_pf = P.prefetch && P.prefetch_smem && !pf.empty();
+  const RowPrefetch prefetch(w, std::move(pf), phase_of);
+  const bool smem_pf = prefetch.in_smem();
   // Read-only weight loads (a plan choice: they cost registers, see the scheduler).
   w.nc_weights = smem_pf && P.ldg_weights;
-  // Shared-memory slots: operand k's [RPB][BATCH * TPR * VEC] elements at byte dsm_k of the
-  // dynamic shared memory (the scheduler's dyn_smem counts every row input, so they fit).
-  std::map<int, int64_t> dsm_at;
-  int64_t dsm_bytes = 0;
-  for (int k : pf) {
-    dsm_at[k] = dsm_bytes;
-    dsm_bytes += int64_t{rpb} * P.batch * tpr * P.vec * dtype_size(w.dt(w.op(k).value));
-  }
   // The weight ring (see weight_ring.h): the weights each pass reads, where the plan has one.
   std::vector<int> passes;  // the passes with work, in order
   std::vector<std::vector<int>> targets_of(sp.max_level + 1);
@@ -162,62 +150,17 @@ void write_inner(Writer& w, KernelSource& out) {
              return sp.row_level[v] || (mat.count(v) && sp.stage[v] < q);
            }))
         if (w.op(k).access == Access::Col && w.vectorized(k)) streamed[q].push_back(k);
-  const WeightRing ring(w, std::move(streamed), passes, pf_pass, dsm_bytes);
+  const WeightRing ring(w, std::move(streamed), passes, pf_pass, prefetch.bytes());
   // Looped rows: every other pass walks the row backwards, so it starts on what the pass
   // before read last, which is likeliest still in L2.
   auto reversed_pass = [&](int q) {
     return !persistent && (std::find(passes.begin(), passes.end(), q) - passes.begin()) % 2 == 1;
   };
-  auto pf_slot = [&](int k) {
-    return "dsm + " + num(dsm_at[k]) + "u + ((ry * BATCH + b) * TPR + tr) * " +
-           num(P.vec * dtype_size(w.dt(w.op(k).value))) + "u";
-  };
-  auto prefetch_row = [&](const std::string& row_expr, int ind) {
-    if (smem_pf) {
-      c += I(ind) + "if (const i64 prow = " + row_expr + "; prow < R) {\n#pragma unroll\n" + I(ind + 1) +
-           "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) + "const int col0 = (b * TPR + tr) * VEC;\n";
-      for (int k : pf)
-        c += I(ind + 2) + "cp_async<" + num(P.vec * dtype_size(w.dt(w.op(k).value))) + ">(" + pf_slot(k) + ", " +
-             w.ptr(k) + " + " + w.offset(k, "prow", "0") + " + (b < BATCH - 1 || col0 < C ? col0 : 0));\n";
-      c += I(ind + 1) + "}\n" + I(ind) + "}\n" + I(ind) + "cp_async_commit();\n";
-      return;
-    }
-    c += I(ind) + "if (const i64 prow = " + row_expr + "; prow < R) {\n";
-    if (!phased) {
-      c += "#pragma unroll\n" + I(ind + 1) + "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) +
-           "const int col0 = (b * TPR + tr) * VEC;\n";
-      for (int k : pf)
-        c += I(ind + 2) + "pf" + num(k) + "[b] = " + w.vector_load(k, "prow", "(b < BATCH - 1 || col0 < C ? col0 : 0)") +
-             ";\n";
-      c += I(ind + 1) + "}\n" + I(ind) + "}\n";
-      return;
-    }
-    // Phase-shifted: rows between the first and the last load their partial vectors whole (the
-    // lanes outside the row are the neighbour rows' storage; slots past the row load vector 1),
-    // one branch per row rather than per vector (softmax bf16 H=4098: 78 -> 88 % of a copy).
-    c += I(ind + 1) + "const int pph = " + phase_of("prow") + ", pnv = (C + pph + VEC - 1) / VEC;\n";
-    for (bool inner : {true, false}) {
-      c += I(ind + 1) + (inner ? "if (prow > 0 && prow < R - 1) {\n" : "} else {\n") + "#pragma unroll\n" + I(ind + 2) +
-           "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 3) + "const int vs = b * TPR + tr + 1, col0 = (vs == pnv ? 0 : " +
-           (inner ? "vs < pnv ? vs : 1" : "vs") + ") * VEC;\n";
-      for (int k : pf) {
-        const std::string at = w.ptr(k) + " + " + w.offset(k, "prow", "0") + " - pph + col0";
-        c += I(ind + 3) + "pf" + num(k) + "[b] = " +
-             (inner ? w.row_load(k, at, "(1u << VEC) - 1")
-                    : "b < BATCH - 1 ? " + w.row_load(k, at, "(1u << VEC) - 1") + " : " +
-                          w.row_load(k, at, "row_lanes<VEC>(col0 - pph, C)")) +
-             ";\n";
-      }
-      c += I(ind + 2) + "}\n";
-    }
-    c += I(ind + 1) + "}\n" + I(ind) + "}\n";
-  };
   if (smem_pf)
     c += "  extern __shared__ __align__(16) unsigned char dyn_smem[];\n"
          "  const unsigned dsm = (unsigned)__cvta_generic_to_shared(dyn_smem);\n";
-  else
-    for (int k : pf) c += "  " + w.in_vec_type(k) + " pf" + num(k) + "[BATCH];\n";
-  if (!pf.empty() && P.prefetch) prefetch_row("(i64)blockIdx.x * RPB + ry", 1);
+  c += prefetch.declarations();
+  if (!prefetch.empty() && P.prefetch) c += prefetch.issue("(i64)blockIdx.x * RPB + ry", 1);
   if (ring.active()) c += ring.prologue();
 
   // Row tickets (plan.params.tickets): a block's first rows are blockIdx.x's; each later group
@@ -231,7 +174,7 @@ void write_inner(Writer& w, KernelSource& out) {
   // so those launches keep the fixed stride, passed on the same way (decided at run time: one
   // kernel serves every size; a select between the two in every thread cost registers).
   // The last block to finish zeroes the counters for the next launch.
-  const bool tickets = P.tickets && tpr > 32 && !pf.empty();
+  const bool tickets = P.tickets && tpr > 32 && !prefetch.empty();
   std::string next_rows = "row + (i64)gridDim.x * RPB";
   if (tickets) {
     out.scratch_init = {0u, 0u};  // next ticket, blocks finished
@@ -248,7 +191,7 @@ void write_inner(Writer& w, KernelSource& out) {
     c += "  for (i64 rb = (i64)blockIdx.x * RPB; rb < R; rb += (i64)gridDim.x * RPB) {\n";
   }
   c += "    const i64 row = rb + ry;\n    const bool row_ok = row < R;\n    const i64 rowc = row_ok ? row : R - 1;\n    (void)rowc;\n";
-  if (!pf.empty() && !P.prefetch) prefetch_row("row", 2);
+  if (!prefetch.empty() && !P.prefetch) c += prefetch.issue("row", 2);
   // Persistent: each row-varying operand's row address once per row (phase-shifted: the row's
   // aligned start, `ph` elements before it); the batches are then immediate offsets from it.
   if (phased) c += "    const int ph = " + phase_of("rowc") + ", nv = (C + ph + VEC - 1) / VEC;\n";
@@ -345,10 +288,8 @@ void write_inner(Writer& w, KernelSource& out) {
     for (int k : ins) {
       if (ring.streams(q, k))
         c += I(4) + "const " + w.in_vec_type(k) + " in" + num(k) + " = " + ring.read(q, k) + ";\n";
-      else if (q == pf_pass && std::count(pf.begin(), pf.end(), k))
-        c += I(4) + "const " + w.in_vec_type(k) + " in" + num(k) + " = " +
-             (smem_pf ? "ld_shared<" + w.in_vec_type(k) + ">(" + pf_slot(k) + ")" : "pf" + num(k) + "[b]") +
-             ";\n";
+      else if (q == pf_pass && prefetch.has(k))
+        c += I(4) + "const " + w.in_vec_type(k) + " in" + num(k) + " = " + prefetch.read(k) + ";\n";
       else
         loaded.push_back(k);
     }
@@ -446,7 +387,7 @@ void write_inner(Writer& w, KernelSource& out) {
     c += "      }\n    }\n";
     if (q == pf_pass && tickets)
       c += "    if (threadIdx.x == 0)\n      next_rb_[slot ^ 1] = by_ticket ? ((i64)gridDim.x + atomicAdd(tickets, 1u)) * RPB : nrb + (i64)gridDim.x * RPB;\n";
-    if (q == pf_pass && !pf.empty() && P.prefetch) prefetch_row(next_rows, 2);
+    if (q == pf_pass && !prefetch.empty() && P.prefetch) c += prefetch.issue(next_rows, 2);
 
     // A reduction's result as a row-level value (f16/bf16 results rounded once).
     auto declare = [&](int out, const std::string& expr) {
