@@ -24,7 +24,9 @@ def main(argv):
             continue
         for r in records:
             prog = r["name"].split("/")[0]
-            sizes = dict(kv.split("=") for kv in r["shape"].split(","))
+            sizes = dict(kv.split("=", 1) for kv in r["shape"].split(",") if "=" in kv)
+            if "B" not in sizes or "H" not in sizes:
+                continue  # not a norms sweep case (e.g. the graphs part's suite)
             b, h = int(sizes["B"]), int(sizes["H"])
             cells[b][(prog, h)] = (r.get("pct_of_copy"), r.get("vs_compile"))
             if prog not in programs:
