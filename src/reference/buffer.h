@@ -3,8 +3,8 @@
 // already rounded to its value's dtype. Doubles hold every narrow format and i32 exactly;
 // i64 beyond 2^53 loses precision (acceptable for an oracle of float kernels).
 #include <cstddef>
-#include <new>
 #include <cstdint>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
