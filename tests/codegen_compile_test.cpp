@@ -285,12 +285,16 @@ TEST(CodegenCompile, LongRowWeightsStreamThroughTheRing) {
 
 // Softmax holds its f32 exponentials where they fit (one exp per element) and recomputes them
 // from the held input where only that lets the row be held (bf16 H=65536: two exps per element).
+namespace {
+// Occurrences of `what` in generated source `s`.
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+}  // namespace
+
 TEST(CodegenCompile, SoftmaxRecomputesExponentialsOnlyWhereHoldingThemCannotFit) {
-  auto count = [](const std::string& s, const std::string& what) {
-    size_t n = 0;
-    for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-    return n;
-  };
   for (auto [h, recompute] : {std::pair{int64_t{4096}, false}, {int64_t{65536}, true}}) {
     auto p = prepare_all(solder::testing::softmax_fusion(DType::BF16), {{8192, h}});
     ASSERT_EQ(p.kernels.size(), 1u);
@@ -308,11 +312,6 @@ TEST(CodegenCompile, SoftmaxRecomputesExponentialsOnlyWhereHoldingThemCannotFit)
 // Chan's merge across threads), so W1 reads its row twice, not three times; held rows keep
 // the exact two-pass statistics.
 TEST(CodegenCompile, LoopedLayerNormTakesItsStatisticsInOnePass) {
-  auto count = [](const std::string& s, const std::string& what) {
-    size_t n = 0;
-    for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-    return n;
-  };
   for (auto [h, looped] : {std::pair{int64_t{4096}, false}, {int64_t{65536}, true}}) {
     auto p = prepare_all(solder::testing::w1_layer_norm(DType::F32), {{h}, {8192, h}, {h}, {h}, {h}});
     ASSERT_EQ(p.kernels.size(), 1u);

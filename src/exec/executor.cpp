@@ -309,8 +309,10 @@ inline void launch_step(const Fusion& f, const RunPlan& rp, Step& st, ReplayStat
       for (auto [slot, v] : st.ptr_slots) st.params[slot] = static_cast<int64_t>(ptr[v]);
       void* args[] = {st.params.data()};
       st.kernel->launch(st.grid.x, st.grid.y, 1, st.grid.block, 1, 1, st.grid.smem, stream, args);
-      retain_for_capture(st.kernel);  // a captured graph calls its function and counters
-      retain_for_capture(st.scratch);
+      if (retaining_for_capture()) {  // a captured graph calls its function and counters
+        retain_for_capture(st.kernel);
+        retain_for_capture(st.scratch);
+      }
       break;
     }
     case Step::View:
@@ -466,7 +468,8 @@ std::vector<DeviceTensor> Executor::run(const std::vector<DeviceTensor>& inputs,
     im.profiled = &rp;
   }
   im.last = &rp.records;
-  for (const auto& o : rs.owner) retain_for_capture(o);  // a captured graph replays on them
+  if (retaining_for_capture())  // a captured graph replays on these buffers
+    for (const auto& o : rs.owner) retain_for_capture(o);
   std::vector<DeviceTensor> result;
   for (size_t i = 0; i < f.outputs().size(); ++i) {
     int v = f.outputs()[i];

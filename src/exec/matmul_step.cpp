@@ -163,8 +163,10 @@ void MatmulStep::run(const std::vector<uint64_t>& inputs, uint64_t output, CUstr
   };
   if (im.copy[0]) pa = dense(0, pa, ta);
   if (im.copy[1]) pb = dense(1, pb, tb);
-  retain_for_capture(ta);  // a captured graph replays on these addresses
-  retain_for_capture(tb);
+  if (retaining_for_capture()) {  // a captured graph replays on these addresses
+    retain_for_capture(ta);
+    retain_for_capture(tb);
+  }
   MatmulStrides st;
   st.lda = im.a.ld;
   st.ldb = im.b.ld;

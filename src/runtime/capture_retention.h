@@ -20,6 +20,9 @@ class CaptureRetention {
   std::vector<std::shared_ptr<void>>* previous_;
 };
 
+// Whether a CaptureRetention is in scope on this thread: callers test it first, so the launch
+// path makes no shared_ptr copies (atomic reference counts) when nothing is captured.
+bool retaining_for_capture();
 void retain_for_capture(const std::shared_ptr<void>& buffer);
 
 }  // namespace solder

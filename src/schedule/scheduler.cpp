@@ -155,6 +155,10 @@ bool phase_covers(int64_t t, int64_t nvec, int vec, int64_t cols) {
 // Whether persistent kernels prefetch unless autotune recorded otherwise (measured: perf-notes).
 constexpr bool kPrefetchByDefault = true;
 
+// Blocks of `threads` each kept resident by __launch_bounds__ (1024 threads per SM: with 64
+// registers each they fill the register file; see schedule_kernel).
+int64_t min_resident_blocks(int64_t threads) { return std::max<int64_t>(1, 1024 / threads); }
+
 int estimate_registers(int64_t batch, int vec, double held_per_element, int input_bytes, bool prefetch_in_registers) {
   // Held row values + 32 for addresses and reductions + with the prefetch in registers the next
   // row's loads. (The first pass's loads, all in flight at once, become the held values.)
@@ -308,7 +312,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // (softmax bf16 H=768: 68 estimated, 58 used).
   auto fits = [&](int64_t t, bool prefetch_in_registers) {
     const int64_t batch = (nvec + t - 1) / t, threads = t * rows_per_block(t);
-    const int64_t launch_cap = dev.regs_per_sm / (std::max<int64_t>(1, 1024 / threads) * threads) / 8 * 8;
+    const int64_t launch_cap = dev.regs_per_sm / (min_resident_blocks(threads) * threads) / 8 * 8;
     const int64_t limit =
         std::min<int64_t>({int64_t{dev.max_regs_per_thread}, dev.regs_per_block / threads, launch_cap + launch_cap / 4});
     return batch <= 16 && estimate_registers(batch, vec, held, widest, prefetch_in_registers) <= limit;
@@ -409,7 +413,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // Register cap: keep >= 1024 threads resident (64 registers per thread). Without it ptxas
   // took 69 registers at H = 12288 (512 threads): one block per SM instead of two, 40% slower.
   // A plan that then spills is rebuilt by prepare_kernel with attempt + 1 (more threads).
-  p.min_blocks = std::max(1, 1024 / p.threads);
+  p.min_blocks = static_cast<int>(min_resident_blocks(p.threads));
   // Row tickets (see write_inner): prefetching blocks take their later rows from a counter.
   // Measured (H200, B=8192, % of a copy, fixed stride -> tickets; kab): W1 f16 5140 83 -> 89,
   // 12288 88 -> 95, 16384 84 -> 92, W1 f32 16384 76 -> 94, softmax 12288 90 -> 97, rms 32768
