@@ -312,8 +312,8 @@ TEST(CodegenCompile, SoftmaxRecomputesExponentialsOnlyWhereHoldingThemCannotFit)
 // Chan's merge across threads), so W1 reads its row twice, not three times; held rows keep
 // the exact two-pass statistics.
 TEST(CodegenCompile, LoopedLayerNormTakesItsStatisticsInOnePass) {
-  for (auto [h, looped] : {std::pair{int64_t{4096}, false}, {int64_t{65536}, true}}) {
-    auto p = prepare_all(solder::testing::w1_layer_norm(DType::F32), {{h}, {8192, h}, {h}, {h}, {h}});
+  for (auto [h, looped] : {std::pair{int64_t{4096}, false}, {int64_t{1} << 20, true}}) {
+    auto p = prepare_all(solder::testing::w1_layer_norm(DType::F32), {{h}, {64, h}, {h}, {h}, {h}});
     ASSERT_EQ(p.kernels.size(), 1u);
     const auto& k = p.kernels[0];
     EXPECT_EQ(k.plan.params.batch == 0, looped) << "H=" << h << " " << k.plan.params.str();
@@ -324,5 +324,34 @@ TEST(CodegenCompile, LoopedLayerNormTakesItsStatisticsInOnePass) {
       EXPECT_EQ(count(body, "for (i64 cb = "), 1u);
     }
     EXPECT_FALSE(k.compiled->ptxas.spills()) << "H=" << h;
+  }
+}
+
+// Rows no block holds, on Hopper: split over a cluster, each block holding its share in
+// registers, where the looped row read it every pass. Reductions combine the blocks' totals
+// through distributed shared memory, one cluster-wide wait each and one before exit; var_mean
+// takes one, not two: each block's exact two-pass statistics, merged as Welford partials.
+TEST(CodegenCompile, ClusterRowsCombineAcrossBlocks) {
+  struct Case {
+    Fusion f;
+    int64_t h;
+    unsigned waits;
+  };
+  for (const Case& c : {Case{solder::testing::w1_layer_norm(DType::F32), 65536, 2},
+                        {solder::testing::w1_layer_norm(DType::F32), 131072, 2},
+                        {solder::testing::softmax_fusion(DType::BF16), 131072, 3},
+                        {solder::testing::rms_norm_fusion(DType::BF16), 131072, 2}}) {
+    const int64_t h = c.h;
+    std::vector<std::vector<int64_t>> shapes;
+    for (int v : c.f.inputs()) shapes.push_back(c.f.value(v).shape.size() == 2 ? std::vector<int64_t>{8192, h} : std::vector<int64_t>{h});
+    auto p = prepare_all(c.f, shapes);
+    ASSERT_EQ(p.kernels.size(), 1u);
+    const auto& k = p.kernels[0];
+    EXPECT_EQ(k.plan.params.cluster, 8) << c.f.name() << " H=" << h << " " << k.plan.params.str();
+    EXPECT_GT(k.plan.params.batch, 0) << c.f.name() << " H=" << h;
+    const std::string body = k.source.source.substr(k.source.source.find("extern \"C\" __global__"));
+    EXPECT_EQ(count(body, "cluster_sync();"), c.waits) << c.f.name() << " H=" << h;
+    EXPECT_EQ(count(body, "welford_add("), 0u) << c.f.name() << " H=" << h;  // exact two passes per block
+    EXPECT_FALSE(k.compiled->ptxas.spills()) << c.f.name() << " H=" << h;
   }
 }

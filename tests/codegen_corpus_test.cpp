@@ -56,6 +56,7 @@ KernelParams plan_of(const std::string& workload, const Bindings& sizes) {
   p.col_vec = field("col_vec");
   p.weight_ring = field("weight_ring");
   p.recompute = recs[0].params.find("recompute") != std::string::npos;
+  p.cluster = std::max(1, field("cluster"));
   return p;
 }
 }  // namespace
@@ -128,10 +129,16 @@ TEST(SchedulerChoices, InnerKernelsOnH100Profile) {
   p = plan_of("w5_softmax_bf16", {{"B", 16}, {"H", 32768}});
   EXPECT_EQ(p.batch, 4);
   EXPECT_FALSE(p.recompute);
-  // f32 rows of 256 KB: looped.
+  // f32 rows of 256 KB: split over a cluster of 8 blocks of 512 threads x 4 vectors, two
+  // blocks per SM; of 4 MB: looped.
   p = plan_of("w1_layer_norm_fused_f32", {{"B", 16}, {"H", 65536}});
-  EXPECT_EQ(p.batch, 0);
+  EXPECT_EQ(p.batch, 4);
+  EXPECT_EQ(p.cluster, 8);
+  EXPECT_EQ(p.threads, 512);
   EXPECT_EQ(p.weight_ring, 0);
+  p = plan_of("w1_layer_norm_fused_f32", {{"B", 16}, {"H", 1 << 20}});
+  EXPECT_EQ(p.batch, 0);
+  EXPECT_EQ(p.cluster, 1);
   // Short rows whose 16-byte vectors would need a second warp stay aligned in one warp where
   // they have two reductions (softmax), not where they have one (rms).
   p = plan_of("w5_softmax_bf16", {{"B", 8192}, {"H", 772}});
@@ -217,9 +224,35 @@ TEST(SchedulerChoices, PrefetchingKernelsLaunchOneResidentWave) {
   // Looped rows never prefetch.
   Fusion sm = make_workload("w1_layer_norm_fused_f32");
   Executor sx(sm);
-  recs = sx.compile_for(resolve_input_shapes(sm, {}, {{"B", 8192}, {"H", 65536}}));
+  recs = sx.compile_for(resolve_input_shapes(sm, {}, {{"B", 64}, {"H", 1 << 20}}));
   EXPECT_NE(recs[0].params.find("looped"), std::string::npos) << recs[0].params;
   EXPECT_EQ(recs[0].params.find("prefetch"), std::string::npos) << recs[0].params;
+  // Rows split over clusters of 8, two blocks per SM: a resident wave of whole clusters (the
+  // profile's estimate: 132 / 8 x 2 = 32 clusters; the GPU's count comes from the driver), or
+  // a cluster per row where there are fewer rows.
+  recs = sx.compile_for(resolve_input_shapes(sm, {}, {{"B", 8192}, {"H", 65536}}));
+  EXPECT_NE(recs[0].params.find("cluster=8"), std::string::npos) << recs[0].params;
+  EXPECT_EQ(recs[0].grid_x, 256u);
+  recs = sx.compile_for(resolve_input_shapes(sm, {}, {{"B", 3}, {"H", 65536}}));
+  EXPECT_EQ(recs[0].grid_x, 24u);
+}
+
+// Clusters are Hopper's (sm_90): on an sm_80 profile the same row is looped.
+TEST(SchedulerChoices, ClustersOnlyOnHopper) {
+  Fusion f = make_workload("w1_layer_norm_fused_f32");
+  SegmentedFusion sf = lower(f);
+  Bindings b = bind_shapes(sf.fusion, resolve_input_shapes(f, {}, {{"B", 8192}, {"H", 65536}}));
+  const Segment& s = sf.segments.at(0);
+  KernelShape ks = analyze_kernel(sf.fusion, s);
+  for (int major : {9, 8}) {
+    DeviceInfo dev = h100_profile();
+    dev.cc_major = major;
+    LaunchFacts facts = contiguous_facts(sf, 0, b);
+    KernelPlan plan;
+    ASSERT_TRUE(schedule_kernel(sf.fusion, s, 0, ks, facts, dev, 0, plan));
+    EXPECT_EQ(plan.params.cluster, major == 9 ? 8 : 1) << "sm_" << major << "0: " << plan.params.str();
+    EXPECT_EQ(plan.params.batch == 0, major == 8) << plan.params.str();
+  }
 }
 
 // A persistent kernel assumes every batch but its last lies inside the row: launching it for

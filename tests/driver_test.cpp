@@ -69,10 +69,11 @@ TEST(Driver, ResolvesVersionedSymbols) {
                         "cuMemcpyDtoDAsync_v2", "cuMemsetD8Async", "cuDeviceTotalMem_v2", "cuDevicePrimaryCtxRetain",
                         "cuStreamDestroy_v2", "cuEventDestroy_v2", "cuStreamBeginCapture_v2",
                         "cuGraphInstantiateWithFlags", "cuGraphExecDestroy", "cuEventElapsedTime_v2",
-                        "cuModuleGetFunction", "cuLaunchKernel", "cuGetErrorName"})
+                        "cuModuleGetFunction", "cuLaunchKernel", "cuGetErrorName", "cuLaunchKernelEx",
+                        "cuOccupancyMaxActiveClusters"})
     EXPECT_TRUE(has(n)) << n;
   EXPECT_FALSE(has("cuMemAlloc"));
   EXPECT_FALSE(has("cuGraphInstantiate"));
-  EXPECT_EQ(names.size(), 42u);
+  EXPECT_EQ(names.size(), 44u);
   EXPECT_EQ(sizeof(DriverApi), names.size() * sizeof(void*));  // every member is resolved
 }

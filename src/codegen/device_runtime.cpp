@@ -281,6 +281,31 @@ template <int WIDTH> __device__ __forceinline__ Welford warp_welford(Welford w) 
           __shfl_sync(0xffffffffu, w.m2, 0, WIDTH)};
 }
 
+#if __CUDA_ARCH__ >= 900
+// Thread-block clusters: a row split over a cluster's blocks (KernelParams::cluster) combines
+// its reductions through distributed shared memory. Each block leaves its partial at the same
+// shared offset; after cluster_sync every block reads all of them (mapa: that offset in block
+// r's window) and combines them in rank order, so every block gets the same bits.
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+template <class T> __device__ __forceinline__ T ld_cluster(unsigned s, unsigned rank) {
+  unsigned a;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(s), "r"(rank));
+  union { T v; unsigned w[sizeof(T) / 4]; } u;
+  if constexpr (sizeof(T) == 8)
+    asm volatile("ld.shared::cluster.v2.u32 {%0, %1}, [%2];" : "=r"(u.w[0]), "=r"(u.w[1]) : "r"(a) : "memory");
+  else
+    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(u.w[0]) : "r"(a) : "memory");
+  return u.v;
+}
+#endif
+
 // Grid-wide float accumulation: one atomic per warp. max/min use the ordered-int trick, which
 // is exact for every non-NaN float; a NaN is recorded in a flag word so it still propagates.
 __device__ __forceinline__ void atomic_combine(RedSum, float* a, float v) { atomicAdd(a, v); }

@@ -76,6 +76,34 @@ std::string combine_across_row(const ReductionStep& st, int i, const std::string
   return c + "    __syncthreads();\n";
 }
 
+// Rows split over a cluster (KernelParams::cluster): the block's total `a` of step i, left by
+// combine_across_row in every thread, combined with the other blocks' in rank order (see
+// ld_cluster). Slots cl<i> alternate with the row (cpar): a block rewrites a slot two rows
+// later, after every block passed this step's barrier of the row between, so after every read.
+std::string combine_across_cluster(const ReductionStep& st, int i, const std::string& a, DType t, int cluster) {
+  const std::string cl = "cl" + num(i), ranks = num(cluster);
+  if (st.welford) {
+    std::string c = "    if (threadIdx.x == 0) {\n";
+    for (int f = 0; f < 3; ++f)
+      c += "      st_shared<float>(" + cl + " + cpar * 12u + " + num(4 * f) + "u, " + a + (f == 0 ? ".n" : f == 1 ? ".mean" : ".m2") + ");\n";
+    auto partial = [&](const std::string& r) {
+      std::string e = "{";
+      for (int f = 0; f < 3; ++f) e += std::string(f ? ", " : "") + "ld_cluster<float>(" + cl + " + cpar * 12u + " + num(4 * f) + "u, " + r + ")";
+      return e + "}";
+    };
+    c += "    }\n    cluster_sync();\n    " + a + " = " + partial("0u") + ";\n";
+    c += "#pragma unroll\n    for (unsigned r = 1; r < " + ranks + "u; ++r) " + a + " = welford_merge(" + a + ", " + partial("r") + ");\n";
+    return c;
+  }
+  const std::string ty = compute_type(t), sz = num(static_cast<long long>(dtype_size(t))) + "u";
+  const std::string at = cl + " + cpar * " + sz;
+  std::string c = "    if (threadIdx.x == 0) st_shared<" + ty + ">(" + at + ", " + a + ");\n    cluster_sync();\n";
+  c += "    " + a + " = ld_cluster<" + ty + ">(" + at + ", 0u);\n";
+  c += "#pragma unroll\n    for (unsigned r = 1; r < " + ranks + "u; ++r) " + a + " = " +
+       combine(st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum, a, "ld_cluster<" + ty + ">(" + at + ", r)") + ";\n";
+  return c;
+}
+
 }  // namespace
 
 void write_inner(Writer& w, KernelSource& out) {
@@ -83,18 +111,31 @@ void write_inner(Writer& w, KernelSource& out) {
   const bool persistent = P.batch > 0;
   const StagePlan& sp = w.sp;
   std::string& c = w.code;
-  const int tpr = P.threads_per_row, rpb = P.rows_per_block;
+  const int tpr = P.threads_per_row, rpb = P.rows_per_block, cluster = P.cluster;
   const int wpr = std::max(1, tpr / 32);
   std::set<int> mat(sp.materialized.begin(), sp.materialized.end());
 
   c += "extern \"C\" __global__ void __launch_bounds__(" + num(P.threads) + ", " + num(P.min_blocks) + ") " + w.plan.name +
        "(const Params p) {\n";
   c += "  constexpr int VEC = " + num(P.vec) + ", TPR = " + num(tpr) + ", RPB = " + num(rpb) +
-       (persistent ? ", BATCH = " + num(P.batch) : std::string()) + ";\n";
+       (persistent ? ", BATCH = " + num(P.batch) : std::string()) +
+       (cluster > 1 ? ", CL = " + num(cluster) + ", RT = TPR * CL" : std::string()) + ";\n";
   w.pointers(1);
   // Persistent rows fit in registers, so C < 2^31: 32-bit column compares and offsets.
   c += "  const int tr = threadIdx.x % TPR, ry = threadIdx.x / TPR;\n  const i64 R = p.R;\n  const " +
        std::string(persistent ? "int C = (int)p.C" : "i64 C = p.C") + ";\n";
+  // A cluster's blocks share rows: block blk of nblk, the row's threads rt of RT (see row_slot).
+  const std::string blk = cluster > 1 ? "blk" : "(i64)blockIdx.x", nblk = cluster > 1 ? "nblk" : "(i64)gridDim.x";
+  if (cluster > 1)
+    c += "  const int rt = (int)cluster_rank() * TPR + tr;\n  const i64 blk = blockIdx.x / CL, nblk = gridDim.x / CL;\n"
+         "  unsigned cpar = 0;\n";
+  // var_mean over a cluster takes one cluster-wide wait, not two: each block's exact two-pass
+  // mean and squared deviations over its own columns (nloc of them), merged across blocks as
+  // Welford partials (Chan). Every batch's vector lies in the row or wholly past it (C % VEC == 0).
+  const bool block_stats = cluster > 1 && std::any_of(sp.steps.begin(), sp.steps.end(), [](const ReductionStep& st) { return st.var_step; });
+  if (block_stats)
+    c += "  int nloc_v = 0;\n#pragma unroll\n  for (int b = 0; b < BATCH; ++b) nloc_v += min(max(C / VEC - b * RT - (rt - tr), 0), TPR);\n"
+         "  const float nloc = (float)(nloc_v * VEC);\n";
   std::vector<std::string> acc(sp.steps.size());
   std::vector<DType> acc_t(sp.steps.size());
   for (size_t i = 0; i < sp.steps.size(); ++i) {
@@ -106,6 +147,11 @@ void write_inner(Writer& w, KernelSource& out) {
       const std::string t = compute_type(acc_t[i]), n = num(static_cast<long long>(i));
       c += "  __shared__ " + t + " sm" + n + "_[RPB][" + num(sp.steps[i].welford ? 3 * wpr : wpr) + "];\n";
       c += "  const unsigned sm" + n + " = (unsigned)__cvta_generic_to_shared(&sm" + n + "_[ry][0]);\n";
+    }
+    if (cluster > 1) {  // the block's totals (Welford partials: three floats), by row parity
+      const std::string t = compute_type(acc_t[i]), n = num(static_cast<long long>(i));
+      c += "  __shared__ " + t + " cl" + n + "_[2][" + num(sp.steps[i].welford || sp.steps[i].var_step ? 3 : 1) + "];\n";
+      c += "  const unsigned cl" + n + " = (unsigned)__cvta_generic_to_shared(&cl" + n + "_[0][0]);\n";
     }
   }
   // Loaded ahead (row_prefetch.h): the vector inputs of the first pass with work.
@@ -160,7 +206,7 @@ void write_inner(Writer& w, KernelSource& out) {
     c += "  extern __shared__ __align__(16) unsigned char dyn_smem[];\n"
          "  const unsigned dsm = (unsigned)__cvta_generic_to_shared(dyn_smem);\n";
   c += prefetch.declarations();
-  if (!prefetch.empty() && P.prefetch) c += prefetch.issue("(i64)blockIdx.x * RPB + ry", 1);
+  if (!prefetch.empty() && P.prefetch) c += prefetch.issue(blk + " * RPB + ry", 1);
   if (ring.active()) c += ring.prologue();
 
   // Row tickets (plan.params.tickets): a block's first rows are blockIdx.x's; each later group
@@ -175,7 +221,7 @@ void write_inner(Writer& w, KernelSource& out) {
   // kernel serves every size; a select between the two in every thread cost registers).
   // The last block to finish zeroes the counters for the next launch.
   const bool tickets = P.tickets && tpr > 32 && !prefetch.empty();
-  std::string next_rows = "row + (i64)gridDim.x * RPB";
+  std::string next_rows = "row + " + nblk + " * RPB";
   if (tickets) {
     out.scratch_init = {0u, 0u};  // next ticket, blocks finished
     c += "  unsigned* const tickets = (unsigned*)p.scratch;\n"
@@ -188,7 +234,7 @@ void write_inner(Writer& w, KernelSource& out) {
          "    nrb = next_rb_[slot];\n";
     next_rows = "nrb + ry";
   } else {
-    c += "  for (i64 rb = (i64)blockIdx.x * RPB; rb < R; rb += (i64)gridDim.x * RPB) {\n";
+    c += "  for (i64 rb = " + blk + " * RPB; rb < R; rb += " + nblk + " * RPB" + (cluster > 1 ? ", cpar ^= 1u" : "") + ") {\n";
   }
   c += "    const i64 row = rb + ry;\n    const bool row_ok = row < R;\n    const i64 rowc = row_ok ? row : R - 1;\n    (void)rowc;\n";
   if (!prefetch.empty() && !P.prefetch) c += prefetch.issue("row", 2);
@@ -273,7 +319,7 @@ void write_inner(Writer& w, KernelSource& out) {
            "      const unsigned ln = b < BATCH - 1 ? (1u << VEC) - 1 : ok ? row_lanes<VEC>(col0, C) : 0u;\n      {\n";
     } else if (persistent)
       c += "#pragma unroll\n    for (int b = 0; b < BATCH; ++b) {\n"
-           "      const int col0 = (b * TPR + tr) * VEC;  // < 2^31: BATCH * TPR * VEC is small\n"
+           "      const int col0 = " + w.row_slot() + " * VEC;  // < 2^31: BATCH * TPR * VEC is small\n"
            "      const bool in_row = b < BATCH - 1 || col0 < C;\n"
            "      const bool ok = row_ok && in_row;\n      const int colc = in_row ? col0 : 0;\n      {\n";
     else if (reversed_pass(q))
@@ -404,11 +450,24 @@ void write_inner(Writer& w, KernelSource& out) {
       const Node& n = w.f.nodes()[st.node];
       c += combine_across_row(st, i, acc[i], acc_t[i], tpr);
       const std::string rv = "rv" + num(st.node), rm = "rm" + num(st.node);
+      const bool blockwise = block_stats && st.kind == Op::VarMean && !st.welford;
+      if (cluster > 1 && !blockwise) c += combine_across_cluster(st, i, acc[i], acc_t[i], cluster);
       const std::string var_divisor = "(float)(C - " + num(n.attrs.correction) + " > 0 ? C - " + num(n.attrs.correction) + " : 0)";
       if (st.welford) {
         c += "    const float " + rv + " = " + acc[i] + ".m2 / " + var_divisor + ";\n    const float " + rm + " = " + acc[i] + ".mean;\n";
         declare(n.out[0], rv);
         declare(n.out[1], rm);
+      } else if (blockwise && !st.var_step) {
+        c += "    const float " + rm + " = nloc > 0.f ? " + acc[i] + " / nloc : 0.f;  // this block's columns\n";
+      } else if (blockwise) {
+        const std::string wv = "cw" + num(i);
+        ReductionStep merged = st;
+        merged.welford = true;
+        c += "    Welford " + wv + " = {nloc, " + rm + ", " + acc[i] + "};\n";
+        c += combine_across_cluster(merged, i, wv, acc_t[i], cluster);
+        c += "    const float " + rv + " = " + wv + ".m2 / " + var_divisor + ";\n";
+        declare(n.out[0], rv);
+        declare(n.out[1], wv + ".mean");
       } else if (st.kind == Op::VarMean && !st.var_step) {
         c += "    const float " + rm + " = " + acc[i] + " / (float)C;\n";
       } else if (st.var_step) {
@@ -425,6 +484,8 @@ void write_inner(Writer& w, KernelSource& out) {
   }
   c += "  }\n";
   if (ring.active()) c += "  cp_async_wait_all();  // the next row's weights, of no row: drained before exit\n";
+  // No block leaves while another may still read its slots.
+  if (cluster > 1) c += "  cluster_sync();\n";
   if (tickets)
     c += "  if (by_ticket && threadIdx.x == 0 && atomicAdd(tickets + 1, 1u) == gridDim.x - 1) {\n"
          "    tickets[0] = 0u;\n    tickets[1] = 0u;\n  }\n";

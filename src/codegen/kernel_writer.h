@@ -73,6 +73,9 @@ struct Writer {
   bool is_input(int v) const { return operand_index.count(v) > 0; }
   bool vectorized(int k) const { return vec > 1 && (op(k).access == Access::Full || op(k).access == Access::Col); }
 
+  // Persistent rows: the slot of batch b's vector in the row (a cluster's blocks interleave).
+  std::string row_slot() const { return plan.params.cluster > 1 ? "(b * RT + rt)" : "(b * TPR + tr)"; }
+
   // Operands whose row base `R<k> = P<k> + rowc * ld` the kernel computes once per row (the
   // persistent kernels): addresses at row "rowc" are then that base plus the column.
   std::set<int> row_based;

@@ -39,7 +39,7 @@ std::string RowPrefetch::issue(const std::string& row, int ind) const {
   std::string c;
   if (smem_) {
     c += I(ind) + "if (const i64 prow = " + row + "; prow < R) {\n#pragma unroll\n" + I(ind + 1) +
-         "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) + "const int col0 = (b * TPR + tr) * VEC;\n";
+         "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) + "const int col0 = " + w.row_slot() + " * VEC;\n";
     for (int k : operands_)
       c += I(ind + 2) + "cp_async<" + num(w.plan.params.vec * dtype_size(w.dt(w.op(k).value))) + ">(" + slot(k) + ", " +
            w.ptr(k) + " + " + w.offset(k, "prow", "0") + " + (b < BATCH - 1 || col0 < C ? col0 : 0));\n";
@@ -49,7 +49,7 @@ std::string RowPrefetch::issue(const std::string& row, int ind) const {
   c += I(ind) + "if (const i64 prow = " + row + "; prow < R) {\n";
   if (!phased_) {
     c += "#pragma unroll\n" + I(ind + 1) + "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) +
-         "const int col0 = (b * TPR + tr) * VEC;\n";
+         "const int col0 = " + w.row_slot() + " * VEC;\n";
     for (int k : operands_)
       c += I(ind + 2) + "pf" + num(k) + "[b] = " + w.vector_load(k, "prow", "(b < BATCH - 1 || col0 < C ? col0 : 0)") +
            ";\n";

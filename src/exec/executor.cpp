@@ -138,7 +138,9 @@ void Executor::Impl::add_kernel_step(RunPlan& rp, int si, const std::vector<uint
   PreparedKernel pk = prepare_kernel(sf, si, facts, dev, KernelCache::global());
   stats.kernels_compiled += pk.compiles;
   st.kernel = load_kernel(pk.cache_key, *pk.compiled);
-  st.grid = launch_grid(pk.plan, facts, dev, resident_blocks(dev, pk));
+  const int cluster = pk.plan.params.cluster;
+  st.grid = launch_grid(pk.plan, facts, dev, resident_blocks(dev, pk),
+                        cluster > 1 ? st.kernel->max_active_clusters(cluster, pk.plan.params.threads, pk.plan.params.dyn_smem) : 0);
   const int n = static_cast<int>(ks.operands.size());
   st.params.assign(2 + kMaxKernelDims + n + n + n * kMaxKernelDims + 1, 0);
   st.params[0] = facts.R;
@@ -308,7 +310,7 @@ inline void launch_step(const Fusion& f, const RunPlan& rp, Step& st, ReplayStat
     case Step::Kernel: {
       for (auto [slot, v] : st.ptr_slots) st.params[slot] = static_cast<int64_t>(ptr[v]);
       void* args[] = {st.params.data()};
-      st.kernel->launch(st.grid.x, st.grid.y, 1, st.grid.block, 1, 1, st.grid.smem, stream, args);
+      st.kernel->launch(st.grid.x, st.grid.y, 1, st.grid.block, 1, 1, st.grid.smem, stream, args, st.grid.cluster);
       if (retaining_for_capture()) {  // a captured graph calls its function and counters
         retain_for_capture(st.kernel);
         retain_for_capture(st.scratch);
@@ -503,7 +505,8 @@ std::string Executor::explain(const std::vector<std::vector<int64_t>>& shapes) c
     Grid g = launch_grid(pk.plan, facts, dev, occ);
     r += "segment " + std::to_string(si) + " kernel " + pk.plan.describe(sf.fusion) + "\n    rows=" +
          std::to_string(facts.R) + " cols=" + std::to_string(facts.C) + " grid=" + std::to_string(g.x) + "x" +
-         std::to_string(g.y) + " block=" + std::to_string(g.block) + "\n    ptxas: " + std::to_string(px.registers) +
+         std::to_string(g.y) + " block=" + std::to_string(g.block) +
+         (g.cluster > 1 ? " cluster=" + std::to_string(g.cluster) : "") + "\n    ptxas: " + std::to_string(px.registers) +
          " registers, " + std::to_string(px.spill_store_bytes) + " bytes spill stores, " + std::to_string(px.smem_bytes) +
          " bytes smem" + (pk.plan.params.dyn_smem ? " + " + std::to_string(pk.plan.params.dyn_smem) + " dynamic" : "") +
          "; occupancy " + std::to_string(occ) + " blocks/SM (" +

@@ -161,18 +161,57 @@ LoadedKernel::~LoadedKernel() {
 }
 
 void LoadedKernel::launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                          unsigned smem, CUstream stream, void** args) {
+                          unsigned smem, CUstream stream, void** args, unsigned cluster) {
   const DriverApi& d = need_driver("launching a kernel");
-  if (smem > smem_limit_) {
-    // Above 48 KiB of dynamic shared memory a kernel must opt in explicitly.
-    check_cuda(d.cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(smem)),
-               fmt::format("raising dynamic shared memory to {} bytes", smem), name_);
-    smem_limit_ = smem;
+  raise_smem_limit(smem);
+  const std::string what = fmt::format("launch of grid ({}, {}, {}) x block ({}, {}, {}) with {} bytes smem", gx, gy, gz,
+                                       bx, by, bz, smem);
+  if (cluster <= 1) {
+    check_cuda(d.cuLaunchKernel(fn_, gx, gy, gz, bx, by, bz, smem, stream, args, nullptr), what, name_);
+    return;
   }
-  check_cuda(d.cuLaunchKernel(fn_, gx, gy, gz, bx, by, bz, smem, stream, args, nullptr),
-             fmt::format("launch of grid ({}, {}, {}) x block ({}, {}, {}) with {} bytes smem", gx, gy, gz, bx, by, bz,
-                         smem),
-             name_);
+  CUlaunchAttribute attr{};
+  CUlaunchConfig cfg = config(gx, gy, gz, bx, by, bz, smem, stream, cluster, attr);
+  check_cuda(d.cuLaunchKernelEx(&cfg, fn_, args, nullptr), what + fmt::format(" in clusters of {}", cluster), name_);
+}
+
+void LoadedKernel::raise_smem_limit(unsigned smem) {
+  if (smem <= smem_limit_) return;
+  // Above 48 KiB of dynamic shared memory a kernel must opt in explicitly.
+  check_cuda(need_driver("raising shared memory").cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                                      static_cast<int>(smem)),
+             fmt::format("raising dynamic shared memory to {} bytes", smem), name_);
+  smem_limit_ = smem;
+}
+
+CUlaunchConfig LoadedKernel::config(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                                    unsigned smem, CUstream stream, unsigned cluster, CUlaunchAttribute& attr) {
+  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attr.value.clusterDim.x = cluster;
+  attr.value.clusterDim.y = 1;
+  attr.value.clusterDim.z = 1;
+  CUlaunchConfig cfg{};
+  cfg.gridDimX = gx;
+  cfg.gridDimY = gy;
+  cfg.gridDimZ = gz;
+  cfg.blockDimX = bx;
+  cfg.blockDimY = by;
+  cfg.blockDimZ = bz;
+  cfg.sharedMemBytes = smem;
+  cfg.hStream = stream;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
+int LoadedKernel::max_active_clusters(unsigned cluster, int block_threads, unsigned smem) {
+  raise_smem_limit(smem);
+  CUlaunchAttribute attr{};
+  const CUlaunchConfig cfg = config(cluster, 1, 1, static_cast<unsigned>(block_threads), 1, 1, smem, nullptr, cluster, attr);
+  int clusters = 0;
+  check_cuda(need_driver("cluster occupancy query").cuOccupancyMaxActiveClusters(&clusters, fn_, &cfg),
+             fmt::format("occupancy query for clusters of {}", cluster), name_);
+  return clusters;
 }
 
 int LoadedKernel::max_active_blocks_per_sm(int block_threads, size_t smem) const {

@@ -57,12 +57,18 @@ class LoadedKernel {
   LoadedKernel& operator=(const LoadedKernel&) = delete;
   CUfunction function() const { return fn_; }
   const std::string& name() const { return name_; }
-  // Raises the dynamic shared-memory limit when smem > 48 KiB (once per value).
+  // Raises the dynamic shared-memory limit when smem > 48 KiB (once per value). `cluster` > 1:
+  // consecutive blocks along x form clusters of that many (sm_90; gx a multiple of it).
   void launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
-              CUstream stream, void** args);
+              CUstream stream, void** args, unsigned cluster = 1);
   int max_active_blocks_per_sm(int block_threads, size_t smem) const;
+  // Clusters of `cluster` blocks of this kernel the device runs at once.
+  int max_active_clusters(unsigned cluster, int block_threads, unsigned smem);
 
  private:
+  void raise_smem_limit(unsigned smem);
+  static CUlaunchConfig config(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
+                               CUstream stream, unsigned cluster, CUlaunchAttribute& attr);
   CUmodule mod_ = nullptr;
   CUfunction fn_ = nullptr;
   std::string name_;

@@ -63,6 +63,8 @@ bool resolve_all(Lookup&& lookup, DriverApi& api, std::string& missing) {
   SOLDER_RESOLVE(cuFuncSetAttribute);
   SOLDER_RESOLVE(cuOccupancyMaxActiveBlocksPerMultiprocessor);
   SOLDER_RESOLVE(cuLaunchKernel);
+  SOLDER_RESOLVE(cuLaunchKernelEx);
+  SOLDER_RESOLVE(cuOccupancyMaxActiveClusters);
   SOLDER_RESOLVE(cuMemAlloc);
   SOLDER_RESOLVE(cuMemFree);
   SOLDER_RESOLVE(cuMemGetInfo);

@@ -53,6 +53,9 @@ struct DriverApi {
   CUresult (*cuGetErrorName)(CUresult, const char**);
   CUresult (*cuDriverGetVersion)(int*);
   CUresult (*cuCtxGetCurrent)(CUcontext*);
+  // Thread-block clusters (sm_90): launches with a cluster shape, and how many fit at once.
+  CUresult (*cuLaunchKernelEx)(const CUlaunchConfig*, CUfunction, void**, void**);
+  CUresult (*cuOccupancyMaxActiveClusters)(int*, CUfunction, const CUlaunchConfig*);
 };
 
 // The loaded driver with a current primary context on device 0, or nullptr when there is no

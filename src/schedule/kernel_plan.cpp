@@ -20,6 +20,7 @@ std::string KernelParams::str() const {
   if (threads_per_row)
     s += " threads_per_row=" + std::to_string(threads_per_row) + " rows_per_block=" + std::to_string(rows_per_block) +
          (batch ? " persistent_batch=" + std::to_string(batch) : std::string(" looped")) +
+         (cluster > 1 ? " cluster=" + std::to_string(cluster) : std::string()) +
          " min_blocks=" + std::to_string(min_blocks) + (prefetch ? (prefetch_smem ? " prefetch=smem:" + std::to_string(dyn_smem) : " prefetch") : "") +
          (ldg_weights ? " ldg_weights" : "") +
          (weight_ring ? " weight_ring=" + std::to_string(weight_ring) : std::string()) +

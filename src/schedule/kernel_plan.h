@@ -41,6 +41,9 @@ struct KernelParams {
   int dyn_smem = 0;            // bytes of dynamic shared memory (the shared-memory prefetch)
   bool recompute = false;   // inner persistent: values cheaply made from a held 16-bit one are
                             // recomputed where read, not held (see plan_stages)
+  int cluster = 1;          // inner persistent, rows longer than a block holds (sm_90): a row split
+                            // over a cluster of this many blocks, each holding its share in
+                            // registers; reductions combine through distributed shared memory
   int col_vec = 0;          // inner persistent, rows not vec-aligned (phase-shifted rows): each
                             // row loads the aligned vectors that overlap it, and column operands
                             // (weights), at the row's phase, load col_vec elements at a time

@@ -310,8 +310,8 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // let W1 f32 try plans of 96 registers at every size, each compiled, spilled and retried (3
   // retries before the plan); the slack keeps plans the model overestimates, which ptxas fits
   // (softmax bf16 H=768: 68 estimated, 58 used).
-  auto fits = [&](int64_t t, bool prefetch_in_registers) {
-    const int64_t batch = (nvec + t - 1) / t, threads = t * rows_per_block(t);
+  auto fits = [&](int64_t t, bool prefetch_in_registers, int64_t row_vectors) {
+    const int64_t batch = (row_vectors + t - 1) / t, threads = t * rows_per_block(t);
     const int64_t launch_cap = dev.regs_per_sm / (min_resident_blocks(threads) * threads) / 8 * 8;
     const int64_t limit =
         std::min<int64_t>({int64_t{dev.max_regs_per_thread}, dev.regs_per_block / threads, launch_cap + launch_cap / 4});
@@ -344,7 +344,35 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   struct Try {
     int64_t tpr;
     bool prefetch, smem, looped, ldg = false;
-    int ring = 0;
+    int ring = 0, cluster = 1;
+  };
+  // Rows no block holds, on Hopper: split over a cluster of 2, 4 or 8 blocks, each holding its
+  // share in registers as a shorter row would, so the row is read from DRAM once and its weights
+  // once, where the looped row reads both every pass. Each reduction waits on the whole cluster,
+  // so blocks of at most 512 threads come first: two per SM, one computes while the other waits.
+  // Measured (H100, % of a copy, looped -> clusters of 4 x 1024 -> 8 x 512 threads): W1 f32
+  // B=8192 H=65536 61 -> 70 -> 74; W1 f16 B=2048 H=131072 58 -> 68 -> 70; softmax bf16 131072
+  // 64 -> 68 -> 73; W1 f32 40000 63 -> 78 (4 x 1024 x 3 vectors). Clusters of 8 x 1024 threads
+  // only with 4 vectors each at least: at W1 f32 65536 (2 each) they reached 38 %. With the prefetch, then without; at each the fewest blocks whose
+  // share fits, then more (the retries after spills). Not for phase-shifted rows (their
+  // vectors are the block's own), nor rows of several per block.
+  auto cluster_tries = [&] {
+    std::vector<Try> tries;
+    if (dev.cc_major < 9 || col_vec) return tries;
+    for (bool prefetch : {true, false}) {
+      for (int n : {2, 4, 8}) {
+        const int64_t share = (nvec + n - 1) / n;
+        for (int64_t t = std::max<int64_t>(256, base_threads_per_row(share, vec)); t <= 512; t *= 2)
+          if (fits(t, prefetch, share)) {
+            tries.push_back({t, prefetch, false, false, false, 0, n});
+            break;
+          }
+      }
+      for (int n : {2, 4, 8})
+        if (const int64_t share = (nvec + n - 1) / n; (n < 8 || share > 3 * 1024) && fits(1024, prefetch, share))
+          tries.push_back({1024, prefetch, false, false, false, 0, n});
+    }
+    return tries;
   };
   auto plans_to_try = [&] {
     std::vector<Try> tries, plain_weights;
@@ -354,24 +382,26 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
         if (t >= 1024) break;
         continue;
       }
-      if (prefetch_first && fits(t, true)) tries.push_back({t, true, false, false});
-      if (prefetch_first && smem_fits(t) && fits(t, false)) {
+      if (prefetch_first && fits(t, true, nvec)) tries.push_back({t, true, false, false});
+      if (prefetch_first && smem_fits(t) && fits(t, false, nvec)) {
         if (const int k = ring_slots(t)) tries.push_back({t, true, true, false, false, k});
         tries.push_back({t, true, true, false, weights > 0});
         if (weights > 0) plain_weights.push_back({t, true, true, false});
       }
-      if (fits(t, false)) tries.push_back({t, false, false, false});
+      if (fits(t, false, nvec)) tries.push_back({t, false, false, false});
       prefetch_first = kPrefetchByDefault;
       if (t >= 1024) break;
     }
     tries.insert(tries.end(), plain_weights.begin(), plain_weights.end());
+    if (tries.empty() && !pick_looped) tries = cluster_tries();
     tries.push_back({tpr, false, false, true});
     return tries;
   };
   std::vector<Try> tries = plans_to_try();
-  // Only the looped row fits: recomputing what can be (plan_stages) may let the row be held.
+  // Only the looped row or clusters fit: recomputing what can be (plan_stages) may let a block
+  // hold the row.
   bool recompute = false;
-  if (tries.size() == 1 && !pick_looped) {
+  if (!pick_looped && (tries.size() == 1 || tries.front().cluster > 1)) {
     if (const double fewer = held_per_element(plan_stages(f, s, ks, true, true)); fewer < held) {
       held = fewer;
       recompute = true;
@@ -381,8 +411,10 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   if (attempt >= static_cast<int>(tries.size())) return false;
   const Try& pick_now = tries[attempt];
   tpr = pick_now.tpr;
-  int64_t batch = (nvec + tpr - 1) / tpr;
-  tpr = trimmed(tpr);
+  const int64_t share = (nvec + pick_now.cluster - 1) / pick_now.cluster;  // of a cluster's block
+  int64_t batch = (share + tpr - 1) / tpr;
+  tpr = trimmed_threads(tpr, share);
+  p.cluster = pick_now.cluster;
   p.threads_per_row = static_cast<int>(tpr);
   p.rows_per_block = static_cast<int>(rows_per_block(tpr));
   p.threads = p.threads_per_row * p.rows_per_block;
@@ -422,11 +454,13 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // of the rows, not the atomics), while W1 and rms at one block per SM gained 2-4 points.
   // Nor with the shared-memory prefetch: those plans hold the longest rows at the register
   // limit, and the ticket's registers made them spill (rms bf16 65536, W1 f32 20480).
-  p.tickets = p.prefetch && !p.prefetch_smem && p.threads_per_row > 32 && (p.min_blocks > 1 || weights > 0);
+  // Nor in clusters: their blocks must take the same rows.
+  p.tickets = p.prefetch && !p.prefetch_smem && p.cluster == 1 && p.threads_per_row > 32 && (p.min_blocks > 1 || weights > 0);
   return true;
 }
 
-Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev, int resident_per_sm) {
+Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev, int resident_per_sm,
+                 int resident_clusters) {
   const auto& p = plan.params;
   Grid g;
   g.block = static_cast<unsigned>(p.threads);
@@ -434,8 +468,9 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
   if (plan.shape.category == KernelCategory::Inner) {
     // Persistent kernels assume every batch but the last lies inside the row (see write_inner);
     // phase-shifted ones that the batches cover the row and that at every phase the batches but
-    // the last hold whole vectors (slots 1 .. (batch - 1) * tpr).
-    const int64_t nvec = (facts.C + (p.col_vec ? p.vec - p.col_vec : 0) + p.vec - 1) / p.vec, tpr = p.threads_per_row;
+    // the last hold whole vectors (slots 1 .. (batch - 1) * tpr). A cluster's blocks share a row.
+    const int64_t nvec = (facts.C + (p.col_vec ? p.vec - p.col_vec : 0) + p.vec - 1) / p.vec,
+                  tpr = int64_t{p.threads_per_row} * p.cluster;
     const bool covers =
         nvec <= p.batch * tpr && (p.col_vec ? ((p.batch - 1) * tpr + 1) * p.vec <= facts.C && facts.C % p.col_vec == 0
                                             : nvec > (p.batch - 1) * tpr);
@@ -443,9 +478,13 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
       throw Error("kernel " + plan.name + " (batch " + std::to_string(p.batch) + " x " + std::to_string(tpr) +
                   " threads) cannot cover rows of " + std::to_string(facts.C) + " elements");
     int64_t blocks = (facts.R + p.rows_per_block - 1) / p.rows_per_block;
-    // Prefetching blocks stay resident and stride over the rows: one wave, no more.
-    if (p.prefetch) blocks = std::min<int64_t>(blocks, int64_t{dev.sm_count} * std::max(1, resident_per_sm));
-    g.x = static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, int64_t{1} << 30));
+    // Prefetching blocks (clusters) stay resident and stride over the rows: one wave, no more.
+    const int64_t resident = p.cluster > 1 ? (resident_clusters > 0 ? resident_clusters
+                                                                    : dev.sm_count / p.cluster * std::max(1, resident_per_sm))
+                                           : int64_t{dev.sm_count} * std::max(1, resident_per_sm);
+    if (p.prefetch) blocks = std::min<int64_t>(blocks, std::max<int64_t>(1, resident));
+    g.x = static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, (int64_t{1} << 30) / p.cluster) * p.cluster);
+    g.cluster = static_cast<unsigned>(p.cluster);
     return g;
   }
   int64_t per_block = static_cast<int64_t>(p.threads) * p.unroll * p.vec;

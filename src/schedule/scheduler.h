@@ -36,9 +36,13 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int segment_index, const
 
 struct Grid {
   unsigned x = 1, y = 1, block = 1, smem = 0;  // smem: dynamic shared memory bytes
+  unsigned cluster = 1;                         // blocks per cluster along x (KernelParams::cluster)
 };
-// `resident_per_sm`: blocks of this kernel an SM holds at once (from its ptxas registers).
-Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev, int resident_per_sm);
+// `resident_per_sm`: blocks of this kernel an SM holds at once (from its ptxas registers);
+// `resident_clusters`: clusters of KernelParams::cluster blocks the device runs at once (the
+// driver's count; 0: estimated from resident_per_sm).
+Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev, int resident_per_sm,
+                 int resident_clusters = 0);
 
 // Estimated registers per thread of a persistent inner kernel holding `batch` vectors of `vec`
 // (checked against ptxas): `held_per_element` registers per held element, `input_bytes`

@@ -27,8 +27,8 @@ DeviceTensor poisoned(DType t, const std::vector<int64_t>& shape) {
 }
 
 // Runs f on the GPU (outputs provided pre-filled with 0xFF: unwritten elements show as NaN
-// or garbage) and compares with the reference.
-void check(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, Layout layout, const std::string& what) {
+// or garbage) and compares with the reference. Returns the launches' parameters.
+std::string check(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, Layout layout, const std::string& what) {
   std::vector<HostTensor> in = make_random_inputs(f, shapes, 7);
   std::vector<DeviceTensor> din;
   for (const auto& h : in) din.push_back(upload(h, layout));
@@ -43,6 +43,9 @@ void check(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, Lay
   auto again = ex.run(din);
   for (size_t i = 0; i < want.size(); ++i)
     expect_close(to_host(again[i]), want[i], what + " (replay) output " + std::to_string(i));
+  std::string params;
+  for (const LaunchRecord& r : ex.last_launches()) params += r.params + "; ";
+  return params;
 }
 
 std::map<std::string, std::vector<int64_t>> no_shapes;
@@ -187,7 +190,7 @@ TEST(GpuExecutor, RowTicketsResetBetweenLaunches) {
 TEST(GpuExecutor, LoopedLayerNormKeepsItsVarianceOverALargeMean) {
   SKIP_WITHOUT_GPU();
   Fusion f = make_workload("w1_layer_norm_fused_f32");
-  auto shapes = resolve_input_shapes(f, no_shapes, {{"B", 64}, {"H", 65536}});  // looped: 256 KB rows
+  auto shapes = resolve_input_shapes(f, no_shapes, {{"B", 4}, {"H", 1 << 20}});  // looped: 4 MB rows
   std::vector<HostTensor> in = make_random_inputs(f, shapes, 17);
   HostTensor& x = in[1];  // t1: f32[B, H]
   ASSERT_EQ(x.rank(), 2);
@@ -200,6 +203,33 @@ TEST(GpuExecutor, LoopedLayerNormKeepsItsVarianceOverALargeMean) {
   double worst = 0;
   for (int64_t i = 0; i < want.numel(); ++i) worst = std::max(worst, std::fabs(got.get(i) - want.get(i)));
   EXPECT_LT(worst, 2e-3) << "outputs are O(1): the row statistics drifted";
+}
+
+// Rows split over a cluster of blocks (2-8 SMs per row, reductions through distributed shared
+// memory): one row, fewer rows than clusters, more (the resident clusters stride over rows and
+// prefetch), odd sizes (a ragged last batch in the last block), padded rows (vectors of one).
+TEST(GpuExecutor, ClusterRowsMatchReference) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    const char* name;
+    int64_t h;
+    Layout layout;
+  };
+  for (const Case& c : {Case{"w1_layer_norm_fused_f32", 65536, Layout::Contiguous},
+                        {"w1_layer_norm_fused_f32", 98312, Layout::Contiguous},
+                        {"w1_layer_norm_fused_f32", 40000, Layout::Contiguous},
+                        {"w1_layer_norm_fused_f32", 65536, Layout::Sliced},
+                        {"w1_layer_norm_fused", 131072, Layout::Contiguous},
+                        {"w5_softmax_bf16", 131080, Layout::Contiguous},
+                        {"w5_rms_norm_bf16", 131072, Layout::Contiguous}})
+    for (int64_t b : {1, 37, 300}) {
+      Fusion f = make_workload(c.name);
+      auto shapes = resolve_input_shapes(f, no_shapes, {{"B", b}, {"H", c.h}});
+      const std::string what = std::string(c.name) + " B=" + std::to_string(b) + " H=" + std::to_string(c.h) +
+                               (c.layout == Layout::Sliced ? " sliced" : "");
+      const std::string params = check(f, shapes, c.layout, what);
+      EXPECT_NE(params.find("cluster="), std::string::npos) << what << ": " << params;
+    }
 }
 
 // Executor::capture: a run as one CUDA graph. Replays must give what a run gives for new
