@@ -352,8 +352,8 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // so blocks of at most 512 threads come first: two per SM, one computes while the other waits.
   // Measured (H100, % of a copy, looped -> clusters of 4 x 1024 -> 8 x 512 threads): W1 f32
   // B=8192 H=65536 61 -> 70 -> 74; W1 f16 B=2048 H=131072 58 -> 68 -> 70; softmax bf16 131072
-  // 64 -> 68 -> 73; W1 f32 40000 63 -> 78 (4 x 1024 x 3 vectors). Clusters of 8 x 1024 threads
-  // only with 4 vectors each at least: at W1 f32 65536 (2 each) they reached 38 %. With the prefetch, then without; at each the fewest blocks whose
+  // 64 -> 68 -> 73; W1 f32 40000 63 -> 78 (4 x 1024 x 3 vectors). Not clusters of 8 x 1024:
+  // W1 f32 65536 (2 vectors each, the prefetch) 38 %, 131072 (4 each, none) 54 against 57 looped. With the prefetch, then without; at each the fewest blocks whose
   // share fits, then more (the retries after spills). Not for phase-shifted rows (their
   // vectors are the block's own), nor rows of several per block.
   auto cluster_tries = [&] {
@@ -368,9 +368,8 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
             break;
           }
       }
-      for (int n : {2, 4, 8})
-        if (const int64_t share = (nvec + n - 1) / n; (n < 8 || share > 3 * 1024) && fits(1024, prefetch, share))
-          tries.push_back({1024, prefetch, false, false, false, 0, n});
+      for (int n : {2, 4})
+        if (fits(1024, prefetch, (nvec + n - 1) / n)) tries.push_back({1024, prefetch, false, false, false, 0, n});
     }
     return tries;
   };
