@@ -77,27 +77,31 @@ std::string combine_across_row(const ReductionStep& st, int i, const std::string
 }
 
 // Rows split over a cluster (KernelParams::cluster): the block's total `a` of step i, left by
-// combine_across_row in every thread, combined with the other blocks'. Lane l of each warp
-// reads block (l % CL)'s total from its slot cl<i> (ld_cluster), and the warp combines them in
-// lanes of CL: one remote load per lane, not CL per thread, and the same combining order, so
-// the same bits, in every warp of every block. Slots alternate with the row (cpar): a block
-// rewrites a slot two rows later, after every block passed this step's barrier of the row
-// between, so after every read.
+// combine_across_row in every thread, combined with the other blocks' in rank order (see
+// ld_cluster). Slots cl<i> alternate with the row (cpar): a block rewrites a slot two rows
+// later, after every block passed this step's barrier of the row between, so after every read.
 std::string combine_across_cluster(const ReductionStep& st, int i, const std::string& a, DType t, int cluster) {
-  const std::string cl = "cl" + num(i), width = num(cluster), rank = "(unsigned)(tr & " + num(cluster - 1) + ")";
+  const std::string cl = "cl" + num(i), ranks = num(cluster);
   if (st.welford) {
     std::string c = "    if (threadIdx.x == 0) {\n";
     for (int f = 0; f < 3; ++f)
       c += "      st_shared<float>(" + cl + " + cpar * 12u + " + num(4 * f) + "u, " + a + (f == 0 ? ".n" : f == 1 ? ".mean" : ".m2") + ");\n";
-    c += "    }\n    cluster_sync();\n    " + a + " = warp_welford<" + width + ">({";
-    for (int f = 0; f < 3; ++f) c += std::string(f ? ", " : "") + "ld_cluster<float>(" + cl + " + cpar * 12u + " + num(4 * f) + "u, " + rank + ")";
-    return c + "});\n";
+    auto partial = [&](const std::string& r) {
+      std::string e = "{";
+      for (int f = 0; f < 3; ++f) e += std::string(f ? ", " : "") + "ld_cluster<float>(" + cl + " + cpar * 12u + " + num(4 * f) + "u, " + r + ")";
+      return e + "}";
+    };
+    c += "    }\n    cluster_sync();\n    " + a + " = " + partial("0u") + ";\n";
+    c += "#pragma unroll\n    for (unsigned r = 1; r < " + ranks + "u; ++r) " + a + " = welford_merge(" + a + ", " + partial("r") + ");\n";
+    return c;
   }
   const std::string ty = compute_type(t), sz = num(static_cast<long long>(dtype_size(t))) + "u";
   const std::string at = cl + " + cpar * " + sz;
-  const Op kind = st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum;
-  return "    if (threadIdx.x == 0) st_shared<" + ty + ">(" + at + ", " + a + ");\n    cluster_sync();\n    " + a +
-         " = warp_reduce<" + red_struct(kind) + ", " + width + ">(ld_cluster<" + ty + ">(" + at + ", " + rank + "));\n";
+  std::string c = "    if (threadIdx.x == 0) st_shared<" + ty + ">(" + at + ", " + a + ");\n    cluster_sync();\n";
+  c += "    " + a + " = ld_cluster<" + ty + ">(" + at + ", 0u);\n";
+  c += "#pragma unroll\n    for (unsigned r = 1; r < " + ranks + "u; ++r) " + a + " = " +
+       combine(st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum, a, "ld_cluster<" + ty + ">(" + at + ", r)") + ";\n";
+  return c;
 }
 
 }  // namespace

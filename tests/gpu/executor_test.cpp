@@ -216,7 +216,7 @@ TEST(GpuExecutor, ClusterRowsMatchReference) {
     Layout layout;
   };
   for (const Case& c : {Case{"w1_layer_norm_fused_f32", 65536, Layout::Contiguous},
-                        {"w1_layer_norm_fused_f32", 98312, Layout::Contiguous},
+                        {"w1_layer_norm_fused_f32", 49152, Layout::Contiguous},
                         {"w1_layer_norm_fused_f32", 40000, Layout::Contiguous},
                         {"w1_layer_norm_fused_f32", 65536, Layout::Sliced},
                         {"w1_layer_norm_fused", 131072, Layout::Contiguous},
