@@ -4,6 +4,8 @@
 #include <cstdio>
 
 #include "runtime/cache_entry.h"
+#include "runtime/device_memory.h"
+#include "runtime/driver.h"
 #include "solder/error.h"
 
 namespace solder {
@@ -34,7 +36,9 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, LaunchFacts&
     pk.cache_key = std::string(hash) + "|" + dev.arch() + "|" + plan.key() + "|src=" + src_hash;
     pk.compiled = cache.get(pk.cache_key, [&] {
       ++compiles;
-      return compile_cuda(pk.source.source, pk.source.name, dev.arch());
+      CompiledKernel k = compile_cuda(pk.source.source, pk.source.name, dev.arch());
+      if (k.ptxas.registers < 0 && has_gpu()) complete_resources(k);
+      return k;
     });
     pk.compiles = compiles;
     best = std::move(pk);

@@ -156,6 +156,20 @@ LoadedKernel::LoadedKernel(const CompiledKernel& k) : name_(k.name) {
   }
 }
 
+void complete_resources(CompiledKernel& k) {
+  if (k.ptxas.registers >= 0) return;
+  const LoadedKernel loaded(k);
+  const DriverApi& d = need_driver("querying kernel resources");
+  auto attribute = [&](CUfunction_attribute a, const char* what) {
+    int v = 0;
+    check_cuda(d.cuFuncGetAttribute(&v, a, loaded.function()), what, k.name);
+    return v;
+  };
+  k.ptxas.registers = attribute(CU_FUNC_ATTRIBUTE_NUM_REGS, "register count query");
+  k.ptxas.spill_store_bytes = attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "local memory query");
+  k.ptxas.smem_bytes = attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "shared memory query");
+}
+
 LoadedKernel::~LoadedKernel() {
   if (const DriverApi* d = driver(); d && mod_) d->cuModuleUnload(mod_);
 }
