@@ -83,12 +83,12 @@ std::string combine_across_row(const ReductionStep& st, int i, const std::string
 std::string combine_across_cluster(const ReductionStep& st, int i, const std::string& a, DType t, int cluster) {
   const std::string cl = "cl" + num(i), ranks = num(cluster);
   if (st.welford) {
-    std::string c = "    if (threadIdx.x == 0) {\n";
+    std::string c = "    if (tr == 0) {\n";
     for (int f = 0; f < 3; ++f)
-      c += "      st_shared<float>(" + cl + " + cpar * 12u + " + num(4 * f) + "u, " + a + (f == 0 ? ".n" : f == 1 ? ".mean" : ".m2") + ");\n";
+      c += "      st_shared<float>(" + cl + " + cpar * (RPB * 12u) + " + num(4 * f) + "u, " + a + (f == 0 ? ".n" : f == 1 ? ".mean" : ".m2") + ");\n";
     auto partial = [&](const std::string& r) {
       std::string e = "{";
-      for (int f = 0; f < 3; ++f) e += std::string(f ? ", " : "") + "ld_cluster<float>(" + cl + " + cpar * 12u + " + num(4 * f) + "u, " + r + ")";
+      for (int f = 0; f < 3; ++f) e += std::string(f ? ", " : "") + "ld_cluster<float>(" + cl + " + cpar * (RPB * 12u) + " + num(4 * f) + "u, " + r + ")";
       return e + "}";
     };
     c += "    }\n    cluster_sync();\n    " + a + " = " + partial("0u") + ";\n";
@@ -96,8 +96,8 @@ std::string combine_across_cluster(const ReductionStep& st, int i, const std::st
     return c;
   }
   const std::string ty = compute_type(t), sz = num(static_cast<long long>(dtype_size(t))) + "u";
-  const std::string at = cl + " + cpar * " + sz;
-  std::string c = "    if (threadIdx.x == 0) st_shared<" + ty + ">(" + at + ", " + a + ");\n    cluster_sync();\n";
+  const std::string at = cl + " + cpar * (RPB * " + sz + ")";
+  std::string c = "    if (tr == 0) st_shared<" + ty + ">(" + at + ", " + a + ");\n    cluster_sync();\n";
   c += "    " + a + " = ld_cluster<" + ty + ">(" + at + ", 0u);\n";
   c += "#pragma unroll\n    for (unsigned r = 1; r < " + ranks + "u; ++r) " + a + " = " +
        combine(st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum, a, "ld_cluster<" + ty + ">(" + at + ", r)") + ";\n";
@@ -150,8 +150,8 @@ void write_inner(Writer& w, KernelSource& out) {
     }
     if (cluster > 1) {  // the block's totals (Welford partials: three floats), by row parity
       const std::string t = compute_type(acc_t[i]), n = num(static_cast<long long>(i));
-      c += "  __shared__ " + t + " cl" + n + "_[2][" + num(sp.steps[i].welford || sp.steps[i].var_step ? 3 : 1) + "];\n";
-      c += "  const unsigned cl" + n + " = (unsigned)__cvta_generic_to_shared(&cl" + n + "_[0][0]);\n";
+      c += "  __shared__ " + t + " cl" + n + "_[2][RPB][" + num(sp.steps[i].welford || sp.steps[i].var_step ? 3 : 1) + "];\n";
+      c += "  const unsigned cl" + n + " = (unsigned)__cvta_generic_to_shared(&cl" + n + "_[0][ry][0]);\n";
     }
   }
   // Loaded ahead (row_prefetch.h): the vector inputs of the first pass with work.
