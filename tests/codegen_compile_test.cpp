@@ -336,18 +336,22 @@ TEST(CodegenCompile, ClusterRowsCombineAcrossBlocks) {
     Fusion f;
     int64_t h;
     unsigned waits;
+    int blocks;
   };
-  for (const Case& c : {Case{solder::testing::w1_layer_norm(DType::F32), 65536, 2},
-                        {solder::testing::w1_layer_norm(DType::F16), 131072, 2},
-                        {solder::testing::softmax_fusion(DType::BF16), 131072, 3},
-                        {solder::testing::rms_norm_fusion(DType::BF16), 131072, 2}}) {
+  // W1 f16 and softmax (two waits per row) hold 8 vectors per thread in clusters of 4, the next
+  // row in shared memory; the others 4 per thread in clusters of 8, the prefetch in registers.
+  for (const Case& c : {Case{solder::testing::w1_layer_norm(DType::F32), 65536, 2, 8},
+                        {solder::testing::w1_layer_norm(DType::F16), 131072, 2, 4},
+                        {solder::testing::softmax_fusion(DType::BF16), 131072, 3, 4},
+                        {solder::testing::rms_norm_fusion(DType::BF16), 131072, 2, 8}}) {
     const int64_t h = c.h;
     std::vector<std::vector<int64_t>> shapes;
     for (int v : c.f.inputs()) shapes.push_back(c.f.value(v).shape.size() == 2 ? std::vector<int64_t>{8192, h} : std::vector<int64_t>{h});
     auto p = prepare_all(c.f, shapes);
     ASSERT_EQ(p.kernels.size(), 1u);
     const auto& k = p.kernels[0];
-    EXPECT_EQ(k.plan.params.cluster, 8) << c.f.name() << " H=" << h << " " << k.plan.params.str();
+    EXPECT_EQ(k.plan.params.cluster, c.blocks) << c.f.name() << " H=" << h << " " << k.plan.params.str();
+    EXPECT_EQ(k.plan.params.prefetch_smem, c.blocks == 4) << c.f.name() << " H=" << h;
     EXPECT_GT(k.plan.params.batch, 0) << c.f.name() << " H=" << h;
     const std::string body = k.source.source.substr(k.source.source.find("extern \"C\" __global__"));
     EXPECT_EQ(count(body, "cluster_sync();"), c.waits) << c.f.name() << " H=" << h;

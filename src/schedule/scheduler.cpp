@@ -350,15 +350,32 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // share in registers as a shorter row would, so the row is read from DRAM once and its weights
   // once, where the looped row reads both every pass. Each reduction waits on the whole cluster,
   // so blocks of at most 512 threads come first: two per SM, one computes while the other waits.
-  // Measured (H100, % of a copy, looped -> clusters of 4 x 1024 -> 8 x 512 threads): W1 f32
-  // B=8192 H=65536 61 -> 70 -> 74; W1 f16 B=2048 H=131072 58 -> 68 -> 70; softmax bf16 131072
-  // 64 -> 68 -> 73; W1 f32 40000 63 -> 78 (4 x 1024 x 3 vectors). Not clusters of 8 x 1024:
-  // W1 f32 65536 (2 vectors each, the prefetch) 38 %, 131072 (4 each, none) 54 against 57 looped. With the prefetch, then without; at each the fewest blocks whose
-  // share fits, then more (the retries after spills). Not for phase-shifted rows (their
+  // Rows with more than one reduction (more than one wait) first try the fewest blocks whose
+  // share fits without the prefetch, 256 or 512 threads, the next row in shared memory (two
+  // blocks' next rows fitting an SM): the most vectors per thread, the fewest waits per byte.
+  // Then the prefetch in registers, from the fewest blocks; then 1024-thread blocks in
+  // clusters of 2 or 4; then without the prefetch: the retries after spills. Measured (H100, %
+  // of a copy; W1 f32 B=8192 H=65536, W1 f16 / softmax bf16 / rms bf16 B=2048 H=131072): looped
+  // 61 / 58 / 64 / 72; clusters of 4 x 1024 threads 70 / 68 / 68 / 91; 8 x 512 with the
+  // prefetch in registers 80 / 75 / 73 / 91; 4 x 512 with the next row in shared memory – (W1
+  // f32 spills) / 85 / 80 / 82. Clusters of 8 fill a GPC's SMs unevenly: 30 fit at once where
+  // 33 would fill the SMs (ncu). Not 8 x 1024 threads: W1 f32 65536 (2 vectors each) 38 %,
+  // 131072 (4 each, no prefetch) 54 against 57 looped. Not for phase-shifted rows (their
   // vectors are the block's own), nor rows of several per block.
   auto cluster_tries = [&] {
     std::vector<Try> tries;
     if (dev.cc_major < 9 || col_vec) return tries;
+    auto next_row_fits_smem = [&](int64_t t, int64_t share) {
+      const int64_t bytes = (share + t - 1) / t * t * vec * row_in_bytes, blocks = min_resident_blocks(t);
+      return bytes <= dev.smem_per_block_optin - 8192 && (bytes + 8192) * blocks <= dev.smem_per_sm;
+    };
+    bool found = reductions <= 1;  // one wait per row: rms 131072 91 -> 82 so
+    for (int n : {2, 4, 8})
+      for (int64_t t : {256, 512})  // the most vectors per thread that fit: fewer waits per byte
+        if (!found && fits(t, false, (nvec + n - 1) / n) && next_row_fits_smem(t, (nvec + n - 1) / n)) {
+          tries.push_back({t, true, true, false, false, 0, n});
+          found = true;
+        }
     for (bool prefetch : {true, false}) {
       for (int n : {2, 4, 8}) {
         const int64_t share = (nvec + n - 1) / n;
@@ -423,7 +440,9 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   p.ldg_weights = pick_now.ldg;
   p.weight_ring = pick_now.ring;
   p.recompute = recompute && !pick_now.looped;
-  p.dyn_smem = p.prefetch_smem ? static_cast<int>(smem_bytes(tpr) + p.weight_ring * tpr * vec * col_bytes) : 0;
+  p.dyn_smem = p.prefetch_smem ? static_cast<int>(p.cluster > 1 ? batch * tpr * vec * row_in_bytes
+                                                                  : smem_bytes(tpr) + p.weight_ring * tpr * vec * col_bytes)
+                                : 0;
   p.col_vec = col_vec;
   if (pick_now.looped) {
     // Looped: stream the row once per pass (re-reads hit L2 for rows of a few hundred KB),
