@@ -11,7 +11,7 @@ J=${J:-/tmp/ab}
 mkdir -p "$J"
 for rep in 1 2; do
   for bin in ${BINS:?set BINS to the binaries to compare}; do
-    tag=$(basename "$(dirname "$bin")")-$(basename "$bin")
+    tag=$(basename "$(dirname "$bin")" | tr -d .)-$(basename "$bin")
     for c in ${CASES:?set CASES}; do
       IFS=: read -r f h b <<<"$c"
       out="$J/$tag-$f-$h-${b:-8192}-$rep.json"
