@@ -2,7 +2,7 @@
 # Same-run A/B of Solder binaries on the GPU machine, alternating so drift hits both alike:
 #   BINS="dir/solder-a dir/solder-b" CASES="<example>:<H>:<B> ..." scripts/ab_bench.sh
 # Two rounds of every binary over every case (--peers off unless PEERS is set); prints one
-# line per run (binary, case, median µs, % of a same-bytes copy, registers) and leaves the
+# line per run (binary, case, median µs, % of a same-bytes copy, registers, plan) and leaves the
 # JSON reports in $J (default /tmp/ab). Each binary compiles into its own cache directory.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -21,8 +21,9 @@ for rep in 1 2; do
 import json, sys
 for r in json.load(open(sys.argv[1]))["records"]:
     t = r["time_us"]["median"] if isinstance(r["time_us"], dict) else r["time_us"]
-    regs = r["kernel_resources"][0]["registers"] if r["kernel_resources"] else "-"
-    print(f"{sys.argv[2]:24} {r['name']:44} {t:9.1f} us {r['pct_of_copy']:6.1f} % regs {regs}")
+    k = r["kernel_resources"][0] if r["kernel_resources"] else {}
+    print(f"{sys.argv[2]:24} {r['name']:44} {t:9.1f} us {r['pct_of_copy']:6.1f} % regs {k.get('registers', '-')}"
+          f"  {k.get('params', '')}")
 PY
     done
   done

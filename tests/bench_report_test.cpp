@@ -28,7 +28,7 @@ BenchRecord make_record(const std::string& name, double median_us, bool peers) {
   r.host_us = 4.5;
   r.compile_ms = 42;
   r.kernels = 1;
-  r.kernel_resources = {{"solder_norm_ln_0", 40, 0}};
+  r.kernel_resources = {{"solder_norm_ln_0", 40, 0, "vec=8 threads=512 threads_per_row=512 persistent_batch=4 cluster=8"}};
   if (peers) {
     r.graph_host_us = 2.1;
     r.eager_us = median_us * 3;

@@ -93,13 +93,14 @@ void from_json(const json& j, Summary& s) {
 }
 
 void to_json(json& j, const KernelResources& k) {
-  j = json{{"name", k.name}, {"registers", k.registers}, {"spill_bytes", k.spill_bytes}};
+  j = json{{"name", k.name}, {"registers", k.registers}, {"spill_bytes", k.spill_bytes}, {"params", k.params}};
 }
 
 void from_json(const json& j, KernelResources& k) {
   k.name = get_or<std::string>(j, "name", "");
   k.registers = get_or(j, "registers", -1);
   k.spill_bytes = get_or(j, "spill_bytes", 0);
+  k.params = get_or<std::string>(j, "params", "");
 }
 
 void to_json(json& j, const BenchRecord& r) {

@@ -11,11 +11,13 @@
 
 namespace solder::bench {
 
-// ptxas's resource report for one generated kernel of a case.
+// ptxas's resource report for one generated kernel of a case, and the plan that ran (so a
+// report says which plan its time belongs to).
 struct KernelResources {
   std::string name;
   int registers = -1;  // -1: unknown
   int spill_bytes = 0;  // spill stores + loads
+  std::string params;  // KernelParams::str() of the launched plan
 };
 
 struct BenchRecord {

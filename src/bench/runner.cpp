@@ -187,7 +187,7 @@ BenchRecord run_case_gpu(const BenchCase& c, const RunnerOptions& opts, double c
   for (const auto& l : ex.last_launches()) {
     if (l.category == "view") continue;
     ++r.kernels;
-    r.kernel_resources.push_back({l.name, l.registers, l.spill_bytes});
+    r.kernel_resources.push_back({l.name, l.registers, l.spill_bytes, l.params});
   }
   if (input_elements(shapes) <= opts.check_limit) {
     std::vector<HostTensor> got;
@@ -225,7 +225,7 @@ BenchRecord run_case_cpu(const BenchCase& c, const RunnerOptions& opts) {
   r.compile_ms = ms_since(t0);
   for (const auto& l : recs) {
     ++r.kernels;
-    r.kernel_resources.push_back({l.name, l.registers, l.spill_bytes});
+    r.kernel_resources.push_back({l.name, l.registers, l.spill_bytes, l.params});
   }
   if (input_elements(shapes) <= opts.check_limit / 8) {
     auto t1 = Clock::now();
