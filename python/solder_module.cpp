@@ -115,7 +115,9 @@ solder::HostTensor host_tensor_of(const Array& a, size_t index) {
   return h.contiguous();
 }
 
-std::vector<nb::object> run(solder::Executor& ex, const std::vector<Array>& inputs, uintptr_t stream) {
+// Whether the inputs are GPU tensors (else host arrays), after checking their count and that
+// they are all on one side.
+bool on_gpu(const solder::Executor& ex, const std::vector<Array>& inputs) {
   if (inputs.size() != ex.fusion().inputs().size())
     throw nb::value_error(("fusion '" + ex.fusion().name() + "' takes " + std::to_string(ex.fusion().inputs().size()) +
                            " inputs, got " + std::to_string(inputs.size()))
@@ -123,21 +125,61 @@ std::vector<nb::object> run(solder::Executor& ex, const std::vector<Array>& inpu
   bool any_cuda = false, any_host = false;
   for (const auto& a : inputs) (a.device_type() == nb::device::cuda::value ? any_cuda : any_host) = true;
   if (any_cuda && any_host) throw nb::value_error("inputs are on different devices: all on one GPU, or all in host memory");
-  std::vector<nb::object> out;
-  if (any_cuda) {
-    std::vector<solder::DeviceTensor> dev;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const Array& a = inputs[i];
+  return any_cuda;
+}
+
+// GPU inputs as DeviceTensors viewing the caller's memory.
+std::vector<solder::DeviceTensor> device_tensors_of(const std::vector<Array>& inputs) {
+  std::vector<solder::DeviceTensor> dev;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Array& a = inputs[i];
+    solder::DeviceTensor t;
+    t.dtype = from_dlpack(a.dtype(), i);
+    t.shape = dims_of(a);
+    t.strides = strides_of(a);
+    t.ptr = reinterpret_cast<uint64_t>(a.data());
+    dev.push_back(std::move(t));
+  }
+  return dev;
+}
+
+// A captured run (Executor.capture) for Python: outputs are torch tensors on the captured run's
+// output memory, each keeping the captured run alive.
+struct PyCapturedRun {
+  std::shared_ptr<solder::CapturedRun> run;
+  int device = 0;
+  std::vector<nb::object> outputs() const {
+    struct Held {
       solder::DeviceTensor t;
-      t.dtype = from_dlpack(a.dtype(), i);
-      t.shape = dims_of(a);
-      t.strides = strides_of(a);
-      t.ptr = reinterpret_cast<uint64_t>(a.data());
-      dev.push_back(std::move(t));
+      std::shared_ptr<solder::CapturedRun> run;
+    };
+    std::vector<nb::object> out;
+    for (const solder::DeviceTensor& t : run->outputs()) {
+      std::vector<size_t> shape(t.shape.begin(), t.shape.end());
+      auto* held = new Held{t, run};
+      nb::capsule owner(held, [](void* p) noexcept { delete static_cast<Held*>(p); });
+      out.push_back(nb::cast(nb::ndarray<nb::pytorch>(reinterpret_cast<void*>(t.ptr), shape.size(), shape.data(), owner,
+                                                      held->t.strides.data(), to_dlpack(t.dtype), nb::device::cuda::value,
+                                                      device)));
     }
+    return out;
+  }
+};
+
+PyCapturedRun capture(solder::Executor& ex, const std::vector<Array>& inputs, uintptr_t stream) {
+  if (!on_gpu(ex, inputs) && !inputs.empty())
+    throw nb::value_error("capture records CUDA graphs: its inputs must be GPU tensors, not host arrays");
+  if (inputs.empty()) throw nb::value_error("capture needs the fusion's inputs as GPU tensors");
+  return {std::shared_ptr<solder::CapturedRun>(ex.capture(device_tensors_of(inputs), reinterpret_cast<CUstream>(stream))),
+          inputs[0].device_id()};
+}
+
+std::vector<nb::object> run(solder::Executor& ex, const std::vector<Array>& inputs, uintptr_t stream) {
+  std::vector<nb::object> out;
+  if (on_gpu(ex, inputs)) {
     const int device = inputs[0].device_id();
     // With the GIL held: an Executor is not for two threads at once, and a launch takes µs.
-    std::vector<solder::DeviceTensor> res = ex.run(dev, reinterpret_cast<CUstream>(stream));
+    std::vector<solder::DeviceTensor> res = ex.run(device_tensors_of(inputs), reinterpret_cast<CUstream>(stream));
     for (auto& t : res) {
       void* p = reinterpret_cast<void*>(t.ptr);
       out.push_back(export_array<nb::pytorch>(std::move(t), p, nb::device::cuda::value, device));
@@ -260,11 +302,21 @@ NB_MODULE(_solder, m) {
   m.def("softmax", &solder::softmax, "x"_a, "axis"_a, ka);
   m.def("log_softmax", &solder::log_softmax, "x"_a, "axis"_a, ka);
 
+  nb::class_<PyCapturedRun>(m, "CapturedRun",
+                            "A run recorded as a CUDA graph on the inputs given to capture (write new values into "
+                            "them between replays); outputs are fixed tensors that each replay rewrites.")
+      .def("replay", [](const PyCapturedRun& c, uintptr_t stream) { c.run->replay(reinterpret_cast<CUstream>(stream)); },
+           "stream"_a = 0)
+      .def_prop_ro("outputs", &PyCapturedRun::outputs);
+
   nb::class_<solder::Executor>(m, "Executor")
       .def(nb::init<const solder::Fusion&>(), "fusion"_a)
       .def("run", &run, "inputs"_a, "stream"_a = 0,
            "Runs on DLPack tensors: GPU tensors on the GPU (on `stream`, a CUDA stream handle), giving "
            "torch tensors; host tensors on the CPU reference executor, giving numpy arrays.")
+      .def("capture", &capture, "inputs"_a, "stream"_a = 0,
+           "Runs once on GPU tensors and records the run as a CUDA graph (see CapturedRun): replay() "
+           "then relaunches every step with one graph launch, reading whatever the inputs hold.")
       .def("explain", &solder::Executor::explain, "input_shapes"_a)
       .def("launches", [](const solder::Executor& ex) {
         std::vector<std::string> names;

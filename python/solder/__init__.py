@@ -46,3 +46,11 @@ class Executor(_solder.Executor):
         if stream is None:
             stream = _stream_of(inputs[0])
         return _to_framework(self.run(list(inputs), stream), inputs[0])
+
+    def capture(self, *inputs, stream=None):
+        """Records one run on these GPU tensors as a CUDA graph: `c = ex.capture(a, b)`, then
+        write new values into a and b (in place) and `c.replay()`; `c.outputs` holds the results.
+        Replays launch on `stream` (default: torch's current stream), one graph launch each."""
+        if stream is None and inputs:
+            stream = _stream_of(inputs[0])
+        return super().capture(list(inputs), 0 if stream is None else stream)

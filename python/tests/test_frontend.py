@@ -106,6 +106,11 @@ class Frontend(unittest.TestCase):
             solder.Fusion("bad").input("x", "f17", [4])
         with self.assertRaises(ValueError):
             solder.Fusion.parse("fusion broken { input x: f32[N]\n y = nosuchop(x) }")
+        # CUDA graphs record GPU work: host arrays are refused by name, as is a wrong count.
+        with self.assertRaisesRegex(ValueError, "must be GPU tensors"):
+            ex.capture(x, x[0], x[0])
+        with self.assertRaisesRegex(ValueError, "takes 3 inputs, got 1"):
+            ex.capture(x)
 
 
 if __name__ == "__main__":

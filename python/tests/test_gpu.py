@@ -65,6 +65,23 @@ class Gpu(unittest.TestCase):
         self.assertEqual(ex.kernels_compiled, compiled_by_first)  # new sizes: no compile
         self.assertEqual(len(ex.launches()), 1)
 
+    def test_captured_run_replays_new_values(self):
+        ex = self.fused_layer_norm()
+        g = torch.Generator(device="cuda").manual_seed(5)
+        rows, cols = 37, 1030
+        args = [torch.randn(cols, device="cuda", generator=g).half(),
+                torch.randn(rows, cols, device="cuda", generator=g).half()]
+        args += [torch.randn(cols, device="cuda", generator=g).half() for _ in range(3)]
+        captured = ex.capture(*args)
+        del ex  # the captured run keeps what its graph needs
+        for _ in range(2):
+            for a in args:
+                a.copy_(torch.randn(a.shape, device="cuda", generator=g).half())
+            (y,) = captured.outputs
+            y.fill_(float("nan"))
+            captured.replay(torch.cuda.current_stream().cuda_stream)
+            torch.testing.assert_close(y, self.reference(*args), atol=2e-2, rtol=1e-2)
+
 
 if __name__ == "__main__":
     unittest.main()
