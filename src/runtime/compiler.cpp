@@ -49,6 +49,15 @@ std::vector<std::string> nvrtc_options(const std::string& arch) {
   // register/spill/smem report in the program log; -lineinfo keeps profilers' source view.
   std::vector<std::string> opts = {"--gpu-architecture=" + arch, "-std=c++17", "--ptxas-options=-v", "-lineinfo"};
   if (!cuda_include_dir().empty()) opts.push_back("-I" + cuda_include_dir());
+  // NVRTC 12.9+ keeps its own cache of compiled programs, and a program it takes from there
+  // comes without ptxas's report: on the GPU machine the second process to compile a kernel
+  // read -1 registers and no spills and ran a plan that spills (perf-notes, 2026-11-25).
+  // Solder's kernel cache already keeps cubins with their reports.
+  static const bool has_cache = [] {
+    int major = 0, minor = 0;
+    return nvrtcVersion(&major, &minor) == NVRTC_SUCCESS && (major > 12 || (major == 12 && minor >= 9));
+  }();
+  if (has_cache) opts.push_back("--no-cache");
   return opts;
 }
 
