@@ -178,15 +178,20 @@ void LoadedKernel::launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, un
                           unsigned smem, CUstream stream, void** args, unsigned cluster) {
   const DriverApi& d = need_driver("launching a kernel");
   raise_smem_limit(smem);
-  const std::string what = fmt::format("launch of grid ({}, {}, {}) x block ({}, {}, {}) with {} bytes smem", gx, gy, gz,
-                                       bx, by, bz, smem);
+  CUresult r;
   if (cluster <= 1) {
-    check_cuda(d.cuLaunchKernel(fn_, gx, gy, gz, bx, by, bz, smem, stream, args, nullptr), what, name_);
-    return;
+    r = d.cuLaunchKernel(fn_, gx, gy, gz, bx, by, bz, smem, stream, args, nullptr);
+  } else {
+    CUlaunchAttribute attr{};
+    const CUlaunchConfig cfg = config(gx, gy, gz, bx, by, bz, smem, stream, cluster, attr);
+    r = d.cuLaunchKernelEx(&cfg, fn_, args, nullptr);
   }
-  CUlaunchAttribute attr{};
-  CUlaunchConfig cfg = config(gx, gy, gz, bx, by, bz, smem, stream, cluster, attr);
-  check_cuda(d.cuLaunchKernelEx(&cfg, fn_, args, nullptr), what + fmt::format(" in clusters of {}", cluster), name_);
+  // The message only on failure: formatting it took host time on every launch.
+  if (r != CUDA_SUCCESS)
+    check_cuda(r,
+               fmt::format("launch of grid ({}, {}, {}) x block ({}, {}, {}) with {} bytes smem{}", gx, gy, gz, bx, by,
+                           bz, smem, cluster > 1 ? fmt::format(" in clusters of {}", cluster) : ""),
+               name_);
 }
 
 void LoadedKernel::raise_smem_limit(unsigned smem) {
