@@ -148,20 +148,14 @@ std::vector<solder::DeviceTensor> device_tensors_of(const std::vector<Array>& in
 struct PyCapturedRun {
   std::shared_ptr<solder::CapturedRun> run;
   int device = 0;
+  // An output and the captured run whose memory it is.
+  struct Output : solder::DeviceTensor {
+    std::shared_ptr<solder::CapturedRun> run;
+  };
   std::vector<nb::object> outputs() const {
-    struct Held {
-      solder::DeviceTensor t;
-      std::shared_ptr<solder::CapturedRun> run;
-    };
     std::vector<nb::object> out;
-    for (const solder::DeviceTensor& t : run->outputs()) {
-      std::vector<size_t> shape(t.shape.begin(), t.shape.end());
-      auto* held = new Held{t, run};
-      nb::capsule owner(held, [](void* p) noexcept { delete static_cast<Held*>(p); });
-      out.push_back(nb::cast(nb::ndarray<nb::pytorch>(reinterpret_cast<void*>(t.ptr), shape.size(), shape.data(), owner,
-                                                      held->t.strides.data(), to_dlpack(t.dtype), nb::device::cuda::value,
-                                                      device)));
-    }
+    for (const solder::DeviceTensor& t : run->outputs())
+      out.push_back(export_array<nb::pytorch>(Output{t, run}, reinterpret_cast<void*>(t.ptr), nb::device::cuda::value, device));
     return out;
   }
 };

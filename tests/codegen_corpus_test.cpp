@@ -34,6 +34,17 @@ void expect_no_spills(const Fusion& f, const Bindings& sizes, const std::string&
   }
 }
 
+// The plan schedule_kernel gives segment 0 of `workload` at `sizes` on `dev` at `attempt`
+// (false where the attempts are exhausted).
+bool plan_at(const std::string& workload, const Bindings& sizes, const DeviceInfo& dev, int attempt, KernelPlan& plan) {
+  Fusion f = make_workload(workload);
+  SegmentedFusion sf = lower(f);
+  const Bindings b = bind_shapes(sf.fusion, resolve_input_shapes(f, {}, sizes));
+  const Segment& s = sf.segments.at(0);
+  LaunchFacts facts = contiguous_facts(sf, 0, b);
+  return schedule_kernel(sf.fusion, s, 0, analyze_kernel(sf.fusion, s), facts, dev, attempt, plan);
+}
+
 KernelParams plan_of(const std::string& workload, const Bindings& sizes) {
   Fusion f = make_workload(workload);
   Executor ex(f);
@@ -155,17 +166,10 @@ TEST(SchedulerChoices, InnerKernelsOnH100Profile) {
 // through the read-only path), then without a prefetch, then twice the threads with it again,
 // up to 1024, then the shared-memory plans with plain weight loads, then the looped form.
 TEST(SchedulerChoices, SpillRetriesDropThePrefetchBeforeDoublingTheThreads) {
-  Fusion f = make_workload("w1_layer_norm_fused");
-  SegmentedFusion sf = lower(f);
-  Bindings b = {{"B", 8192}, {"H", 16384}};
-  b = bind_shapes(sf.fusion, resolve_input_shapes(f, {}, b));
-  const Segment& s = sf.segments.at(0);
-  KernelShape ks = analyze_kernel(sf.fusion, s);
   std::vector<std::string> seen;
   for (int attempt = 0; attempt < 12; ++attempt) {
-    LaunchFacts facts = contiguous_facts(sf, 0, b);
     KernelPlan plan;
-    if (!schedule_kernel(sf.fusion, s, 0, ks, facts, h100_profile(), attempt, plan)) break;
+    if (!plan_at("w1_layer_norm_fused", {{"B", 8192}, {"H", 16384}}, h100_profile(), attempt, plan)) break;
     const KernelParams& p = plan.params;
     seen.push_back(p.batch == 0 ? "looped"
                                 : std::to_string(p.threads_per_row) + (p.prefetch_smem ? "+smem" : p.prefetch ? "+pf" : "") +
@@ -239,17 +243,11 @@ TEST(SchedulerChoices, PrefetchingKernelsLaunchOneResidentWave) {
 
 // Clusters are Hopper's (sm_90): on an sm_80 profile the same row is looped.
 TEST(SchedulerChoices, ClustersOnlyOnHopper) {
-  Fusion f = make_workload("w1_layer_norm_fused_f32");
-  SegmentedFusion sf = lower(f);
-  Bindings b = bind_shapes(sf.fusion, resolve_input_shapes(f, {}, {{"B", 8192}, {"H", 65536}}));
-  const Segment& s = sf.segments.at(0);
-  KernelShape ks = analyze_kernel(sf.fusion, s);
   for (int major : {9, 8}) {
     DeviceInfo dev = h100_profile();
     dev.cc_major = major;
-    LaunchFacts facts = contiguous_facts(sf, 0, b);
     KernelPlan plan;
-    ASSERT_TRUE(schedule_kernel(sf.fusion, s, 0, ks, facts, dev, 0, plan));
+    ASSERT_TRUE(plan_at("w1_layer_norm_fused_f32", {{"B", 8192}, {"H", 65536}}, dev, 0, plan));
     EXPECT_EQ(plan.params.cluster > 1, major == 9) << "sm_" << major << "0: " << plan.params.str();
     EXPECT_EQ(plan.params.batch == 0, major == 8) << plan.params.str();
   }

@@ -299,10 +299,14 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
       row_in_bytes += dtype_size(facts.operands[k].dtype);
   // Rows per block at t threads per row: blocks of at least 256 threads where rows are short.
   auto rows_per_block = [](int64_t t) { return std::max<int64_t>(1, 256 / t); };
-  auto smem_bytes = [&](int64_t t) { return rows_per_block(t) * ((nvec + t - 1) / t) * t * vec * row_in_bytes; };
-  auto smem_fits = [&](int64_t t) {
-    const int64_t blocks = std::max<int64_t>(1, 1024 / (t * rows_per_block(t)));
-    return !col_vec && smem_bytes(t) <= dev.smem_per_block_optin - 8192 && (smem_bytes(t) + 8192) * blocks <= dev.smem_per_sm;
+  // The next rows of a block in shared memory, for rows (or a cluster block's share) of
+  // `row_vectors`; they fit where the blocks that keep 1024 threads resident fit an SM.
+  auto smem_bytes = [&](int64_t t, int64_t row_vectors) {
+    return rows_per_block(t) * ((row_vectors + t - 1) / t) * t * vec * row_in_bytes;
+  };
+  auto smem_fits = [&](int64_t t, int64_t row_vectors) {
+    const int64_t bytes = smem_bytes(t, row_vectors), blocks = min_resident_blocks(t * rows_per_block(t));
+    return !col_vec && bytes <= dev.smem_per_block_optin - 8192 && (bytes + 8192) * blocks <= dev.smem_per_sm;
   };
   // A block must fit the SM's register file, and a thread has at most 255.
   // The limit includes, with a quarter's slack, the cap of min_blocks below (1024 threads
@@ -334,7 +338,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
       col_bytes = std::max<int64_t>(col_bytes, dtype_size(facts.operands[k].dtype));
   auto ring_slots = [&](int64_t t) -> int {
     if (!weights || col_vec || t < 1024) return 0;
-    const int64_t avail = std::min(dev.smem_per_block_optin, dev.smem_per_sm - 1024) - 1024 - smem_bytes(t);
+    const int64_t avail = std::min(dev.smem_per_block_optin, dev.smem_per_sm - 1024) - 1024 - smem_bytes(t, nvec);
     int64_t k = std::min<int64_t>(2 * weights, avail / (trimmed(t) * vec * col_bytes));
     // As many as divide a row's weight vectors where each weight is read in one pass (write_inner
     // takes that many; the rest would be shared memory taken from L1 for nothing).
@@ -365,14 +369,10 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   auto cluster_tries = [&] {
     std::vector<Try> tries;
     if (dev.cc_major < 9 || col_vec) return tries;
-    auto next_row_fits_smem = [&](int64_t t, int64_t share) {
-      const int64_t bytes = (share + t - 1) / t * t * vec * row_in_bytes, blocks = min_resident_blocks(t);
-      return bytes <= dev.smem_per_block_optin - 8192 && (bytes + 8192) * blocks <= dev.smem_per_sm;
-    };
     bool found = reductions <= 1;  // one wait per row: rms 131072 91 -> 82 so
     for (int n : {2, 4, 8})
       for (int64_t t : {256, 512})  // the most vectors per thread that fit: fewer waits per byte
-        if (!found && fits(t, false, (nvec + n - 1) / n) && next_row_fits_smem(t, (nvec + n - 1) / n)) {
+        if (!found && fits(t, false, (nvec + n - 1) / n) && smem_fits(t, (nvec + n - 1) / n)) {
           tries.push_back({t, true, true, false, false, 0, n});
           found = true;
         }
@@ -399,7 +399,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
         continue;
       }
       if (prefetch_first && fits(t, true, nvec)) tries.push_back({t, true, false, false});
-      if (prefetch_first && smem_fits(t) && fits(t, false, nvec)) {
+      if (prefetch_first && smem_fits(t, nvec) && fits(t, false, nvec)) {
         if (const int k = ring_slots(t)) tries.push_back({t, true, true, false, false, k});
         tries.push_back({t, true, true, false, weights > 0});
         if (weights > 0) plain_weights.push_back({t, true, true, false});
@@ -440,9 +440,7 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   p.ldg_weights = pick_now.ldg;
   p.weight_ring = pick_now.ring;
   p.recompute = recompute && !pick_now.looped;
-  p.dyn_smem = p.prefetch_smem ? static_cast<int>(p.cluster > 1 ? batch * tpr * vec * row_in_bytes
-                                                                  : smem_bytes(tpr) + p.weight_ring * tpr * vec * col_bytes)
-                                : 0;
+  p.dyn_smem = p.prefetch_smem ? static_cast<int>(smem_bytes(tpr, share) + p.weight_ring * tpr * vec * col_bytes) : 0;
   p.col_vec = col_vec;
   if (pick_now.looped) {
     // Looped: stream the row once per pass (re-reads hit L2 for rows of a few hundred KB),
