@@ -21,9 +21,11 @@ void check_nvrtc(nvrtcResult r, const char* what, const std::string& kernel) {
     throw Error(std::string(what) + " failed for kernel " + kernel + ": " + nvrtcGetErrorString(r));
 }
 
-// Debugging aid: with $SOLDER_DUMP_DIR set, every compiled source and its log land there
-// (a recompile of the same kernel name, e.g. after spills, as name.1.cu, name.2.cu, ...).
-void dump(const std::string& name, const std::string& source, const std::string& log) {
+// Debugging aid: with $SOLDER_DUMP_DIR set, every compiled source, its log and its cubin (for
+// cuobjdump -sass) land there (a recompile of the same kernel name, e.g. after spills, as
+// name.1.cu, name.2.cu, ...).
+void dump(const std::string& name, const std::string& source, const std::string& log,
+          const std::vector<char>& cubin) {
   const char* dir = std::getenv("SOLDER_DUMP_DIR");
   if (!dir || !*dir) return;
   std::error_code ec;
@@ -32,6 +34,7 @@ void dump(const std::string& name, const std::string& source, const std::string&
   for (int i = 1; fs::exists(fs::path(dir) / (stem + ".cu")); ++i) stem = name + "." + std::to_string(i);
   std::ofstream(fs::path(dir) / (stem + ".cu")) << source;
   std::ofstream(fs::path(dir) / (stem + ".log")) << log;
+  if (!cubin.empty()) std::ofstream(fs::path(dir) / (stem + ".cubin"), std::ios::binary).write(cubin.data(), cubin.size());
 }
 
 // Owns an nvrtcProgram so every exit path destroys it.
@@ -80,9 +83,8 @@ CompiledKernel compile_cuda(const std::string& source, const std::string& kernel
   std::string log(log_size, '\0');
   if (log_size > 0) check_nvrtc(nvrtcGetProgramLog(prog.p, log.data()), "nvrtcGetProgramLog", kernel_name);
   while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
-  dump(kernel_name, source, log);
-
   if (compiled != NVRTC_SUCCESS) {
+    dump(kernel_name, source, log, {});
     throw Error("NVRTC failed to compile kernel " + kernel_name + " for " + arch + ":\n" +
                 (log.empty() ? std::string(nvrtcGetErrorString(compiled)) : log));
   }
@@ -97,6 +99,7 @@ CompiledKernel compile_cuda(const std::string& source, const std::string& kernel
                 " must be a real sm_XX target, not compute_XX)");
   k.cubin.resize(cubin_size);
   check_nvrtc(nvrtcGetCUBIN(prog.p, k.cubin.data()), "nvrtcGetCUBIN", kernel_name);
+  dump(kernel_name, source, log, k.cubin);
   k.ptxas = parse_ptxas_log(log, kernel_name);
   k.log = std::move(log);
   k.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
