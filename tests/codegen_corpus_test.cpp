@@ -253,6 +253,31 @@ TEST(SchedulerChoices, ClustersOnlyOnHopper) {
   }
 }
 
+// Resident weights: where rows do not start 16-byte aligned (narrow weight loads) or in clusters
+// (weights from L2), as many as fit beside the blocks an SM keeps; not where the weights load
+// 16 bytes at a time, nor on other plans (shared-memory prefetch, phase-shifted rows).
+TEST(SchedulerChoices, ResidentWeightsWhereTheyLoadNarrowOrFromL2) {
+  struct Case {
+    const char* workload;
+    int64_t h;
+    int resident;
+  };
+  for (const Case& c : {Case{"w1_layer_norm_fused", 770, 15}, Case{"w1_layer_norm_fused", 4098, 15},
+                        Case{"w1_layer_norm_fused_bf16", 5140, 15}, Case{"w1_layer_norm_fused_f32", 770, 15},
+                        Case{"w1_layer_norm_fused_f32", 65536, 7}, Case{"w1_layer_norm_fused", 776, 0},
+                        Case{"w1_layer_norm_fused", 4096, 0}, Case{"w1_layer_norm_fused", 65536, 0},
+                        Case{"w5_rms_norm_bf16", 4098, 0}, Case{"w5_softmax_bf16", 770, 0}}) {
+    // The plan that compiled (after any retries), as the kernel's record prints it.
+    Fusion f = make_workload(c.workload);
+    Executor ex(f);
+    const auto recs = ex.compile_for(resolve_input_shapes(f, {}, {{"B", 8192}, {"H", c.h}}));
+    ASSERT_EQ(recs.size(), 1u) << c.workload;
+    const std::string want = c.resident ? " resident=" + std::to_string(c.resident) : std::string(" resident=");
+    EXPECT_EQ(recs[0].params.find(want) != std::string::npos, c.resident != 0)
+        << c.workload << " " << c.h << ": " << recs[0].params;
+  }
+}
+
 // A persistent kernel assumes every batch but its last lies inside the row: launching it for
 // rows it does not cover that way is an error, not a wrong result.
 TEST(SchedulerChoices, PersistentKernelsRefuseRowsTheyDoNotCover) {

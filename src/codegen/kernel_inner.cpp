@@ -202,9 +202,29 @@ void write_inner(Writer& w, KernelSource& out) {
   auto reversed_pass = [&](int q) {
     return !persistent && (std::find(passes.begin(), passes.end(), q) - passes.begin()) % 2 == 1;
   };
-  if (smem_pf)
+  if (smem_pf || P.resident)
     c += "  extern __shared__ __align__(16) unsigned char dyn_smem[];\n"
          "  const unsigned dsm = (unsigned)__cvta_generic_to_shared(dyn_smem);\n";
+  // Resident weights: a block keeps the same columns for every row it takes (one row per block;
+  // a cluster's block its share), so each thread copies its vectors of these weights once, into
+  // slots only it reads (no barrier), and every row reads them there instead of from L2.
+  if (P.resident && persistent && !smem_pf && !phased) {
+    int64_t at = 0;
+    int i = 0;
+    c += "  if (ry == 0) {\n";
+    for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k) {
+      if (w.op(k).is_output || w.op(k).access != Access::Col) continue;
+      if (!(P.resident >> i++ & 1) || !w.vectorized(k)) continue;
+      const int bytes = P.vec * dtype_size(w.dt(w.op(k).value));
+      c += "#pragma unroll\n    for (int b = 0; b < BATCH; ++b) {\n      const int col0 = " + w.row_slot() + " * VEC;\n"
+           "      cp_async<" + num(bytes) + ">(dsm + " + num(at) + "u + (unsigned)(b * TPR + tr) * " + num(bytes) + "u, " +
+           w.ptr(k) + " + (b < BATCH - 1 || col0 < C ? col0 : 0));\n    }\n";
+      w.resident[k] = num(at);
+      at += int64_t{P.batch} * tpr * bytes;
+    }
+    // Rows of one block share the copies (made by its first row's threads).
+    c += "  }\n  cp_async_commit();\n  cp_async_wait_all();\n" + std::string(rpb > 1 ? "  __syncthreads();\n" : "");
+  }
   c += prefetch.declarations();
   if (!prefetch.empty() && P.prefetch) c += prefetch.issue(blk + " * RPB + ry", 1);
   if (ring.active()) c += ring.prologue();

@@ -81,6 +81,9 @@ struct Writer {
   std::set<int> row_based;
   // Weights (Col operands) through the read-only path: set where registers allow (write_inner).
   bool nc_weights = false;
+  // Resident weights (plan.params.resident): operand slot -> the byte offset in dynamic shared
+  // memory of its copies, one vector per thread and batch (write_inner).
+  std::map<int, std::string> resident;
   std::string addr(int k, const std::string& row, const std::string& col) const {
     if (row == "rowc" && row_based.count(k)) return "R" + num(k) + " + " + col;
     return ptr(k) + " + " + offset(k, row, col);
@@ -164,6 +167,8 @@ struct Writer {
   // The load of operand k's vector at (row, col0), of type in_vec_type(k). Phase-shifted rows
   // at "rowc" name the slot's aligned offset `vi`, its first column `col0` and lanes `ln`.
   std::string vector_load(int k, const std::string& row, const std::string& col0) const {
+    if (auto it = resident.find(k); it != resident.end() && row == "rowc")
+      return "reinterpret_cast<const " + in_vec_type(k) + "*>(dyn_smem + " + it->second + ")[b * TPR + tr]";
     if (plan.params.col_vec && row == "rowc")
       return row_load(k, op(k).access == Access::Col ? ptr(k) + " + col0" : "R" + num(k) + " + vi", "ln");
     const std::string ld = nc_weights && op(k).access == Access::Col ? "ld_vec_nc<" : "ld_vec<";

@@ -24,7 +24,7 @@ std::string KernelParams::str() const {
          " min_blocks=" + std::to_string(min_blocks) + (prefetch ? (prefetch_smem ? " prefetch=smem:" + std::to_string(dyn_smem) : " prefetch") : "") +
          (ldg_weights ? " ldg_weights" : "") +
          (weight_ring ? " weight_ring=" + std::to_string(weight_ring) : std::string()) +
-         (tickets ? " tickets" : "") + (recompute ? " recompute" : "") +
+         (tickets ? " tickets" : "") + (resident ? " resident=" + std::to_string(resident) : std::string()) + (recompute ? " recompute" : "") +
          (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string());
   else
     s += " unroll=" + std::to_string(unroll);

@@ -44,6 +44,9 @@ struct KernelParams {
   int cluster = 1;          // inner persistent, rows longer than a block holds (sm_90): a row split
                             // over a cluster of this many blocks, each holding its share in
                             // registers; reductions combine through distributed shared memory
+  int resident = 0;         // inner persistent, one row per block: weights (bit i: the i-th column
+                            // operand) each thread copies once into shared memory, where every
+                            // row reads its columns of them (see write_inner)
   int col_vec = 0;          // inner persistent, rows not vec-aligned (phase-shifted rows): each
                             // row loads the aligned vectors that overlap it, and column operands
                             // (weights), at the row's phase, load col_vec elements at a time
