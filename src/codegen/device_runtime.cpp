@@ -261,6 +261,7 @@ template <class R, int WIDTH, class T> __device__ __forceinline__ T warp_reduce(
 // Welford's running mean and sum of squared deviations (var_mean of looped rows: one pass over
 // the row) and Chan's merge of two such partials; n counts elements (exact in f32 below 2^24).
 struct Welford { float n, mean, m2; };
+__device__ __forceinline__ Welford to_welford(float4 v) { return {v.x, v.y, v.z}; }
 __device__ __forceinline__ void welford_add(Welford& w, float x) {
   w.n += 1.f;
   const float d = x - w.mean;
@@ -283,26 +284,49 @@ template <int WIDTH> __device__ __forceinline__ Welford warp_welford(Welford w) 
 
 #if __CUDA_ARCH__ >= 900
 // Thread-block clusters: a row split over a cluster's blocks (KernelParams::cluster) combines
-// its reductions through distributed shared memory. Each block leaves its partial at the same
-// shared offset; after cluster_sync every block reads all of them (mapa: that offset in block
-// r's window) and combines them in rank order, so every block gets the same bits.
+// its reductions through distributed shared memory (see combine_across_cluster).
 __device__ __forceinline__ unsigned cluster_rank() {
   unsigned r;
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
   return r;
 }
+// Whole-cluster barrier: after the mbarriers' initialisation, and before a block exits (no block
+// may leave while another can still write into its shared memory).
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
-template <class T> __device__ __forceinline__ T ld_cluster(unsigned s, unsigned rank) {
-  unsigned a;
+// Pushed partials: a block writes its partial into every cluster block's shared memory with
+// st.async, which counts the bytes on the receiver's mbarrier; each block then waits on its own
+// mbarrier, not on a cluster barrier, whose release waited for the block's loads in flight (the
+// next row's prefetch; ncu on W1 f32 65536: membar stalls).
+__device__ __forceinline__ void mbar_init(unsigned b, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(b), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_init_fence() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+__device__ __forceinline__ void mbar_expect(unsigned b, unsigned bytes) {
+  asm volatile("{\n\t.reg .b64 s;\n\tmbarrier.arrive.expect_tx.shared::cta.b64 s, [%0], %1;\n\t}" ::"r"(b), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned b, unsigned parity) {
+  unsigned done;
+  do {
+    asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
+                 : "=r"(done) : "r"(b), "r"(parity) : "memory");
+  } while (!done);
+}
+template <class T> __device__ __forceinline__ void push_cluster(unsigned s, unsigned b, unsigned rank, T v) {
+  unsigned a, m;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(s), "r"(rank));
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(m) : "r"(b), "r"(rank));
   union { T v; unsigned w[sizeof(T) / 4]; } u;
-  if constexpr (sizeof(T) == 8)
-    asm volatile("ld.shared::cluster.v2.u32 {%0, %1}, [%2];" : "=r"(u.w[0]), "=r"(u.w[1]) : "r"(a) : "memory");
+  u.v = v;
+  if constexpr (sizeof(T) == 16)
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];"
+                 ::"r"(a), "r"(u.w[0]), "r"(u.w[1]), "r"(u.w[2]), "r"(u.w[3]), "r"(m) : "memory");
+  else if constexpr (sizeof(T) == 8)
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%0], {%1, %2}, [%3];"
+                 ::"r"(a), "r"(u.w[0]), "r"(u.w[1]), "r"(m) : "memory");
   else
-    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(u.w[0]) : "r"(a) : "memory");
-  return u.v;
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(a), "r"(u.w[0]), "r"(m) : "memory");
 }
 #endif
 

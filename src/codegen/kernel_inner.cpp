@@ -77,30 +77,32 @@ std::string combine_across_row(const ReductionStep& st, int i, const std::string
 }
 
 // Rows split over a cluster (KernelParams::cluster): the block's total `a` of step i, left by
-// combine_across_row in every thread, combined with the other blocks' in rank order (see
-// ld_cluster). Slots cl<i> alternate with the row (cpar): a block rewrites a slot two rows
-// later, after every block passed this step's barrier of the row between, so after every read.
-std::string combine_across_cluster(const ReductionStep& st, int i, const std::string& a, DType t, int cluster) {
-  const std::string cl = "cl" + num(i), ranks = num(cluster);
-  if (st.welford) {
-    std::string c = "    if (tr == 0) {\n";
-    for (int f = 0; f < 3; ++f)
-      c += "      st_shared<float>(" + cl + " + cpar * (RPB * 12u) + " + num(4 * f) + "u, " + a + (f == 0 ? ".n" : f == 1 ? ".mean" : ".m2") + ");\n";
-    auto partial = [&](const std::string& r) {
-      std::string e = "{";
-      for (int f = 0; f < 3; ++f) e += std::string(f ? ", " : "") + "ld_cluster<float>(" + cl + " + cpar * (RPB * 12u) + " + num(4 * f) + "u, " + r + ")";
-      return e + "}";
-    };
-    c += "    }\n    cluster_sync();\n    " + a + " = " + partial("0u") + ";\n";
-    c += "#pragma unroll\n    for (unsigned r = 1; r < " + ranks + "u; ++r) " + a + " = welford_merge(" + a + ", " + partial("r") + ");\n";
-    return c;
-  }
-  const std::string ty = compute_type(t), sz = num(static_cast<long long>(dtype_size(t))) + "u";
-  const std::string at = cl + " + cpar * (RPB * " + sz + ")";
-  std::string c = "    if (tr == 0) st_shared<" + ty + ">(" + at + ", " + a + ");\n    cluster_sync();\n";
-  c += "    " + a + " = ld_cluster<" + ty + ">(" + at + ", 0u);\n";
-  c += "#pragma unroll\n    for (unsigned r = 1; r < " + ranks + "u; ++r) " + a + " = " +
-       combine(st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum, a, "ld_cluster<" + ty + ">(" + at + ", r)") + ";\n";
+// combine_across_row in every thread, combined with the other blocks' in rank order, so every
+// block gets the same bits. Thread 0 pushes the total into slot `crank` of every block's array
+// cl<i> (push_cluster: st.async, counted in bytes on that block's mbarrier mb<i>), and the block
+// waits on its own mbarrier only: no cluster barrier, whose release waited on the next row's
+// prefetch loads in flight (ncu, W1 f32 65536: membar stalls; H100, % of a copy, cluster
+// barrier -> pushed: W1 f32 B=8192 H=65536 84.9 -> 95.1, W1 bf16 B=2048 H=131072 79.4 -> 93.1,
+// softmax bf16 79.3 -> 86.8). Slots and mbarriers alternate with the row (cpar; the mbarrier's
+// phase cph flips every other row): a block pushes into a slot again two rows later, after it
+// had every block's push of the row between, which each block sent after reading this one.
+// The loops stay rolled: unrolled, the eight partials' loads were all in flight at once and
+// W1 f32 65536's plans spilled.
+std::string combine_across_cluster(const ReductionStep& st, int i, const std::string& a, DType t) {
+  const std::string cl = "cl" + num(i), mb = "mb" + num(i) + " + cpar * 8u";
+  const std::string ty = st.welford ? "float4" : compute_type(t);
+  const std::string sz = st.welford ? "16u" : num(static_cast<long long>(dtype_size(t))) + "u";
+  const std::string val = st.welford ? "make_float4(" + a + ".n, " + a + ".mean, " + a + ".m2, 0.f)" : a;
+  auto slot = [&](const std::string& r) { return cl + " + (cpar * CL + " + r + ") * " + sz; };
+  auto part = [&](const std::string& r) {
+    return st.welford ? "to_welford(ld_shared<float4>(" + slot(r) + "))" : "ld_shared<" + ty + ">(" + slot(r) + ")";
+  };
+  std::string c = "    if (tr == 0) {\n      mbar_expect(" + mb + ", CL * " + sz + ");\n#pragma unroll 1\n"
+                  "      for (unsigned r = 0; r < CL; ++r) push_cluster<" + ty + ">(" + slot("crank") + ", " + mb + ", r, " + val + ");\n"
+                  "    }\n    mbar_wait(" + mb + ", cph);\n";
+  c += "    " + a + " = " + part("0u") + ";\n#pragma unroll 1\n    for (unsigned r = 1; r < CL; ++r) " + a + " = " +
+       (st.welford ? "welford_merge(" + a + ", " + part("r") + ")"
+                   : combine(st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum, a, part("r"))) + ";\n";
   return c;
 }
 
@@ -128,7 +130,7 @@ void write_inner(Writer& w, KernelSource& out) {
   const std::string blk = cluster > 1 ? "blk" : "(i64)blockIdx.x", nblk = cluster > 1 ? "nblk" : "(i64)gridDim.x";
   if (cluster > 1)
     c += "  const int rt = (int)cluster_rank() * TPR + tr;\n  const i64 blk = blockIdx.x / CL, nblk = gridDim.x / CL;\n"
-         "  unsigned cpar = 0;\n";
+         "  unsigned cpar = 0, cph = 0;\n  const unsigned crank = cluster_rank();\n";
   // var_mean over a cluster takes one cluster-wide wait, not two: each block's exact two-pass
   // mean and squared deviations over its own columns (nloc of them), merged across blocks as
   // Welford partials (Chan). Every batch's vector lies in the row or wholly past it (C % VEC == 0).
@@ -148,10 +150,16 @@ void write_inner(Writer& w, KernelSource& out) {
       c += "  __shared__ " + t + " sm" + n + "_[RPB][" + num(sp.steps[i].welford ? 3 * wpr : wpr) + "];\n";
       c += "  const unsigned sm" + n + " = (unsigned)__cvta_generic_to_shared(&sm" + n + "_[ry][0]);\n";
     }
-    if (cluster > 1) {  // the block's totals (Welford partials: three floats), by row parity
-      const std::string t = compute_type(acc_t[i]), n = num(static_cast<long long>(i));
-      c += "  __shared__ " + t + " cl" + n + "_[2][RPB][" + num(sp.steps[i].welford || sp.steps[i].var_step ? 3 : 1) + "];\n";
-      c += "  const unsigned cl" + n + " = (unsigned)__cvta_generic_to_shared(&cl" + n + "_[0][ry][0]);\n";
+    if (cluster > 1) {  // every block's total (a Welford partial in a float4), by row parity and rank
+      if (rpb != 1) throw Error("kernel " + w.plan.name + ": cluster rows need one row per block");
+      const std::string n = num(static_cast<long long>(i));
+      const bool wf = sp.steps[i].welford || sp.steps[i].var_step;
+      c += "  __shared__ __align__(16) " + std::string(wf ? "float4" : compute_type(acc_t[i])) + " cl" + n + "_[2 * CL];\n";
+      c += "  __shared__ unsigned long long mb" + n + "_[2];\n";
+      c += "  const unsigned cl" + n + " = (unsigned)__cvta_generic_to_shared(&cl" + n + "_[0]), mb" + n +
+           " = (unsigned)__cvta_generic_to_shared(&mb" + n + "_[0]);\n";
+      c += "  if (threadIdx.x == 0) {\n    mbar_init(mb" + n + ", 1);\n    mbar_init(mb" + n + " + 8u, 1);\n    mbar_init_fence();\n  }\n";
+      if (i + 1 == sp.steps.size()) c += "  cluster_sync();  // the mbarriers, before any block pushes\n";
     }
   }
   // Loaded ahead (row_prefetch.h): the vector inputs of the first pass with work.
@@ -254,7 +262,7 @@ void write_inner(Writer& w, KernelSource& out) {
          "    nrb = next_rb_[slot];\n";
     next_rows = "nrb + ry";
   } else {
-    c += "  for (i64 rb = " + blk + " * RPB; rb < R; rb += " + nblk + " * RPB" + (cluster > 1 ? ", cpar ^= 1u" : "") + ") {\n";
+    c += "  for (i64 rb = " + blk + " * RPB; rb < R; rb += " + nblk + " * RPB" + (cluster > 1 ? ", cpar ^= 1u, cph ^= 1u - cpar" : "") + ") {\n";
   }
   c += "    const i64 row = rb + ry;\n    const bool row_ok = row < R;\n    const i64 rowc = row_ok ? row : R - 1;\n    (void)rowc;\n";
   if (!prefetch.empty() && !P.prefetch) c += prefetch.issue("row", 2);
@@ -471,7 +479,7 @@ void write_inner(Writer& w, KernelSource& out) {
       c += combine_across_row(st, i, acc[i], acc_t[i], tpr);
       const std::string rv = "rv" + num(st.node), rm = "rm" + num(st.node);
       const bool blockwise = block_stats && st.kind == Op::VarMean && !st.welford;
-      if (cluster > 1 && !blockwise) c += combine_across_cluster(st, i, acc[i], acc_t[i], cluster);
+      if (cluster > 1 && !blockwise) c += combine_across_cluster(st, i, acc[i], acc_t[i]);
       const std::string var_divisor = "(float)(C - " + num(n.attrs.correction) + " > 0 ? C - " + num(n.attrs.correction) + " : 0)";
       if (st.welford) {
         c += "    const float " + rv + " = " + acc[i] + ".m2 / " + var_divisor + ";\n    const float " + rm + " = " + acc[i] + ".mean;\n";
@@ -484,7 +492,7 @@ void write_inner(Writer& w, KernelSource& out) {
         ReductionStep merged = st;
         merged.welford = true;
         c += "    Welford " + wv + " = {nloc, " + rm + ", " + acc[i] + "};\n";
-        c += combine_across_cluster(merged, i, wv, acc_t[i], cluster);
+        c += combine_across_cluster(merged, i, wv, acc_t[i]);
         c += "    const float " + rv + " = " + wv + ".m2 / " + var_divisor + ";\n";
         declare(n.out[0], rv);
         declare(n.out[1], wv + ".mean");

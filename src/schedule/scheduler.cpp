@@ -366,7 +366,9 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
   // f32 spills) / 85 / 80 / 82. Clusters of 8 fill a GPC's SMs unevenly: 30 fit at once where
   // 33 would fill the SMs (ncu). Not 8 x 1024 threads: W1 f32 65536 (2 vectors each) 38 %,
   // 131072 (4 each, no prefetch) 54 against 57 looped. Not for phase-shifted rows (their
-  // vectors are the block's own), nor rows of several per block.
+  // vectors are the block's own), nor rows of several per block. Those figures predate pushed
+  // partials and resident weights (see combine_across_cluster, perf-notes 2026-11-25 e): with
+  // them W1 f16's 4 x 512 plan spills and 8 x 512 takes 92 %, W1 f32 95, softmax (4 x 512) 87.
   auto cluster_tries = [&] {
     std::vector<Try> tries;
     if (dev.cc_major < 9 || col_vec) return tries;
