@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The issue-5 norms sweep on the GPU machine, in parts that each fit one device call:
-#   scripts/norms_sweep.sh PART...    PART: tests | sampled | w1f16 | w1bf16 | w1f32 | softmax | rms | batches | graphs
+#   scripts/norms_sweep.sh PART...    PART: tests | sampled | w1f16 | w1bf16 | w1f32 | softmax | rms |
+#                                           batches (W1 f16) | batchesbf16 | batchesf32 | graphs
 # Binaries from $BIN (default: build-device if built, else the carried .devbin). B=8192 parts
 # run torch.compile beside (PEERS=off to skip); each stops at BUDGET seconds in all (default
 # 570). Reports go to $OUT/sweep.tgz (<part>.{json,md,log}: the device tool brings back few
@@ -45,6 +46,8 @@ for part in "$@"; do
     softmax) bench softmax "${PEERS:-auto}" examples/w5_softmax_bf16.fusion --size B=8192 --size H=$HS ;;
     rms) bench rms "${PEERS:-auto}" examples/w5_rms_norm_bf16.fusion --size B=8192 --size H=$HS ;;
     batches) bench batches off examples/w1_layer_norm_fused.fusion --size B=16,512,2048,16384 --size H=$HS ;;
+    batchesbf16) bench batchesbf16 off examples/w1_layer_norm_fused_bf16.fusion --size B=16,512,2048,16384 --size H=$HS ;;
+    batchesf32) bench batchesf32 off examples/w1_layer_norm_fused_f32.fusion --size B=16,512,2048,16384 --size H=$HS ;;
     graphs) bench graphs off --suite quick --graphs ;;  # CUDA-graph replay host µs beside host µs
     *) echo "unknown part '$part'"; exit 2 ;;
   esac
