@@ -107,9 +107,11 @@ std::string combine_across_cluster(const ReductionStep& st, int i, const std::st
 }
 
 // A sum of exp(a - m) whose shift m is the row's max (softmax), over a cluster: each block sums
-// with its own block max lm, and pushes the pair (lm, sum); every block then takes the row max M
-// over the pairs and the sum as the pairs' sums times exp(lm - M), in rank order. One wait per
-// row instead of two (the max's, then the sum's). Writes M to `max_out` and the sum to `a`.
+// with its own block max lm as the shift, and pushes the pair (lm, sum); every block then takes
+// the row max M over the pairs and the sum as the pairs' sums times exp(lm - M), in rank order.
+// One wait per row instead of two (the max's, then the sum's). A block whose columns are all
+// -inf (a masked tail) shifts by 0 instead, its sum is 0 and its pair adds nothing: shifted by
+// its max, exp(-inf - -inf) would make the row NaN. Writes M to `max_out` and the sum to `a`.
 std::string combine_shifted_sums(int i, const std::string& a, const std::string& lm, const std::string& max_out) {
   const std::string cl = "cl" + num(i), mb = "mb" + num(i) + " + cpar * 8u";
   auto slot = [&](const std::string& r) { return cl + " + (cpar * CL + " + r + ") * 8u"; };
@@ -120,7 +122,7 @@ std::string combine_shifted_sums(int i, const std::string& a, const std::string&
        "    for (unsigned r = 1; r < CL; ++r) " + max_out + " = s_max(" + max_out + ", ld_shared<float2>(" + slot("r") + ").x);\n";
   c += "    " + a + " = 0.f;\n#pragma unroll 1\n    for (unsigned r = 0; r < CL; ++r) {\n"
        "      const float2 s = ld_shared<float2>(" + slot("r") + ");\n"
-       "      " + a + " += s.y * (s.x == " + max_out + " ? 1.f : expf(s.x - " + max_out + "));\n    }\n";
+       "      if (s.y != 0.f) " + a + " += s.y * (s.x == " + max_out + " ? 1.f : expf(s.x - " + max_out + "));\n    }\n";
   return c;
 }
 
@@ -529,12 +531,13 @@ void write_inner(Writer& w, KernelSource& out) {
       if (i == shifted.first) {  // the block's max, the shift of its sum (combine_shifted_sums)
         const std::string lm = "lm" + num(n.out[0]);
         c += "    const float " + lm + " = " + acc[i] + ";\n";
-        row_names[n.out[0]] = lm;
+        c += "    const float " + lm + "s = " + lm + " == -__int_as_float(0x7f800000) ? 0.f : " + lm + ";\n";
+        row_names[n.out[0]] = lm + "s";
         continue;
       }
       if (i == shifted.second) {
         const int max_out = w.f.nodes()[sp.steps[shifted.first].node].out[0];
-        c += combine_shifted_sums(i, acc[i], row_names.at(max_out), "r" + num(max_out));
+        c += combine_shifted_sums(i, acc[i], "lm" + num(max_out), "r" + num(max_out));
         row_names[max_out] = "r" + num(max_out);
         row_em.forget(max_out);
         declare(n.out[0], acc[i]);

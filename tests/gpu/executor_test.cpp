@@ -232,6 +232,26 @@ TEST(GpuExecutor, ClusterRowsMatchReference) {
     }
 }
 
+// Softmax over a cluster merges each block's (max, sum of exp(x - max)): rows masked with -inf
+// from a varying column on (whole blocks of -inf, as a causal mask's tail) match the reference,
+// where every column past the cut is 0 and no NaN appears.
+TEST(GpuExecutor, MaskedSoftmaxRowsOverClusters) {
+  SKIP_WITHOUT_GPU();
+  Fusion f = make_workload("w5_softmax_bf16");
+  const int64_t b = 37, h = 131080;
+  auto shapes = resolve_input_shapes(f, no_shapes, {{"B", b}, {"H", h}});
+  std::vector<HostTensor> in = make_random_inputs(f, shapes, 11);
+  for (int64_t r = 0; r < b; ++r)
+    for (int64_t col = 1 + (r * 9973) % h; col < h; ++col) in[0].set(r * h + col, -INFINITY);
+  auto want = run_reference(f, in);
+  Executor ex(f);
+  auto got = ex.run({to_device(in[0])});
+  expect_close(to_host(got[0]), want[0], "masked softmax B=37 H=131080");
+  HostTensor host = to_host(got[0]);
+  for (int64_t k = 0; k < host.numel(); ++k) ASSERT_FALSE(std::isnan(host.get(k))) << "element " << k;
+  ASSERT_NE(ex.last_launches().at(0).params.find("cluster="), std::string::npos) << ex.last_launches().at(0).params;
+}
+
 // Executor::capture: a run as one CUDA graph. Replays must give what a run gives for new
 // values written into the same inputs (outputs poisoned before each), also after the executor
 // is gone: the captured run keeps the buffers, counters and functions its graph addresses.
