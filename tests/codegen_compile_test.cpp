@@ -339,12 +339,11 @@ TEST(CodegenCompile, ClusterRowsCombineAcrossBlocks) {
     unsigned waits;
     int blocks;
   };
-  // Softmax (its max and its sum in one wait: combine_shifted_sums) holds 8 vectors per thread
-  // in clusters of 4, the next row in shared memory; the others 4 per thread in clusters of 8,
-  // the prefetch in registers.
+  // Softmax (two waits per row) holds 8 vectors per thread in clusters of 4, the next row in
+  // shared memory; the others 4 per thread in clusters of 8, the prefetch in registers.
   for (const Case& c : {Case{solder::testing::w1_layer_norm(DType::F32), 65536, 1, 8},
                         {solder::testing::w1_layer_norm(DType::F16), 131072, 1, 8},
-                        {solder::testing::softmax_fusion(DType::BF16), 131072, 1, 4},
+                        {solder::testing::softmax_fusion(DType::BF16), 131072, 2, 4},
                         {solder::testing::rms_norm_fusion(DType::BF16), 131072, 1, 8}}) {
     const int64_t h = c.h;
     std::vector<std::vector<int64_t>> shapes;

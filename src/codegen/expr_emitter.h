@@ -25,12 +25,6 @@ class ExprEmitter {
   ExprEmitter(const Fusion& f, std::function<std::string(int)> provided);
   // Returns the expression naming value `id` (after emitting its computation if needed).
   std::string value(int id, std::string& code, const std::string& indent);
-  // Forgets the name given to value `id`, so the next use asks `provided` again (a row value
-  // that a later pass names differently: see combine_shifted_sums).
-  void forget(int id) {
-    done_.erase(id);
-    raw_done_.erase(id);
-  }
   // Values that do not change across the elements being emitted (row statistics): an f32
   // division by one becomes a multiply by its reciprocal, which the compiler computes once
   // (within 1.5 ulp of the division; the division is a dozen instructions per element), and

@@ -106,53 +106,6 @@ std::string combine_across_cluster(const ReductionStep& st, int i, const std::st
   return c;
 }
 
-// A sum of exp(a - m) whose shift m is the row's max (softmax), over a cluster: each block sums
-// with its own block max lm as the shift, and pushes the pair (lm, sum); every block then takes
-// the row max M over the pairs and the sum as the pairs' sums times exp(lm - M), in rank order.
-// One wait per row instead of two (the max's, then the sum's). A block whose columns are all
-// -inf (a masked tail) shifts by 0 instead, its sum is 0 and its pair adds nothing: shifted by
-// its max, exp(-inf - -inf) would make the row NaN. Writes M to `max_out` and the sum to `a`.
-std::string combine_shifted_sums(int i, const std::string& a, const std::string& lm, const std::string& max_out) {
-  const std::string cl = "cl" + num(i), mb = "mb" + num(i) + " + cpar * 8u";
-  auto slot = [&](const std::string& r) { return cl + " + (cpar * CL + " + r + ") * 8u"; };
-  std::string c = "    if (tr == 0) {\n      mbar_expect(" + mb + ", CL * 8u);\n#pragma unroll 1\n"
-                  "      for (unsigned r = 0; r < CL; ++r) push_cluster<float2>(" + slot("crank") + ", " + mb +
-                  ", r, make_float2(" + lm + ", " + a + "));\n    }\n    mbar_wait(" + mb + ", cph);\n";
-  c += "    float " + max_out + " = ld_shared<float2>(" + slot("0u") + ").x;\n#pragma unroll 1\n"
-       "    for (unsigned r = 1; r < CL; ++r) " + max_out + " = s_max(" + max_out + ", ld_shared<float2>(" + slot("r") + ").x);\n";
-  c += "    " + a + " = 0.f;\n#pragma unroll 1\n    for (unsigned r = 0; r < CL; ++r) {\n"
-       "      const float2 s = ld_shared<float2>(" + slot("r") + ");\n"
-       "      if (s.y != 0.f) " + a + " += s.y * (s.x == " + max_out + " ? 1.f : expf(s.x - " + max_out + "));\n    }\n";
-  return c;
-}
-
-// The (max step, sum step) pair of a cluster kernel whose sum is of exp(a - max) (softmax), where
-// the sum's pass computes nothing else: combine_shifted_sums then takes one wait for both. {-1, -1}
-// where there is none.
-std::pair<int, int> shifted_sums(const Writer& w) {
-  const StagePlan& sp = w.sp;
-  if (w.plan.params.cluster <= 1 || w.plan.params.batch <= 0) return {-1, -1};
-  const auto& nodes = w.f.nodes();
-  auto producer = [&](int v, Op op) -> const Node* {
-    const int p = w.f.value(v).producer;
-    return p >= 0 && nodes[p].op == op ? &nodes[p] : nullptr;
-  };
-  for (size_t j = 0; j < sp.steps.size(); ++j) {
-    const ReductionStep& s = sp.steps[j];
-    if (s.kind != Op::Sum || s.welford) continue;
-    const Node* e = producer(s.input, Op::Exp);
-    const Node* d = e ? producer(e->in[0], Op::Sub) : nullptr;
-    if (!d) continue;
-    const Pass p = pass_at(w, s.level - 1);
-    if (p.steps.size() != 1 || !p.elem_outs.empty() || !p.materialized.empty()) continue;
-    for (size_t i = 0; i < sp.steps.size(); ++i)
-      if (sp.steps[i].kind == Op::Max && !sp.steps[i].welford && sp.steps[i].level + 1 == s.level &&
-          nodes[sp.steps[i].node].out[0] == d->in[1] && w.dt(d->in[1]) == DType::F32)
-        return {static_cast<int>(i), static_cast<int>(j)};
-  }
-  return {-1, -1};
-}
-
 }  // namespace
 
 void write_inner(Writer& w, KernelSource& out) {
@@ -181,7 +134,6 @@ void write_inner(Writer& w, KernelSource& out) {
   // var_mean over a cluster takes one cluster-wide wait, not two: each block's exact two-pass
   // mean and squared deviations over its own columns (nloc of them), merged across blocks as
   // Welford partials (Chan). Every batch's vector lies in the row or wholly past it (C % VEC == 0).
-  const std::pair<int, int> shifted = shifted_sums(w);  // softmax over a cluster: one wait a row
   const bool block_stats = cluster > 1 && std::any_of(sp.steps.begin(), sp.steps.end(), [](const ReductionStep& st) { return st.var_step; });
   if (block_stats)
     c += "  int nloc_v = 0;\n#pragma unroll\n  for (int b = 0; b < BATCH; ++b) nloc_v += min(max(C / VEC - b * RT - (rt - tr), 0), TPR);\n"
@@ -202,8 +154,7 @@ void write_inner(Writer& w, KernelSource& out) {
       if (rpb != 1) throw Error("kernel " + w.plan.name + ": cluster rows need one row per block");
       const std::string n = num(static_cast<long long>(i));
       const bool wf = sp.steps[i].welford || sp.steps[i].var_step;
-      const std::string t = wf ? "float4" : static_cast<int>(i) == shifted.second ? "float2" : compute_type(acc_t[i]);
-      c += "  __shared__ __align__(16) " + t + " cl" + n + "_[2 * CL];\n";
+      c += "  __shared__ __align__(16) " + std::string(wf ? "float4" : compute_type(acc_t[i])) + " cl" + n + "_[2 * CL];\n";
       c += "  __shared__ unsigned long long mb" + n + "_[2];\n";
       c += "  const unsigned cl" + n + " = (unsigned)__cvta_generic_to_shared(&cl" + n + "_[0]), mb" + n +
            " = (unsigned)__cvta_generic_to_shared(&mb" + n + "_[0]);\n";
@@ -528,21 +479,6 @@ void write_inner(Writer& w, KernelSource& out) {
       c += combine_across_row(st, i, acc[i], acc_t[i], tpr);
       const std::string rv = "rv" + num(st.node), rm = "rm" + num(st.node);
       const bool blockwise = block_stats && st.kind == Op::VarMean && !st.welford;
-      if (i == shifted.first) {  // the block's max, the shift of its sum (combine_shifted_sums)
-        const std::string lm = "lm" + num(n.out[0]);
-        c += "    const float " + lm + " = " + acc[i] + ";\n";
-        c += "    const float " + lm + "s = " + lm + " == -__int_as_float(0x7f800000) ? 0.f : " + lm + ";\n";
-        row_names[n.out[0]] = lm + "s";
-        continue;
-      }
-      if (i == shifted.second) {
-        const int max_out = w.f.nodes()[sp.steps[shifted.first].node].out[0];
-        c += combine_shifted_sums(i, acc[i], "lm" + num(max_out), "r" + num(max_out));
-        row_names[max_out] = "r" + num(max_out);
-        row_em.forget(max_out);
-        declare(n.out[0], acc[i]);
-        continue;
-      }
       if (cluster > 1 && !blockwise) c += combine_across_cluster(st, i, acc[i], acc_t[i]);
       const std::string var_divisor = "(float)(C - " + num(n.attrs.correction) + " > 0 ? C - " + num(n.attrs.correction) + " : 0)";
       if (st.welford) {

@@ -232,9 +232,9 @@ TEST(GpuExecutor, ClusterRowsMatchReference) {
     }
 }
 
-// Softmax over a cluster merges each block's (max, sum of exp(x - max)): rows masked with -inf
-// from a varying column on (whole blocks of -inf, as a causal mask's tail) match the reference,
-// where every column past the cut is 0 and no NaN appears.
+// Softmax over a cluster: rows masked with -inf from a varying column on (whole blocks of the
+// cluster see only -inf, as under a causal mask's tail) match the reference, where every column
+// past the cut is 0 and no NaN appears.
 TEST(GpuExecutor, MaskedSoftmaxRowsOverClusters) {
   SKIP_WITHOUT_GPU();
   Fusion f = make_workload("w5_softmax_bf16");
