@@ -54,7 +54,7 @@ class EventPool {
 // next, so the flush that precedes each repetition hides the host's enqueue latency.
 constexpr size_t kBatch = 8;
 // Calls per chunk in host-overhead loops; far below the driver's pending-launch queue depth.
-constexpr int kHostChunk = 100;
+constexpr int kHostChunk = 50;
 
 }  // namespace
 
@@ -152,16 +152,16 @@ double host_overhead_us(const std::function<void(CUstream)>& fn, int n, CUstream
   n = std::max(n, 1);
   for (int i = 0; i < 10; ++i) fn(stream);
   check_cuda(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
-  double total_us = 0;
+  std::vector<double> per_call;
   for (int done = 0; done < n;) {
     int c = std::min(kHostChunk, n - done);
     auto t = Clock::now();
     for (int i = 0; i < c; ++i) fn(stream);
-    total_us += std::chrono::duration<double, std::micro>(Clock::now() - t).count();
+    per_call.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t).count() / c);
     check_cuda(d.cuStreamSynchronize(stream), "cuStreamSynchronize");  // outside the timed part
     done += c;
   }
-  return total_us / n;
+  return summarize(std::move(per_call)).median;
 }
 
 double raw_launch_overhead_us(int n, CUstream stream) {

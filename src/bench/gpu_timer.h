@@ -33,9 +33,11 @@ double gbs(size_t bytes, double median_us);
 // that "% of peak" refers to, measured in the same run.
 double copy_ceiling_gbs(const TimingOptions& opts, size_t bytes = size_t(2) << 30);
 
-// Host cost per call: wall time of n back-to-back calls without synchronizing, divided by n.
-// Calls are issued in chunks with a synchronize between chunks (untimed) so the launch queue
-// never fills and turns host time into GPU time.
+// Host cost per call: wall time of back-to-back calls without synchronizing, per call, the
+// median over chunks of kHostChunk calls (n in all). A synchronize between chunks (untimed)
+// keeps the launch queue from filling and turning host time into GPU time; the median keeps one
+// chunk the OS interrupted from moving the figure (a quick-suite run read 36 µs for W2 where
+// three repeats read 5.2-5.8).
 double host_overhead_us(const std::function<void(CUstream)>& fn, int n, CUstream stream = nullptr);
 // The same for a raw cuLaunchKernel of an empty kernel: the floor a cached launch is held to.
 double raw_launch_overhead_us(int n, CUstream stream = nullptr);
