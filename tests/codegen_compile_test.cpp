@@ -261,14 +261,15 @@ TEST(CodegenCompile, GeneratedSourceUsesVectorAccess) {
 // memory into registers, and reads wait on copy groups; the launch reserves the row's prefetch
 // plus the ring's slots (a 16-byte vector per thread each).
 TEST(CodegenCompile, LongRowWeightsStreamThroughTheRing) {
-  for (DType t : {DType::F16, DType::BF16}) {
-    const int64_t h = 65536;
+  // W1 f32 20480 (f16/bf16 65536, with more waits a row, take clusters of 512-thread blocks).
+  for (DType t : {DType::F32}) {
+    const int64_t h = 20480;
     auto p = prepare_all(solder::testing::w1_layer_norm(t), {{h}, {8192, h}, {h}, {h}, {h}});
     ASSERT_EQ(p.kernels.size(), 1u);
     const auto& k = p.kernels[0];
     const KernelParams& q = k.plan.params;
     ASSERT_GE(q.weight_ring, 4) << q.str();
-    EXPECT_EQ(q.dyn_smem, h * 2 + q.weight_ring * 1024 * 16) << q.str();
+    EXPECT_EQ(q.dyn_smem, h * 4 + q.weight_ring * 1024 * 16) << q.str();
     const std::string& src = k.source.source;
     for (int w : {0, 2, 3, 4}) {
       const std::string ptr = "P" + std::to_string(w);

@@ -124,13 +124,15 @@ TEST(SchedulerChoices, InnerKernelsOnH100Profile) {
   p = plan_of("w1_layer_norm_fused", {{"B", 8192}, {"H", 32768}});
   EXPECT_EQ(p.threads_per_row, 1024);
   EXPECT_EQ(p.batch, 4);
-  // 65536 fp16: the row in registers, the next in shared memory and the weights streaming
-  // through a ring of slots beside it.
+  // 65536 fp16 (two reductions): split over a cluster of 4 x 512 threads, the next row in
+  // registers, three weights resident, rather than one 1024-thread block per SM with the ring.
   p = plan_of("w1_layer_norm_fused", {{"B", 16}, {"H", 65536}});
-  EXPECT_EQ(p.batch, 8);
-  EXPECT_TRUE(p.prefetch_smem);
-  EXPECT_FALSE(p.ldg_weights);
-  EXPECT_GE(p.weight_ring, 4);
+  EXPECT_EQ(p.batch, 4);
+  EXPECT_EQ(p.threads_per_row, 512);
+  EXPECT_EQ(p.cluster, 4);
+  EXPECT_TRUE(p.prefetch);
+  EXPECT_FALSE(p.prefetch_smem);
+  EXPECT_EQ(p.weight_ring, 0);
   // Softmax 65536 would hold f32 exponentials: too many registers, so it recomputes them from
   // its held input, and holds the row rather than streaming it.
   p = plan_of("w5_softmax_bf16", {{"B", 16}, {"H", 65536}});
@@ -183,11 +185,11 @@ TEST(SchedulerChoices, SpillRetriesDropThePrefetchBeforeDoublingTheThreads) {
 // prefetch the next into dynamic shared memory past the static 48 KB (rms bf16 H=65536: 128 KB
 // per row; was looped at 76 % of a copy, 93 % so on the H200). Softmax holds its f32 input
 // until the sum pass and the exponentials after it, never both whole: 1024 x 4 vectors fit.
-// W1 bf16 65536 holds its row as pairs only while each use widens again (held_bf16_to_f), and
-// its weights take the rest of shared memory (the ring); softmax 65536 recomputes its exponentials.
+// W1 f32 20480's weights take the rest of shared memory (the ring); softmax 65536 recomputes its
+// exponentials.
 TEST(SchedulerChoices, LongRowsPrefetchIntoDynamicSharedMemory) {
   for (auto [workload, h] : {std::pair{"w5_rms_norm_bf16", 65536}, {"w5_softmax_bf16", 32768},
-                             {"w5_softmax_bf16", 65536}, {"w1_layer_norm_fused_bf16", 65536}}) {
+                             {"w5_softmax_bf16", 65536}, {"w1_layer_norm_fused_f32", 20480}}) {
     Fusion f = make_workload(workload);
     Executor ex(f);
     auto recs = ex.compile_for(resolve_input_shapes(f, {}, {{"B", 8192}, {"H", h}}));
@@ -265,7 +267,8 @@ TEST(SchedulerChoices, ResidentWeightsWhereTheyLoadNarrowOrFromL2) {
   for (const Case& c : {Case{"w1_layer_norm_fused", 770, 15}, Case{"w1_layer_norm_fused", 4098, 15},
                         Case{"w1_layer_norm_fused_bf16", 5140, 15}, Case{"w1_layer_norm_fused_f32", 770, 15},
                         Case{"w1_layer_norm_fused_f32", 65536, 7}, Case{"w1_layer_norm_fused", 776, 0},
-                        Case{"w1_layer_norm_fused", 4096, 0}, Case{"w1_layer_norm_fused", 65536, 0},
+                        Case{"w1_layer_norm_fused", 4096, 0}, Case{"w1_layer_norm_fused", 65536, 7},
+                        Case{"w1_layer_norm_fused_f32", 20480, 0},
                         Case{"w5_rms_norm_bf16", 4098, 0}, Case{"w5_softmax_bf16", 770, 0}}) {
     // The plan that compiled (after any retries), as the kernel's record prints it.
     Fusion f = make_workload(c.workload);
