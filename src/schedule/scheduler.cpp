@@ -401,8 +401,10 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
         if (t >= 1024) break;
         continue;
       }
-      if (prefetch_first && fits(t, true, nvec) && (tries.empty() || tries.back().tpr != t || !tries.back().prefetch))
-        tries.push_back({t, true, false, false});
+      const bool tried = std::any_of(tries.begin(), tries.end(), [&](const Try& x) {  // as 2t below
+        return x.tpr == t && x.prefetch && !x.smem && x.cluster == 1;
+      });
+      if (prefetch_first && fits(t, true, nvec) && !tried) tries.push_back({t, true, false, false});
       // Twice the threads with the prefetch in registers before this many with the next row in
       // shared memory, where those blocks still share an SM and the row already spans warps.
       // Same run (H100, % of a copy, 256 / 224 threads in shared memory -> 416 / 352 in
