@@ -161,9 +161,9 @@ struct PyCapturedRun {
 };
 
 PyCapturedRun capture(solder::Executor& ex, const std::vector<Array>& inputs, uintptr_t stream) {
-  if (!on_gpu(ex, inputs) && !inputs.empty())
-    throw nb::value_error("capture records CUDA graphs: its inputs must be GPU tensors, not host arrays");
-  if (inputs.empty()) throw nb::value_error("capture needs the fusion's inputs as GPU tensors");
+  if (!on_gpu(ex, inputs))
+    throw nb::value_error(inputs.empty() ? "capture needs the fusion's inputs as GPU tensors"
+                                         : "capture records CUDA graphs: its inputs must be GPU tensors, not host arrays");
   return {std::shared_ptr<solder::CapturedRun>(ex.capture(device_tensors_of(inputs), reinterpret_cast<CUstream>(stream))),
           inputs[0].device_id()};
 }

@@ -40,6 +40,10 @@ Pass pass_at(const Writer& w, int q) {
 }
 std::vector<int> pass_targets(const Writer& w, int q) { return pass_at(w, q).targets; }
 
+// How two partial results of step st combine: max and min as themselves; sums, means and
+// var_mean's steps (sums of values or of squared deviations) as a sum.
+Op partial_op(const ReductionStep& st) { return st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum; }
+
 // Combines step i's accumulator `a` (of type t) across the row's threads, leaving the row's
 // total in every thread: shuffles within a warp, then, where a row spans warps, each warp's
 // partial through the row's shared-memory slots sm<i> and two barriers (the second because
@@ -50,8 +54,7 @@ std::string combine_across_row(const ReductionStep& st, int i, const std::string
   if (st.welford) {
     c += "    " + a + " = warp_welford<" + num(std::min(tpr, 32)) + ">(" + a + ");\n";
   } else {
-    const Op kind = st.var_step || st.kind == Op::VarMean || st.kind == Op::Mean ? Op::Sum : st.kind;
-    c += "    " + a + " = warp_reduce<" + red_struct(kind) + ", " + num(std::min(tpr, 32)) + ">(" + a + ");\n";
+    c += "    " + a + " = warp_reduce<" + red_struct(partial_op(st)) + ", " + num(std::min(tpr, 32)) + ">(" + a + ");\n";
   }
   if (tpr <= 32) return c;
   const std::string sm = "sm" + num(i), wpr = num(tpr / 32);
@@ -71,7 +74,7 @@ std::string combine_across_row(const ReductionStep& st, int i, const std::string
     c += "    if ((tr & 31) == 0) st_shared<" + ty + ">(" + sm + " + (tr >> 5) * " + sz + ", " + a + ");\n    __syncthreads();\n";
     c += "    " + a + " = ld_shared<" + ty + ">(" + sm + ");\n";
     c += "#pragma unroll\n    for (int k = 1; k < " + wpr + "; ++k) " + a + " = " +
-         combine(st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum, a, "ld_shared<" + ty + ">(" + sm + " + k * " + sz + ")") + ";\n";
+         combine(partial_op(st), a, "ld_shared<" + ty + ">(" + sm + " + k * " + sz + ")") + ";\n";
   }
   return c + "    __syncthreads();\n";
 }
@@ -102,7 +105,7 @@ std::string combine_across_cluster(const ReductionStep& st, int i, const std::st
                   "    }\n    mbar_wait(" + mb + ", cph);\n";
   c += "    " + a + " = " + part("0u") + ";\n#pragma unroll 1\n    for (unsigned r = 1; r < CL; ++r) " + a + " = " +
        (st.welford ? "welford_merge(" + a + ", " + part("r") + ")"
-                   : combine(st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum, a, part("r"))) + ";\n";
+                   : combine(partial_op(st), a, part("r"))) + ";\n";
   return c;
 }
 
@@ -512,7 +515,7 @@ void write_inner(Writer& w, KernelSource& out) {
   }
   c += "  }\n";
   if (ring.active()) c += "  cp_async_wait_all();  // the next row's weights, of no row: drained before exit\n";
-  // No block leaves while another may still read its slots.
+  // No block leaves while another may still push into its shared memory.
   if (cluster > 1) c += "  cluster_sync();\n";
   if (tickets)
     c += "  if (by_ticket && threadIdx.x == 0 && atomicAdd(tickets + 1, 1u) == gridDim.x - 1) {\n"

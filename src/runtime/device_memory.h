@@ -48,9 +48,9 @@ DeviceMemoryStats device_memory_stats();
 void copy_to_device(CUdeviceptr dst, const void* src, size_t bytes);
 void copy_to_host(void* dst, CUdeviceptr src, size_t bytes);
 
-// Fills what the compile log did not report (registers < 0: an NVRTC whose program log left
-// out ptxas's -v report, seen on the GPU machine where the front end warned) from the loaded
-// function: its registers, and its local memory per thread as spill stores (a generated
+// Fills what the compile log did not report (registers < 0: a log without ptxas's -v report, as
+// NVRTC 12.9+ gave for programs from its own cache, now turned off; see nvrtc_options) from the
+// loaded function: its registers, and its local memory per thread as spill stores (a generated
 // kernel keeps nothing else there), so a kernel that spills is still never chosen.
 void complete_resources(CompiledKernel& k);
 

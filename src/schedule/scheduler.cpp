@@ -1,6 +1,5 @@
 #include "schedule/scheduler.h"
 
-#include <cstdlib>
 #include <algorithm>
 #include <numeric>
 
@@ -423,10 +422,11 @@ bool schedule_kernel(const Fusion& f, const Segment& s, int index, const KernelS
         // 94.7; B=512 W1 f16 65536 82.4 -> 86.8; B=16 47.5 -> 58.7. Not rms (one reduction):
         // B=8192 H=65536 95.7 -> 93.0. Nor other cluster plans: W1 f32 20480 in clusters of 8 x
         // 224 93.4 -> 90.5.
-        if (ring_slots(t) && reductions > 1)
+        const int k = ring_slots(t);
+        if (k && reductions > 1)
           for (const Try& c : cluster_tries())
             if (c.tpr == 512 && c.prefetch && !c.smem) tries.push_back(c);
-        if (const int k = ring_slots(t)) tries.push_back({t, true, true, false, false, k});
+        if (k) tries.push_back({t, true, true, false, false, k});
         tries.push_back({t, true, true, false, weights > 0});
         if (weights > 0) plain_weights.push_back({t, true, true, false});
       }
