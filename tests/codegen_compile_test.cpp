@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "exec/kernel_prepare.h"
+#include "pipeline/compile_kernel.h"
 #include "runtime/cache_entry.h"
 #include "pipeline/pipeline.h"
 #include "support_workloads.h"

@@ -3,7 +3,7 @@
 // the H100 profile for the shapes the heuristics were tuned on.
 #include <gtest/gtest.h>
 
-#include "exec/kernel_prepare.h"
+#include "pipeline/compile_kernel.h"
 #include "frontend/run_inputs.h"
 #include "ops/workloads.h"
 #include "pipeline/pipeline.h"
@@ -34,41 +34,29 @@ void expect_no_spills(const Fusion& f, const Bindings& sizes, const std::string&
   }
 }
 
-// The plan schedule_kernel gives segment 0 of `workload` at `sizes` on `dev` at `attempt`
-// (false where the attempts are exhausted).
+// The candidate `attempt` (0: the first) of the scheduler that takes segment 0 of `workload`
+// at `sizes` on `dev` (false where the candidates are exhausted).
 bool plan_at(const std::string& workload, const Bindings& sizes, const DeviceInfo& dev, int attempt, KernelPlan& plan) {
   Fusion f = make_workload(workload);
   SegmentedFusion sf = lower(f);
   const Bindings b = bind_shapes(sf.fusion, resolve_input_shapes(f, {}, sizes));
   const Segment& s = sf.segments.at(0);
-  LaunchFacts facts = contiguous_facts(sf, 0, b);
-  return schedule_kernel(sf.fusion, s, 0, analyze_kernel(sf.fusion, s), facts, dev, attempt, plan);
+  const LaunchFacts facts = contiguous_facts(sf, 0, b);
+  const KernelShape ks = analyze_kernel(sf.fusion, s);
+  const ScheduleContext cx{sf.fusion, s, 0, ks, facts, dev};
+  const auto plans = choose_scheduler(cx).scheduler->candidates(cx);
+  if (attempt >= static_cast<int>(plans.size())) return false;
+  plan = plans[attempt];
+  return true;
 }
 
+// The plan `solder explain` and the launch records print, read back.
 KernelParams plan_of(const std::string& workload, const Bindings& sizes) {
   Fusion f = make_workload(workload);
   Executor ex(f);
   auto recs = ex.compile_for(resolve_input_shapes(f, {}, sizes));
   EXPECT_EQ(recs.size(), 1u) << workload;
-  // Parse the printed parameters back: the record carries them as text.
-  KernelParams p;
-  auto field = [&](const std::string& key) {
-    auto pos = recs[0].params.find(key + "=");
-    return pos == std::string::npos ? 0 : std::stoi(recs[0].params.substr(pos + key.size() + 1));
-  };
-  p.vec = field("vec");
-  p.threads = field("threads");
-  p.threads_per_row = field("threads_per_row");
-  p.batch = field("persistent_batch");
-  p.unroll = field("unroll");
-  p.prefetch = recs[0].params.find("prefetch") != std::string::npos;
-  p.prefetch_smem = recs[0].params.find("prefetch=smem:") != std::string::npos;
-  p.ldg_weights = recs[0].params.find("ldg_weights") != std::string::npos;
-  p.col_vec = field("col_vec");
-  p.weight_ring = field("weight_ring");
-  p.recompute = recs[0].params.find("recompute") != std::string::npos;
-  p.cluster = std::max(1, field("cluster"));
-  return p;
+  return parse_params(recs[0].params);
 }
 }  // namespace
 
@@ -207,7 +195,7 @@ TEST(SchedulerChoices, LongRowsPrefetchIntoDynamicSharedMemory) {
   }
 }
 
-// `solder explain` names each plan that spilled before the one it chose, with the bytes, and
+// `solder explain` names each plan rejected before the one it chose, with why, and
 // the dynamic shared memory the chosen one launches with.
 TEST(SchedulerChoices, ExplainListsThePlansThatSpilled) {
   Fusion f = make_workload("w1_layer_norm_fused_f32");
@@ -216,7 +204,7 @@ TEST(SchedulerChoices, ExplainListsThePlansThatSpilled) {
   size_t retries = 0, at = text.find("rescheduled ");
   if (at != std::string::npos) retries = std::stoul(text.substr(at + 12));
   size_t listed = 0;
-  for (size_t p = text.find("spilled first: "); p != std::string::npos; p = text.find("spilled first: ", p + 1)) ++listed;
+  for (size_t p = text.find("rejected first: "); p != std::string::npos; p = text.find("rejected first: ", p + 1)) ++listed;
   EXPECT_EQ(listed, retries) << text;
   EXPECT_EQ(text.find("prefetch=smem:") != std::string::npos, text.find(" dynamic;") != std::string::npos) << text;
 }

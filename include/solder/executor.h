@@ -86,10 +86,19 @@ class CapturedRun {
   std::unique_ptr<Impl> impl_;
 };
 
+struct ExecutorOptions {
+  // Pins kernel plans (nvFuser's and Inductor's users try other heuristics this way):
+  // "KEY=VALUE,..." applies to every kernel, "SEG:KEY=VALUE,..." to kernel segment SEG only;
+  // several separated by ';'. Keys are KernelParams' parts as `solder explain` prints them,
+  // e.g. "threads_per_row=512,prefetch=0", "1:unroll=1", "max_registers=96" (a register cap).
+  std::string plan;
+};
+
 class Executor {
  public:
   // `raw` skips the rewrite passes (used for the internal copy kernels).
   explicit Executor(const Fusion& f, bool raw = false);
+  Executor(const Fusion& f, const ExecutorOptions& options);
   ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
@@ -104,9 +113,12 @@ class Executor {
   // has. Not while profiling (events are not captured).
   std::unique_ptr<CapturedRun> capture(const std::vector<DeviceTensor>& inputs, CUstream stream = nullptr);
 
-  // Segments and, for the given input sizes (contiguous inputs), each kernel's plan, registers,
-  // spills and occupancy. Needs no GPU (compiles with NVRTC).
-  std::string explain(const std::vector<std::vector<int64_t>>& input_shapes) const;
+  // Segments and, for inputs of these sizes (and strides in elements, where given; else
+  // contiguous), the steps a run would take: which scheduler took each kernel (and why the
+  // others could not), its plan, the candidates rejected before it, registers, spills and
+  // occupancy; where a view becomes a copy. The same planning as run's. Needs no GPU.
+  std::string explain(const std::vector<std::vector<int64_t>>& input_shapes,
+                      const std::vector<std::vector<int64_t>>& input_strides = {}) const;
 
   // Plans and compiles every kernel for these input sizes (contiguous inputs) without running
   // anything: the no-GPU path of `solder bench` and CI's compile checks.

@@ -7,6 +7,7 @@
 #include "runtime/compiler.h"
 #include "runtime/device_info.h"
 #include "runtime/device_memory.h"
+#include "runtime/loaded_kernel.h"
 #include "runtime/driver.h"
 #include "solder/error.h"
 

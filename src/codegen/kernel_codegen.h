@@ -1,17 +1,15 @@
 #pragma once
-// Renders a KernelPlan as CUDA C++ through one template per category. The kernel takes one
-// by-value Params struct whose fields are all 8 bytes, so the host packs it as an int64 array:
-//   R, C, dims[8], ptr[n], ld[n], stride[n][8], scratch
-// (n = number of operands). Parameters that shape registers (vec, batch, threads) are
-// compile-time constants in the source; sizes and strides are run-time values.
+// Renders a KernelPlan as CUDA C++ through its category's template. The kernel takes one
+// by-value Params struct (codegen/param_layout.h). Parameters that shape registers (vec,
+// batch, threads) are compile-time constants in the source; sizes and strides are run-time
+// values.
 #include <string>
 #include <vector>
 
+#include "codegen/param_layout.h"
 #include "schedule/kernel_plan.h"
 
 namespace solder {
-
-constexpr int kMaxKernelDims = 8;
 
 struct KernelSource {
   std::string name;

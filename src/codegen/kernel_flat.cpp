@@ -25,7 +25,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   auto stop = [&](int) { return false; };
   std::vector<int> ins = w.element_inputs(targets, stop);
 
-  c += "extern \"C\" __global__ void __launch_bounds__(" + num(P.threads) + ") " + w.plan.name + "(const Params p) {\n";
+  c += "extern \"C\" __global__ void " + w.launch_bounds(0) + " " + w.plan.name + "(const Params p) {\n";
   c += "  constexpr int VEC = " + num(P.vec) + ", THREADS = " + num(P.threads) + ", UNROLL = " + num(P.unroll) + ";\n";
   w.pointers(1);
   c += "  const i64 R = p.R, C = p.C;\n";

@@ -120,8 +120,7 @@ void write_inner(Writer& w, KernelSource& out) {
   const int wpr = std::max(1, tpr / 32);
   std::set<int> mat(sp.materialized.begin(), sp.materialized.end());
 
-  c += "extern \"C\" __global__ void __launch_bounds__(" + num(P.threads) + ", " + num(P.min_blocks) + ") " + w.plan.name +
-       "(const Params p) {\n";
+  c += "extern \"C\" __global__ void " + w.launch_bounds(P.min_blocks) + " " + w.plan.name + "(const Params p) {\n";
   c += "  constexpr int VEC = " + num(P.vec) + ", TPR = " + num(tpr) + ", RPB = " + num(rpb) +
        (persistent ? ", BATCH = " + num(P.batch) : std::string()) +
        (cluster > 1 ? ", CL = " + num(cluster) + ", RT = TPR * CL" : std::string()) + ";\n";
@@ -201,7 +200,7 @@ void write_inner(Writer& w, KernelSource& out) {
   for (int q = 0; q <= sp.max_level; ++q)
     if (!(targets_of[q] = pass_targets(w, q)).empty()) passes.push_back(q);
   std::vector<std::vector<int>> streamed(sp.max_level + 1);
-  if (smem_pf && P.weight_ring > 0 && !phased && rpb == 1)
+  if (P.weight_ring > 0)  // validated: with prefetch=smem, aligned rows, one per block
     for (int q : passes)
       for (int k : w.element_inputs(targets_of[q], [&](int v) {
              return sp.row_level[v] || (mat.count(v) && sp.stage[v] < q);
@@ -219,7 +218,7 @@ void write_inner(Writer& w, KernelSource& out) {
   // Resident weights: a block keeps the same columns for every row it takes (one row per block;
   // a cluster's block its share), so each thread copies its vectors of these weights once, into
   // slots only it reads (no barrier), and every row reads them there instead of from L2.
-  if (P.resident && persistent && !smem_pf && !phased) {
+  if (P.resident) {  // validated: held rows, no prefetch=smem, aligned rows
     int64_t at = 0;
     int i = 0;
     c += "  if (ry == 0) {\n";

@@ -5,13 +5,14 @@
 #include <mutex>
 
 #include "exec/copy_fusion.h"
-#include "exec/kernel_prepare.h"
 #include "exec/matmul_step.h"
 #include "exec/step_events.h"
 #include "exec/view_meta.h"
+#include "pipeline/compile_kernel.h"
 #include "pipeline/pipeline.h"
 #include "runtime/capture_retention.h"
 #include "runtime/device_memory.h"
+#include "runtime/loaded_kernel.h"
 #include "runtime/driver.h"
 #include "schedule/tuning.h"
 #include "solder/error.h"
@@ -41,6 +42,55 @@ TensorMeta meta_of(const DeviceTensor& t) { return TensorMeta{t.dtype, t.shape, 
 KernelSourceInfo source_info(const PreparedKernel& pk) {
   const PtxasInfo& px = pk.compiled->ptxas;
   return {pk.source.name, pk.source.source, pk.compiled->log, px.registers, px.spill_store_bytes + px.spill_load_bytes};
+}
+
+// ExecutorOptions::plan split per kernel segment (-1: every kernel).
+std::map<int, std::string> plan_overrides(const std::string& text) {
+  std::map<int, std::string> out;
+  size_t at = 0;
+  while (at <= text.size()) {
+    size_t end = text.find(';', at);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(at, end - at);
+    at = end + 1;
+    if (item.find_first_not_of(' ') == std::string::npos) continue;
+    int seg = -1;
+    if (size_t colon = item.find(':'); colon != std::string::npos && item.find('=') > colon) {
+      try {
+        size_t used = 0;
+        seg = std::stoi(item.substr(0, colon), &used);
+        if (used != colon || seg < 0) throw std::invalid_argument("segment");
+      } catch (const std::exception&) {
+        throw Error("plan override '" + item + "': before ':' goes a kernel segment number");
+      }
+      item = item.substr(colon + 1);
+    }
+    parse_params(item);  // names a bad part now, not at the first run
+    out[seg] += (out[seg].empty() ? "" : ",") + item;
+  }
+  return out;
+}
+
+// One line per step of a launch program, for `explain`.
+std::string describe_kernel_step(const Fusion& f, int si, const PreparedKernel& pk, const LaunchFacts& facts,
+                                 const DeviceInfo& dev) {
+  const PtxasInfo& px = pk.compiled->ptxas;
+  const int occ = resident_blocks(dev, pk);
+  const Grid g = launch_grid(pk.plan, facts, dev, occ);
+  std::string r = "segment " + std::to_string(si) + " kernel " + pk.plan.describe(f) + "\n    scheduler: " +
+                  pk.scheduler;
+  for (const auto& p : pk.passed_over) r += " (not " + p + ")";
+  r += "\n    rows=" + std::to_string(facts.R) + " cols=" + std::to_string(facts.C) + " grid=" + std::to_string(g.x) +
+       "x" + std::to_string(g.y) + " block=" + std::to_string(g.block) +
+       (g.cluster > 1 ? " cluster=" + std::to_string(g.cluster) : "") + "\n    ptxas: " + std::to_string(px.registers) +
+       " registers, " + std::to_string(px.spill_store_bytes) + " bytes spill stores, " + std::to_string(px.smem_bytes) +
+       " bytes smem" + (pk.plan.params.dyn_smem ? " + " + std::to_string(pk.plan.params.dyn_smem) + " dynamic" : "") +
+       "; occupancy " + std::to_string(occ) + " blocks/SM (" +
+       std::to_string(occ * pk.plan.params.threads * 100 / dev.max_threads_per_sm) + "% of threads)" +
+       (pk.rejected.empty() ? "" : "; rescheduled " + std::to_string(pk.rejected.size()) + "x") + "\n";
+  for (const std::string& tried : pk.rejected) r += "    rejected first: " + tried + "\n";
+  if (pk.spills) r += "    WARNING: every plan spills; this one spills least and runs slower\n";
+  return r;
 }
 
 }  // namespace
@@ -85,7 +135,21 @@ struct Executor::Impl {
   StepEvents events;                  // pair i brackets step i of a profiled run
   const RunPlan* profiled = nullptr;  // the plan the last profiled run replayed
 
+  std::map<int, std::string> plan_override;  // per kernel segment (-1: all), ExecutorOptions::plan
+  // A dry build (explain) plans and compiles every step without a GPU and records each step's
+  // description; a live one also loads kernels and makes the steps' helpers.
+  bool dry = false;
+  std::string described;
+
   Impl(const Fusion& f, bool raw) : original(f), sf(raw ? segment_fusion(f) : lower(f)) {}
+
+  CompileOptions compile_options(int si) const {
+    CompileOptions o;
+    for (int key : {-1, si})
+      if (auto it = plan_override.find(key); it != plan_override.end())
+        o.plan += (o.plan.empty() ? "" : ",") + it->second;
+    return o;
+  }
 
   std::shared_ptr<Executor> copier(DType t, size_t rank) {
     auto& c = copiers[{static_cast<int>(t), static_cast<int>(rank)}];
@@ -112,51 +176,28 @@ void Executor::Impl::add_kernel_step(RunPlan& rp, int si, const std::vector<uint
   }
   for (int v : s.outputs)
     if (!provided[v]) st.alloc.push_back(v);
-  Bindings none;
-  std::vector<int64_t> domain;
-  // The domain's sizes: the largest operand shape of each domain dim (right-aligned).
-  domain.assign(s.domain.size(), 1);
-  for (size_t k = 0; k < ks.operands.size(); ++k) {
-    const auto& sh = shapes[k];
-    const Value& val = f.value(ks.operands[k]);
-    bool red_out = val.producer >= 0 && op_info(f.nodes()[val.producer].op).kind == OpKind::Reduction &&
-                   !f.nodes()[val.producer].attrs.keepdim;
-    if (red_out) continue;
-    size_t off = domain.size() - sh.size();
-    for (size_t i = 0; i < sh.size(); ++i) domain[off + i] = std::max(domain[off + i], sh[i]);
-  }
-  // Reduction inputs define the reduced sizes even when no operand spans them.
-  for (int ni : s.nodes) {
-    const Node& n = f.nodes()[ni];
-    if (op_info(n.op).kind != OpKind::Reduction) continue;
-    const auto& in_shape = rp.meta[n.in[0]].shape;
-    if (!in_shape.empty() && in_shape.size() == domain.size())
-      for (size_t i = 0; i < domain.size(); ++i) domain[i] = std::max(domain[i], in_shape[i]);
-  }
-  LaunchFacts facts = make_facts(f, s, ks, domain, shapes, strides, addr);
+  const LaunchFacts facts = kernel_facts(sf, si, shapes, strides, addr);
   const DeviceInfo& dev = current_device();
-  PreparedKernel pk = prepare_kernel(sf, si, facts, dev, KernelCache::global());
+  PreparedKernel pk = prepare_kernel(sf, si, facts, dev, KernelCache::global(), compile_options(si));
   stats.kernels_compiled += pk.compiles;
-  st.kernel = load_kernel(pk.cache_key, *pk.compiled);
-  const int cluster = pk.plan.params.cluster;
-  st.grid = launch_grid(pk.plan, facts, dev, resident_blocks(dev, pk),
-                        cluster > 1 ? st.kernel->max_active_clusters(cluster, pk.plan.params.threads, pk.plan.params.dyn_smem) : 0);
-  const int n = static_cast<int>(ks.operands.size());
-  st.params.assign(2 + kMaxKernelDims + n + n + n * kMaxKernelDims + 1, 0);
-  st.params[0] = facts.R;
-  st.params[1] = facts.C;
-  for (size_t d = 0; d < facts.dims.size(); ++d) st.params[2 + d] = facts.dims[d];
-  for (int k = 0; k < n; ++k) {
-    st.ptr_slots.push_back({2 + kMaxKernelDims + k, ks.operands[k]});
-    st.params[2 + kMaxKernelDims + n + k] = facts.ld[k];
-    for (size_t d = 0; d < facts.dims.size(); ++d)
-      st.params[2 + kMaxKernelDims + 2 * n + k * kMaxKernelDims + d] = facts.operands[k].strides[d];
+  if (dry) {
+    described += describe_kernel_step(f, si, pk, facts, dev);
+    st.grid = launch_grid(pk.plan, facts, dev, resident_blocks(dev, pk));
+  } else {
+    st.kernel = load_kernel(pk.cache_key, *pk.compiled);
+    const int cluster = pk.plan.params.cluster;
+    st.grid = launch_grid(pk.plan, facts, dev, resident_blocks(dev, pk),
+                          cluster > 1 ? st.kernel->max_active_clusters(cluster, pk.plan.params.threads, pk.plan.params.dyn_smem)
+                                      : 0);
   }
-  if (!pk.source.scratch_init.empty()) {
+  st.params = pack_params(facts);
+  const ParamLayout layout{static_cast<int>(ks.operands.size())};
+  for (int k = 0; k < layout.operands; ++k) st.ptr_slots.push_back({layout.ptr(k), ks.operands[k]});
+  if (!pk.source.scratch_init.empty() && !dry) {
     st.scratch = std::make_shared<DeviceBuffer>(pk.source.scratch_init.size() * 4);
     check_cuda(driver()->cuMemcpyHtoD(st.scratch->ptr(), pk.source.scratch_init.data(), pk.source.scratch_init.size() * 4),
                "initializing reduction scratch", pk.plan.name);
-    st.params.back() = static_cast<int64_t>(st.scratch->ptr());
+    st.params[layout.scratch()] = static_cast<int64_t>(st.scratch->ptr());
   }
   st.record.name = pk.plan.name;
   st.record.category = kernel_category_name(s.category);
@@ -211,6 +252,7 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
       auto out_shape = eval_shape(f.value(st.dst).shape, b);
       bool viewable = view_meta(n, rp.meta[st.src], out_shape, vm, off);
       if (viewable && !provided[st.dst]) {
+        if (dry) described += "segment " + std::to_string(si) + " view: " + op_name(n.op) + " (no launch)\n";
         st.kind = Step::View;
         st.offset_bytes = off * dtype_size(vm.dtype);
         rp.meta[st.dst] = vm;
@@ -235,7 +277,12 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
           if (provided[st.dst] && rp.meta[st.dst].strides != TensorMeta::contiguous(vm.dtype, out_shape).strides)
             throw Error(std::string(op_name(n.op)) + ": writing this view into a non-contiguous output is not supported");
         }
-        st.nested.push_back(copier(st.src_meta.dtype, st.src_meta.shape.size()));
+        if (dry)
+          described += "segment " + std::to_string(si) + " copy: " + op_name(n.op) +
+                       (viewable ? " into the caller's output buffer\n"
+                                 : " becomes a copy: no strides express it on this input's layout\n");
+        else
+          st.nested.push_back(copier(st.src_meta.dtype, st.src_meta.shape.size()));
         LaunchRecord r;
         r.name = "solder_copy_" + std::string(op_name(n.op));
         r.category = "copy";
@@ -257,7 +304,7 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
         st.pieces_meta.push_back(piece);
         st.pieces_offset.push_back(pos * dm.strides[n.attrs.axis] * dtype_size(dm.dtype));
         pos += rp.meta[x].shape[n.attrs.axis];
-        st.nested.push_back(copier(rp.meta[x].dtype, rp.meta[x].shape.size()));
+        if (!dry) st.nested.push_back(copier(rp.meta[x].dtype, rp.meta[x].shape.size()));
         LaunchRecord r;
         r.name = "solder_copy_cat";
         r.category = "copy";
@@ -265,6 +312,7 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
         rp.records.push_back(r);
         st.record.bytes += r.bytes;
       }
+      if (dry) described += "segment " + std::to_string(si) + " cat: " + std::to_string(n.in.size()) + " copies\n";
     } else {
       st.kind = Step::Matmul;
       if (!provided[st.dst]) st.alloc.push_back(st.dst);
@@ -272,7 +320,8 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
       for (int x : n.in) in_meta.push_back(rp.meta[x]);
       if (rp.meta[st.dst].strides != TensorMeta::contiguous(rp.meta[st.dst].dtype, rp.meta[st.dst].shape).strides)
         throw Error(std::string(op_name(n.op)) + ": writing a matmul into a non-contiguous output is not supported");
-      st.matmul = std::make_shared<MatmulStep>(n.op, in_meta, rp.meta[st.dst]);
+      if (dry) described += "segment " + std::to_string(si) + " matmul: cuBLASLt\n";
+      else st.matmul = std::make_shared<MatmulStep>(n.op, in_meta, rp.meta[st.dst]);
       LaunchRecord r;
       r.name = "cublasLt_matmul";
       r.category = "matmul";
@@ -350,6 +399,9 @@ inline void launch_step(const Fusion& f, const RunPlan& rp, Step& st, ReplayStat
 }  // namespace
 
 Executor::Executor(const Fusion& f, bool raw) : impl_(std::make_unique<Impl>(f, raw)) {}
+Executor::Executor(const Fusion& f, const ExecutorOptions& options) : impl_(std::make_unique<Impl>(f, false)) {
+  impl_->plan_override = plan_overrides(options.plan);
+}
 Executor::~Executor() = default;
 
 const std::vector<LaunchRecord>& Executor::last_launches() const {
@@ -491,55 +543,68 @@ std::vector<HostTensor> Executor::run_host(const std::vector<HostTensor>& inputs
   return r;
 }
 
-std::string Executor::explain(const std::vector<std::vector<int64_t>>& shapes) const {
-  const SegmentedFusion& sf = impl_->sf;
-  Bindings b = bind_shapes(sf.fusion, shapes);
-  const DeviceInfo& dev = current_device();
-  std::string r = "device: " + dev.describe() + "\n" + describe_segments(sf);
-  for (size_t si = 0; si < sf.segments.size(); ++si) {
-    if (sf.segments[si].kind != SegmentKind::Kernel) continue;
-    LaunchFacts facts = contiguous_facts(sf, static_cast<int>(si), b);
-    PreparedKernel pk = prepare_kernel(sf, static_cast<int>(si), facts, dev, KernelCache::global());
-    const PtxasInfo& px = pk.compiled->ptxas;
-    int occ = resident_blocks(dev, pk);
-    Grid g = launch_grid(pk.plan, facts, dev, occ);
-    r += "segment " + std::to_string(si) + " kernel " + pk.plan.describe(sf.fusion) + "\n    rows=" +
-         std::to_string(facts.R) + " cols=" + std::to_string(facts.C) + " grid=" + std::to_string(g.x) + "x" +
-         std::to_string(g.y) + " block=" + std::to_string(g.block) +
-         (g.cluster > 1 ? " cluster=" + std::to_string(g.cluster) : "") + "\n    ptxas: " + std::to_string(px.registers) +
-         " registers, " + std::to_string(px.spill_store_bytes) + " bytes spill stores, " + std::to_string(px.smem_bytes) +
-         " bytes smem" + (pk.plan.params.dyn_smem ? " + " + std::to_string(pk.plan.params.dyn_smem) + " dynamic" : "") +
-         "; occupancy " + std::to_string(occ) + " blocks/SM (" +
-         std::to_string(occ * pk.plan.params.threads * 100 / dev.max_threads_per_sm) + "% of threads)" +
-         (pk.spilled.empty() ? "" : "; rescheduled " + std::to_string(pk.spilled.size()) + "x after spills") + "\n";
-    for (const std::string& tried : pk.spilled) r += "    spilled first: " + tried + "\n";
+namespace {
+// Tensors of these shapes (and strides, else contiguous) at aligned addresses: what explain and
+// compile_for plan for; nothing is allocated.
+std::vector<DeviceTensor> described_tensors(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes,
+                                            const std::vector<std::vector<int64_t>>& strides) {
+  if (shapes.size() != f.inputs().size())
+    throw Error("fusion " + f.name() + " takes " + std::to_string(f.inputs().size()) + " inputs, got " +
+                std::to_string(shapes.size()) + " shapes");
+  std::vector<DeviceTensor> out;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const DType t = f.value(f.inputs()[i]).dtype;
+    TensorMeta m = TensorMeta::contiguous(t, shapes[i]);
+    if (i < strides.size() && !strides[i].empty()) {
+      if (strides[i].size() != shapes[i].size())
+        throw Error("input " + f.value(f.inputs()[i]).name + ": strides and shape have different ranks");
+      m.strides = strides[i];
+    }
+    out.push_back({t, m.shape, m.strides, kAlignClass, nullptr});
   }
-  return r;
+  return out;
+}
+}  // namespace
+
+std::string Executor::explain(const std::vector<std::vector<int64_t>>& shapes,
+                              const std::vector<std::vector<int64_t>>& strides) const {
+  Impl& im = *impl_;
+  const SegmentedFusion& sf = im.sf;
+  const std::vector<DeviceTensor> inputs = described_tensors(sf.fusion, shapes, strides);
+  std::vector<std::vector<int64_t>> in_shapes;
+  for (const auto& t : inputs) in_shapes.push_back(t.shape);
+  const Bindings b = bind_shapes(sf.fusion, in_shapes);
+  im.dry = true;
+  im.described.clear();
+  try {
+    im.build(inputs, nullptr, b);
+  } catch (...) {
+    im.dry = false;
+    throw;
+  }
+  im.dry = false;
+  return "device: " + current_device().describe() + "\n" + describe_segments(sf) + im.described;
 }
 
 std::vector<LaunchRecord> Executor::compile_for(const std::vector<std::vector<int64_t>>& shapes,
                                                 std::vector<KernelSourceInfo>* sources) const {
-  const SegmentedFusion& sf = impl_->sf;
-  Bindings b = bind_shapes(sf.fusion, shapes);
-  const DeviceInfo& dev = current_device();
-  std::vector<LaunchRecord> out;
-  for (size_t si = 0; si < sf.segments.size(); ++si) {
-    if (sf.segments[si].kind != SegmentKind::Kernel) continue;
-    LaunchFacts facts = contiguous_facts(sf, static_cast<int>(si), b);
-    PreparedKernel pk = prepare_kernel(sf, static_cast<int>(si), facts, dev, KernelCache::global());
-    LaunchRecord r;
-    r.name = pk.plan.name;
-    r.category = kernel_category_name(sf.segments[si].category);
-    r.params = pk.plan.params.str();
-    r.registers = pk.compiled->ptxas.registers;
-    r.spill_bytes = pk.compiled->ptxas.spill_store_bytes + pk.compiled->ptxas.spill_load_bytes;
-    Grid g = launch_grid(pk.plan, facts, dev, resident_blocks(dev, pk));
-    r.grid_x = g.x;
-    r.grid_y = g.y;
-    r.block = g.block;
-    out.push_back(r);
-    if (sources) sources->push_back(source_info(pk));
+  Impl& im = *impl_;
+  const std::vector<DeviceTensor> inputs = described_tensors(im.sf.fusion, shapes, {});
+  const Bindings b = bind_shapes(im.sf.fusion, shapes);
+  im.dry = true;
+  RunPlan rp;
+  try {
+    rp = im.build(inputs, nullptr, b);
+  } catch (...) {
+    im.dry = false;
+    throw;
   }
+  im.dry = false;
+  im.described.clear();
+  std::vector<LaunchRecord> out;
+  for (const Step& st : rp.steps)
+    if (st.kind == Step::Kernel) out.push_back(st.record);
+  if (sources) sources->insert(sources->end(), rp.sources.begin(), rp.sources.end());
   return out;
 }
 

@@ -192,4 +192,10 @@ void check_cuda(CUresult r, const std::string& what, const std::string& kernel) 
   throw Error(msg);
 }
 
+const DriverApi& need_driver(const char* what) {
+  const DriverApi* d = driver();
+  if (!d) throw Error(std::string(what) + " needs a GPU: " + driver_unavailable_reason());
+  return *d;
+}
+
 }  // namespace solder

@@ -63,6 +63,8 @@ struct DriverApi {
 const DriverApi* driver();
 const std::string& driver_unavailable_reason();
 inline bool has_gpu() { return driver() != nullptr; }
+// The driver, or an error saying `what` needs a GPU and why there is none.
+const DriverApi& need_driver(const char* what);
 // The libcuda.so.1 symbols driver() resolves, in order (cuda.h's versioned names, e.g.
 // cuMemAlloc_v2, cuGraphInstantiateWithFlags). For tests and diagnostics.
 std::vector<std::string> driver_symbol_names();

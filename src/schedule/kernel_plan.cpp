@@ -1,6 +1,10 @@
 #include "schedule/kernel_plan.h"
 
 #include <algorithm>
+#include <charconv>
+#include <sstream>
+
+#include "solder/error.h"
 
 namespace solder {
 
@@ -28,7 +32,67 @@ std::string KernelParams::str() const {
          (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string());
   else
     s += " unroll=" + std::to_string(unroll);
+  if (max_registers) s += " max_registers=" + std::to_string(max_registers);
   return s;
+}
+
+uint64_t KernelParams::hash() const {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over the printed form, which names every part
+  for (char c : str()) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
+
+KernelParams parse_params(const std::string& text, KernelParams p) {
+  std::string spaced = text;
+  std::replace(spaced.begin(), spaced.end(), ',', ' ');
+  std::istringstream in(spaced);
+  std::string tok;
+  while (in >> tok) {
+    const size_t eq = tok.find('=');
+    const std::string key = tok.substr(0, eq), val = eq == std::string::npos ? "" : tok.substr(eq + 1);
+    auto number = [&](const std::string& v) {
+      int n = 0;
+      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (ec != std::errc() || end != v.data() + v.size() || n < 0)
+        throw Error("plan: '" + tok + "' needs a non-negative integer value");
+      return n;
+    };
+    auto flag = [&] {
+      if (val.empty() || val == "1") return true;
+      if (val == "0") return false;
+      throw Error("plan: '" + tok + "': a flag takes no value, 0 or 1");
+    };
+    if (key == "vec") p.vec = number(val);
+    else if (key == "threads") p.threads = number(val);
+    else if (key == "threads_per_row") p.threads_per_row = number(val);
+    else if (key == "rows_per_block") p.rows_per_block = number(val);
+    else if (key == "persistent_batch" || key == "batch") p.batch = number(val);
+    else if (key == "looped") p.batch = flag() ? 0 : p.batch;
+    else if (key == "unroll") p.unroll = number(val);
+    else if (key == "min_blocks") p.min_blocks = number(val);
+    else if (key == "cluster") p.cluster = number(val);
+    else if (key == "ldg_weights") p.ldg_weights = flag();
+    else if (key == "weight_ring") p.weight_ring = number(val);
+    else if (key == "tickets") p.tickets = flag();
+    else if (key == "resident") p.resident = number(val);
+    else if (key == "recompute") p.recompute = flag();
+    else if (key == "phased") continue;  // printed beside col_vec
+    else if (key == "col_vec") p.col_vec = number(val);
+    else if (key == "max_registers") p.max_registers = number(val);
+    else if (key == "prefetch" && val.rfind("smem:", 0) == 0) {
+      p.prefetch = p.prefetch_smem = true;
+      p.dyn_smem = number(val.substr(5));
+    } else if (key == "prefetch") {
+      p.prefetch = flag();
+      if (!p.prefetch) p.prefetch_smem = false;
+    } else {
+      throw Error("plan: unknown part '" + key +
+                  "' (vec, threads, threads_per_row, rows_per_block, batch, looped, unroll, min_blocks, cluster, "
+                  "prefetch[=smem:BYTES], ldg_weights, weight_ring, tickets, resident, recompute, col_vec, "
+                  "max_registers)");
+    }
+  }
+  return p;
 }
 
 namespace {
@@ -120,6 +184,55 @@ std::string KernelPlan::key() const {
   s += "|ops=";
   for (const auto& o : operands) s += std::to_string(o.value) + ":" + access_name(o.access) + ",";
   return s + "|" + params.str();
+}
+
+std::vector<std::string> KernelPlan::problems() const {
+  const KernelParams& p = params;
+  std::vector<std::string> out;
+  auto need = [&](bool ok, const char* what) {
+    if (!ok) out.push_back(what);
+  };
+  need(p.vec == 1 || p.vec == 2 || p.vec == 4 || p.vec == 8 || p.vec == 16, "vec is 1, 2, 4, 8 or 16");
+  need(p.threads >= 1 && p.threads <= 1024, "threads is 1..1024");
+  need(p.max_registers == 0 || (p.max_registers >= 16 && p.max_registers <= 255), "max_registers is 0 or 16..255");
+  if (shape.category != KernelCategory::Inner) {
+    need(p.threads_per_row == 0 && p.batch == 0, "a flat kernel has no rows of threads or persistent batch");
+    need(!p.prefetch && !p.prefetch_smem && !p.ldg_weights && !p.tickets && !p.recompute && p.weight_ring == 0 &&
+             p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.dyn_smem == 0,
+         "prefetch, tickets, recompute, weight rings, resident weights, phased rows and clusters are inner plans' parts");
+    need(p.unroll >= 1, "unroll is at least 1");
+    return out;
+  }
+  need(p.threads_per_row >= 1 && p.rows_per_block >= 1 && p.threads == p.threads_per_row * p.rows_per_block,
+       "threads = threads_per_row x rows_per_block");
+  need(p.unroll == 1, "inner plans do not unroll");
+  need(p.min_blocks >= 1, "min_blocks is at least 1");
+  need(p.cluster == 1 || p.cluster == 2 || p.cluster == 4 || p.cluster == 8, "cluster is 1, 2, 4 or 8");
+  need(p.dyn_smem >= 0, "dynamic shared memory is not negative");
+  if (p.batch == 0)
+    need(!p.prefetch && p.cluster == 1 && p.resident == 0 && p.col_vec == 0 && !p.recompute,
+         "a looped row has no prefetch, cluster, resident weights, phased rows or recomputed values");
+  need(!p.prefetch_smem || p.prefetch, "prefetch=smem needs the prefetch");
+  need(!p.ldg_weights || p.prefetch_smem, "ldg_weights goes with prefetch=smem");
+  need(p.weight_ring == 0 || (p.prefetch_smem && p.rows_per_block == 1 && p.col_vec == 0),
+       "a weight ring needs prefetch=smem, one row per block and aligned rows");
+  need(!p.tickets || (p.prefetch && !p.prefetch_smem && p.cluster == 1 && p.threads_per_row > 32),
+       "tickets need the prefetch in registers, no cluster and rows of more than a warp");
+  need(p.cluster == 1 || p.rows_per_block == 1, "a cluster shares one row per block");
+  need(p.resident == 0 || (!p.prefetch_smem && p.col_vec == 0), "resident weights exclude prefetch=smem and phased rows");
+  need(p.col_vec == 0 || (p.col_vec < p.vec && p.vec % p.col_vec == 0), "col_vec divides vec and is smaller");
+  bool row_input = false;
+  for (const OperandPlan& o : operands) row_input |= !o.is_output && o.access == Access::Full;
+  need(!p.prefetch || row_input, "the prefetch needs an input that varies along the row");
+  return out;
+}
+
+void KernelPlan::validate() const {
+  const auto bad = problems();
+  if (bad.empty()) return;
+  std::string why;
+  for (const auto& b : bad) why += "\n  " + b;
+  throw Error("plan for kernel " + name + " (" + params.str() + ") is impossible:" + why);
 }
 
 std::string KernelPlan::describe(const Fusion& f) const {

@@ -2,8 +2,9 @@
 // A KernelPlan is everything codegen needs to write one kernel: the category, the iteration
 // domain in kernel order (row dims, then column dims; reduced dims are the column dims of an
 // inner reduction), how each operand is addressed, and the scheduler's parameters. It is a
-// small value: it prints (for `solder explain`), compares and keys the kernel cache. Sizes are
-// NOT part of it: one compiled kernel serves every size with the same plan.
+// small value: it validates, prints (for `solder explain`), parses back (`--plan`), compares,
+// hashes and keys the kernel cache. Sizes are NOT part of it: one compiled kernel serves every
+// size with the same plan.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -50,9 +51,19 @@ struct KernelParams {
   int col_vec = 0;          // inner persistent, rows not vec-aligned (phase-shifted rows): each
                             // row loads the aligned vectors that overlap it, and column operands
                             // (weights), at the row's phase, load col_vec elements at a time
+  int max_registers = 0;    // a register cap per thread (__maxnreg__) in place of min_blocks'
+                            // __launch_bounds__ cap; 0: none (a user override, `--plan max_registers=N`)
+
+  // Space-separated `key=value` / flag tokens; parse_params reads it back.
   std::string str() const;
+  uint64_t hash() const;
   bool operator==(const KernelParams&) const = default;
 };
+
+// Reads KernelParams::str() back; also takes `key=value` pairs separated by commas, with
+// `batch` for `persistent_batch` and 0/1 values for flags. Unnamed parts keep `into`'s values.
+// Throws solder::Error naming an unknown key or a bad value.
+KernelParams parse_params(const std::string& text, KernelParams into = {});
 
 struct OperandPlan {
   int value = -1;
@@ -68,7 +79,6 @@ struct KernelShape {
   std::vector<int> operands;   // value ids: segment inputs then outputs
   int num_inputs = 0;
   std::vector<uint32_t> span;  // per fusion value: bit k set = varies along kernel dim k
-  std::vector<int> value_dim_of;  // unused placeholder for future per-value dim maps
 };
 
 // Analyzes a kernel segment: kernel dim order (rows then reduced dims), split, spans.
@@ -82,6 +92,11 @@ struct KernelPlan {
   // Everything that changes the generated code, as text (the cache key adds the fusion hash).
   std::string key() const;
   std::string describe(const Fusion& f) const;
+  // What makes this plan impossible for its category's template (empty when none): a
+  // combination codegen would have to drop silently is an error here instead.
+  std::vector<std::string> problems() const;
+  // Throws solder::Error listing problems(), naming the kernel.
+  void validate() const;
 };
 
 }  // namespace solder

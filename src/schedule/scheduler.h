@@ -1,52 +1,49 @@
 #pragma once
-// Turns a kernel segment plus run-time facts (sizes, strides, alignment) into a KernelPlan.
-// Heuristics read the device's properties; every knob is explained where it is chosen
-// (scheduler.cpp). `attempt` > 0 asks for the next more conservative plan after ptxas
-// reported spills: a spilling kernel is never launched.
-#include <cstdint>
+// The scheduler contract. A scheduler takes the kernel segments of one category (pointwise,
+// inner reduction / persistent normalization, full reduction, ...) and turns one segment plus
+// its launch facts into an ordered list of candidate plans, best first. The compile driver
+// (src/pipeline/compile_kernel.cpp) asks the registry which scheduler takes the segment,
+// compiles the candidates in order and launches the first that ptxas fits without spills.
+// Adding a kernel category = a scheduler file here, its codegen template under src/codegen/,
+// and one line in the registry (registry.cpp).
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "runtime/device_info.h"
-#include "schedule/kernel_plan.h"
+#include "schedule/launch_facts.h"
 
 namespace solder {
 
-struct OperandFacts {
-  DType dtype;
-  std::vector<int64_t> strides;  // per kernel dim (kernel order), 0 where broadcast
-  uint64_t address = 0;
+// Everything a scheduler reads; built once per segment and launch signature.
+struct ScheduleContext {
+  const Fusion& fusion;
+  const Segment& segment;
+  int segment_index;
+  const KernelShape& shape;
+  const LaunchFacts& facts;
+  const DeviceInfo& device;
 };
 
-struct LaunchFacts {
-  std::vector<int64_t> dims;  // kernel order
-  int64_t R = 1, C = 1;
-  std::vector<OperandFacts> operands;  // parallel to KernelShape::operands
-  std::vector<int64_t> ld;             // per operand: row stride for Row/Full access
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  virtual const char* name() const = 0;
+  // Why this scheduler cannot take the segment, or nothing when it can.
+  virtual std::optional<std::string> cannot_schedule(const ScheduleContext& cx) const = 0;
+  // Candidate plans, best first; each validates (KernelParams::validate). Never empty: the last
+  // is the most conservative plan the scheduler has.
+  virtual std::vector<KernelPlan> candidates(const ScheduleContext& cx) const = 0;
 };
 
-// Fills `facts.dims/R/C` from the evaluated domain, and each operand's kernel-order strides
-// from its shape/strides (right-aligned; reduction outputs without keepdim map to kept dims).
-LaunchFacts make_facts(const Fusion& f, const Segment& s, const KernelShape& ks, const std::vector<int64_t>& domain,
-                       const std::vector<std::vector<int64_t>>& operand_shapes,
-                       const std::vector<std::vector<int64_t>>& operand_strides, const std::vector<uint64_t>& addresses);
+// Every scheduler, in priority order: the first that can take a segment does.
+const std::vector<const Scheduler*>& schedulers();
 
-// Returns false when no more conservative plan exists.
-bool schedule_kernel(const Fusion& f, const Segment& s, int segment_index, const KernelShape& ks, LaunchFacts& facts,
-                     const DeviceInfo& dev, int attempt, KernelPlan& out);
-
-struct Grid {
-  unsigned x = 1, y = 1, block = 1, smem = 0;  // smem: dynamic shared memory bytes
-  unsigned cluster = 1;                         // blocks per cluster along x (KernelParams::cluster)
+struct SchedulerChoice {
+  const Scheduler* scheduler = nullptr;
+  std::vector<std::string> passed_over;  // "<name>: <why not>" for each scheduler before it
 };
-// `resident_per_sm`: blocks of this kernel an SM holds at once (from its ptxas registers);
-// `resident_clusters`: clusters of KernelParams::cluster blocks the device runs at once (the
-// driver's count; 0: estimated from resident_per_sm).
-Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev, int resident_per_sm,
-                 int resident_clusters = 0);
-
-// Estimated registers per thread of a persistent inner kernel holding `batch` vectors of `vec`
-// (checked against ptxas): `held_per_element` registers per held element, `input_bytes`
-// loaded per element ahead.
-int estimate_registers(int batch, int vec, double held_per_element, int input_bytes);
+// The scheduler that takes the segment (throws naming every reason when none can).
+SchedulerChoice choose_scheduler(const ScheduleContext& cx);
 
 }  // namespace solder

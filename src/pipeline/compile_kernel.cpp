@@ -1,0 +1,152 @@
+#include "pipeline/compile_kernel.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "runtime/cache_entry.h"
+#include "runtime/driver.h"
+#include "runtime/loaded_kernel.h"  // complete_resources
+#include "solder/error.h"
+
+namespace solder {
+
+namespace {
+
+std::string hex64(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// Codegen + NVRTC (through the caches) for one plan.
+PreparedKernel build(const SegmentedFusion& sf, const Segment& s, const KernelPlan& plan, const DeviceInfo& dev,
+                     KernelCache& cache, int& compiles) {
+  PreparedKernel pk;
+  pk.plan = plan;
+  pk.source = generate_kernel(sf.fusion, s, plan);
+  // The source's hash too: a disk entry written by another version of the code generator
+  // must not be taken for this one's kernel (same plan, different code).
+  pk.cache_key = hex64(sf.fusion.hash()) + "|" + dev.arch() + "|" + plan.key() +
+                 "|src=" + hex64(fnv1a64(pk.source.source.data(), pk.source.source.size()));
+  pk.compiled = cache.get(pk.cache_key, [&] {
+    ++compiles;
+    CompiledKernel k = compile_cuda(pk.source.source, pk.source.name, dev.arch());
+    if (k.ptxas.registers < 0 && has_gpu()) complete_resources(k);
+    return k;
+  });
+  return pk;
+}
+
+int spill_bytes(const PreparedKernel& pk) {
+  return pk.compiled->ptxas.spill_store_bytes + pk.compiled->ptxas.spill_load_bytes;
+}
+
+}  // namespace
+
+PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const LaunchFacts& facts, const DeviceInfo& dev,
+                              KernelCache& cache, const CompileOptions& options) {
+  const Segment& s = sf.segments.at(index);
+  const KernelShape ks = analyze_kernel(sf.fusion, s);
+  const ScheduleContext cx{sf.fusion, s, index, ks, facts, dev};
+  const SchedulerChoice choice = choose_scheduler(cx);
+  std::vector<KernelPlan> plans = choice.scheduler->candidates(cx);
+  if (plans.empty()) throw Error(std::string("schedule: scheduler ") + choice.scheduler->name() + " gave no plan");
+  if (!options.plan.empty()) plans = {KernelPlan{plans.front()}}, plans[0].params = parse_params(options.plan, plans[0].params);
+  std::vector<std::string> rejected;
+  PreparedKernel least;  // the candidate that spilled least, where all do
+  int compiles = 0;
+  for (const KernelPlan& plan : plans) {
+    if (auto bad = plan.problems(); !bad.empty()) {
+      if (!options.plan.empty()) plan.validate();  // the user's plan: say what is wrong with it
+      rejected.push_back(plan.params.str() + ": impossible (" + bad.front() + ")");
+      continue;
+    }
+    PreparedKernel pk = build(sf, s, plan, dev, cache, compiles);
+    if (!pk.compiled->ptxas.spills()) {
+      pk.rejected = std::move(rejected);
+      pk.compiles = compiles;
+      pk.scheduler = choice.scheduler->name();
+      pk.passed_over = choice.passed_over;
+      return pk;
+    }
+    rejected.push_back(plan.params.str() + ": " + std::to_string(pk.compiled->ptxas.spill_store_bytes) + " B");
+    if (!least.compiled || spill_bytes(pk) < spill_bytes(least)) least = std::move(pk);
+  }
+  if (!least.compiled)
+    throw Error("schedule: no valid plan for kernel segment " + std::to_string(index) + " of " + sf.fusion.name());
+  // Every candidate spills: run the one that spills least rather than refuse the program.
+  least.spills = true;
+  least.rejected = std::move(rejected);
+  least.compiles = compiles;
+  least.scheduler = choice.scheduler->name();
+  least.passed_over = choice.passed_over;
+  return least;
+}
+
+LaunchFacts kernel_facts(const SegmentedFusion& sf, int index, const std::vector<std::vector<int64_t>>& shapes,
+                         const std::vector<std::vector<int64_t>>& strides, const std::vector<uint64_t>& addresses) {
+  const Segment& s = sf.segments.at(index);
+  const Fusion& f = sf.fusion;
+  const KernelShape ks = analyze_kernel(f, s);
+  // The domain's sizes: the largest operand shape of each domain dim (right-aligned); reduction
+  // outputs without keepdim have lost the reduced dims, so they say nothing here.
+  std::vector<int64_t> domain(s.domain.size(), 1);
+  for (size_t k = 0; k < ks.operands.size(); ++k) {
+    const Value& val = f.value(ks.operands[k]);
+    const bool red_out = val.producer >= 0 && op_info(f.nodes()[val.producer].op).kind == OpKind::Reduction &&
+                         !f.nodes()[val.producer].attrs.keepdim;
+    if (red_out) continue;
+    const auto& sh = shapes[k];
+    const size_t off = domain.size() - sh.size();
+    for (size_t i = 0; i < sh.size(); ++i) domain[off + i] = std::max(domain[off + i], sh[i]);
+  }
+  // Reduction inputs define the reduced sizes even when no other operand spans them.
+  for (int ni : s.nodes) {
+    const Node& n = f.nodes()[ni];
+    if (op_info(n.op).kind != OpKind::Reduction) continue;
+    const auto at = std::find(ks.operands.begin(), ks.operands.end(), n.in[0]);
+    if (at == ks.operands.end()) continue;
+    const auto& in_shape = shapes[at - ks.operands.begin()];
+    if (!in_shape.empty() && in_shape.size() == domain.size())
+      for (size_t i = 0; i < domain.size(); ++i) domain[i] = std::max(domain[i], in_shape[i]);
+  }
+  return make_facts(f, s, ks, domain, shapes, strides, addresses);
+}
+
+LaunchFacts contiguous_facts(const SegmentedFusion& sf, int index, const Bindings& b) {
+  const KernelShape ks = analyze_kernel(sf.fusion, sf.segments.at(index));
+  std::vector<std::vector<int64_t>> shapes, strides;
+  for (int v : ks.operands) {
+    auto sh = eval_shape(sf.fusion.value(v).shape, b);
+    std::vector<int64_t> st(sh.size());
+    int64_t acc = 1;
+    for (int d = static_cast<int>(sh.size()) - 1; d >= 0; --d) {
+      st[d] = acc;
+      acc *= sh[d];
+    }
+    shapes.push_back(sh);
+    strides.push_back(st);
+  }
+  return kernel_facts(sf, index, shapes, strides, std::vector<uint64_t>(ks.operands.size(), kAlignClass));
+}
+
+int resident_blocks(const DeviceInfo& dev, const PreparedKernel& pk) {
+  const PtxasInfo& px = pk.compiled->ptxas;
+  return occupancy_blocks(dev, pk.plan.params.threads, px.registers, px.smem_bytes + pk.plan.params.dyn_smem);
+}
+
+std::vector<int64_t> pack_params(const LaunchFacts& facts) {
+  const int n = static_cast<int>(facts.operands.size());
+  const ParamLayout L{n};
+  std::vector<int64_t> params(L.size(), 0);
+  params[ParamLayout::kRows] = facts.R;
+  params[ParamLayout::kCols] = facts.C;
+  for (size_t d = 0; d < facts.dims.size(); ++d) params[ParamLayout::dim(static_cast<int>(d))] = facts.dims[d];
+  for (int k = 0; k < n; ++k) {
+    params[L.ld(k)] = facts.operands[k].ld;
+    for (size_t d = 0; d < facts.dims.size(); ++d) params[L.stride(k, static_cast<int>(d))] = facts.operands[k].strides[d];
+  }
+  return params;
+}
+
+}  // namespace solder

@@ -1,0 +1,128 @@
+#include "schedule/launch_facts.h"
+
+#include <algorithm>
+
+namespace solder {
+
+namespace {
+
+// How an operand with kernel-order strides `st` is addressed over [R, C]; its row stride.
+Access classify(const std::vector<int64_t>& dims, const std::vector<int64_t>& st, int split, int64_t& ld) {
+  const int rank = static_cast<int>(dims.size());
+  enum Part { None, Linear, Strided };
+  // Dims [lo, hi) of size > 1: none varies, all vary as one linear index, or anything else.
+  auto part = [&](int lo, int hi, bool need_unit, int64_t& stride_out) -> Part {
+    std::vector<int> rel;
+    for (int d = lo; d < hi; ++d)
+      if (dims[d] > 1) rel.push_back(d);
+    const bool any = std::any_of(rel.begin(), rel.end(), [&](int d) { return st[d] != 0; });
+    const bool all = std::all_of(rel.begin(), rel.end(), [&](int d) { return st[d] != 0; });
+    if (!any) return None;
+    if (!all) return Strided;
+    for (size_t i = 0; i + 1 < rel.size(); ++i)
+      if (st[rel[i]] != st[rel[i + 1]] * dims[rel[i + 1]]) return Strided;
+    stride_out = st[rel.back()];
+    if (need_unit && stride_out != 1) return Strided;
+    return Linear;
+  };
+  int64_t row_ld = 0, col_st = 0;
+  const Part r = part(0, split, false, row_ld);
+  const Part c = part(split, rank, true, col_st);
+  ld = row_ld;
+  if (r == Strided || c == Strided) return Access::General;
+  if (r == None && c == None) return Access::Scalar;
+  if (r == Linear && c == None) return Access::Row;
+  if (r == None && c == Linear) return Access::Col;
+  return Access::Full;
+}
+
+std::string kernel_name(const Fusion& f, const Segment& s, int index, bool has_elem_outputs) {
+  std::string cat = s.category == KernelCategory::Pointwise ? "pw"
+                    : s.category == KernelCategory::Full    ? "red"
+                    : has_elem_outputs                      ? "norm"
+                                                            : "red";
+  std::string name = "solder_" + cat;
+  std::vector<std::string> seen;
+  for (int ni : s.nodes) {
+    std::string op = op_name(f.nodes()[ni].op);
+    if (std::find(seen.begin(), seen.end(), op) != seen.end()) continue;
+    seen.push_back(op);
+    if (seen.size() <= 4) name += "_" + op;
+  }
+  return name + "_" + std::to_string(index);
+}
+
+}  // namespace
+
+LaunchFacts make_facts(const Fusion& f, const Segment& s, const KernelShape& ks, const std::vector<int64_t>& domain,
+                       const std::vector<std::vector<int64_t>>& shapes, const std::vector<std::vector<int64_t>>& strides,
+                       const std::vector<uint64_t>& addresses) {
+  LaunchFacts lf;
+  const int rank = static_cast<int>(ks.dim_order.size());
+  for (int pos = 0; pos < rank; ++pos) lf.dims.push_back(domain[ks.dim_order[pos]]);
+  for (int pos = 0; pos < rank; ++pos) (pos < ks.split ? lf.R : lf.C) *= lf.dims[pos];
+  for (size_t k = 0; k < ks.operands.size(); ++k) {
+    int v = ks.operands[k];
+    const Value& val = f.value(v);
+    OperandFacts of{val.dtype, std::vector<int64_t>(rank, 0), addresses[k]};
+    // Map the operand's dims onto domain dims (original order), then to kernel order.
+    std::vector<int> dom_of(shapes[k].size(), -1);
+    const Node* red = val.producer >= 0 ? &f.nodes()[val.producer] : nullptr;
+    if (red && op_info(red->op).kind == OpKind::Reduction && !red->attrs.keepdim &&
+        std::find(s.nodes.begin(), s.nodes.end(), val.producer) != s.nodes.end()) {
+      size_t j = 0;
+      for (int d = 0; d < rank && j < dom_of.size(); ++d)
+        if (!std::binary_search(red->attrs.axes.begin(), red->attrs.axes.end(), d)) dom_of[j++] = d;
+    } else {
+      int off = rank - static_cast<int>(shapes[k].size());
+      for (size_t i = 0; i < shapes[k].size(); ++i) dom_of[i] = off + static_cast<int>(i);
+    }
+    for (size_t i = 0; i < shapes[k].size(); ++i) {
+      if (dom_of[i] < 0 || shapes[k][i] == 1) continue;
+      int pos = static_cast<int>(std::find(ks.dim_order.begin(), ks.dim_order.end(), dom_of[i]) - ks.dim_order.begin());
+      of.strides[pos] = strides[k][i];
+    }
+    of.access = classify(lf.dims, of.strides, ks.split, of.ld);
+    lf.operands.push_back(std::move(of));
+  }
+  return lf;
+}
+
+KernelPlan base_plan(const Fusion& f, const Segment& s, int index, const KernelShape& ks, const LaunchFacts& facts) {
+  KernelPlan plan;
+  plan.shape = ks;
+  bool has_elem_outputs = false;
+  for (size_t k = 0; k < ks.operands.size(); ++k) {
+    OperandPlan op{ks.operands[k], static_cast<int>(k) >= ks.num_inputs, facts.operands[k].access};
+    if (op.is_output && (op.access == Access::Full || op.access == Access::Col)) has_elem_outputs = true;
+    plan.operands.push_back(op);
+  }
+  plan.name = kernel_name(f, s, index, has_elem_outputs);
+  return plan;
+}
+
+int widest_vector_operand(const KernelPlan& plan, const LaunchFacts& facts) {
+  int widest = 1;
+  for (size_t k = 0; k < plan.operands.size(); ++k)
+    if (plan.operands[k].access == Access::Full || plan.operands[k].access == Access::Col)
+      widest = std::max(widest, dtype_size(facts.operands[k].dtype));
+  return widest;
+}
+
+int widest_vec(const KernelPlan& plan, const LaunchFacts& facts, bool tail_ok) {
+  int vec = 16 / widest_vector_operand(plan, facts);
+  for (; vec > 1; vec /= 2) {
+    bool ok = tail_ok || facts.C % vec == 0;
+    for (size_t k = 0; k < plan.operands.size() && ok; ++k) {
+      const Access a = plan.operands[k].access;
+      if (a != Access::Full && a != Access::Col) continue;
+      const uint64_t bytes = static_cast<uint64_t>(vec) * dtype_size(facts.operands[k].dtype);
+      if (facts.operands[k].address % bytes) ok = false;
+      if (a == Access::Full && facts.operands[k].ld % vec) ok = false;
+    }
+    if (ok) break;
+  }
+  return vec;
+}
+
+}  // namespace solder

@@ -1,0 +1,49 @@
+#pragma once
+// Run-time facts of one kernel launch (sizes, strides, addresses in kernel order) and what
+// every scheduler derives from them first: each operand's access class and the widest vector
+// every vectorized operand allows. Sizes are facts, never part of a plan.
+#include <cstdint>
+#include <vector>
+
+#include "schedule/kernel_plan.h"
+
+namespace solder {
+
+struct OperandFacts {
+  DType dtype;
+  std::vector<int64_t> strides;  // per kernel dim (kernel order), 0 where broadcast
+  uint64_t address = 0;          // or its alignment class: only `address % kAlignClass` matters
+  Access access = Access::General;  // how its address depends on (row, col): see Access
+  int64_t ld = 0;                   // row stride for Row/Full access
+};
+
+struct LaunchFacts {
+  std::vector<int64_t> dims;  // kernel order
+  int64_t R = 1, C = 1;
+  std::vector<OperandFacts> operands;  // parallel to KernelShape::operands
+};
+
+// Allocations are aligned to this many bytes (the caching allocator and cuMemAlloc give at
+// least 256), so `address % kAlignClass` is all a plan may depend on.
+constexpr uint64_t kAlignClass = 256;
+
+// Kernel-order dims, R and C, and each operand's kernel-order strides from its shape/strides
+// (right-aligned; reduction outputs without keepdim map to kept dims), then each operand's
+// access class and row stride.
+LaunchFacts make_facts(const Fusion& f, const Segment& s, const KernelShape& ks, const std::vector<int64_t>& domain,
+                       const std::vector<std::vector<int64_t>>& operand_shapes,
+                       const std::vector<std::vector<int64_t>>& operand_strides, const std::vector<uint64_t>& addresses);
+
+// The plan every scheduler starts from: shape, operands with their access classes, name.
+KernelPlan base_plan(const Fusion& f, const Segment& s, int segment_index, const KernelShape& ks,
+                     const LaunchFacts& facts);
+
+// Bytes of the widest operand that is read or written as vectors (Full or Col), at least 1.
+int widest_vector_operand(const KernelPlan& plan, const LaunchFacts& facts);
+
+// The widest vector (16 bytes of the widest operand at most) that every vectorized operand's
+// address, row stride and the row length allow (`tail_ok`: a single row may end in a masked
+// tail, so C need not divide).
+int widest_vec(const KernelPlan& plan, const LaunchFacts& facts, bool tail_ok);
+
+}  // namespace solder

@@ -1,0 +1,62 @@
+#include "schedule/launch_grid.h"
+
+#include <algorithm>
+
+#include "solder/error.h"
+
+namespace solder {
+
+Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev, int resident_per_sm,
+                 int resident_clusters) {
+  const auto& p = plan.params;
+  Grid g;
+  g.block = static_cast<unsigned>(p.threads);
+  g.smem = static_cast<unsigned>(p.dyn_smem);
+  if (plan.shape.category == KernelCategory::Inner) {
+    // Persistent kernels assume every batch but the last lies inside the row (see write_inner);
+    // phase-shifted ones that the batches cover the row and that at every phase the batches but
+    // the last hold whole vectors (slots 1 .. (batch - 1) * tpr). A cluster's blocks share a row.
+    const int64_t nvec = (facts.C + (p.col_vec ? p.vec - p.col_vec : 0) + p.vec - 1) / p.vec,
+                  tpr = int64_t{p.threads_per_row} * p.cluster;
+    const bool covers =
+        nvec <= p.batch * tpr && (p.col_vec ? ((p.batch - 1) * tpr + 1) * p.vec <= facts.C && facts.C % p.col_vec == 0
+                                            : nvec > (p.batch - 1) * tpr);
+    if (p.batch > 0 && !covers)
+      throw Error("kernel " + plan.name + " (batch " + std::to_string(p.batch) + " x " + std::to_string(tpr) +
+                  " threads) cannot cover rows of " + std::to_string(facts.C) + " elements");
+    int64_t blocks = (facts.R + p.rows_per_block - 1) / p.rows_per_block;
+    // Prefetching blocks (clusters) stay resident and stride over the rows: one wave, no more.
+    const int64_t resident = p.cluster > 1 ? (resident_clusters > 0 ? resident_clusters
+                                                                    : dev.sm_count / p.cluster * std::max(1, resident_per_sm))
+                                           : int64_t{dev.sm_count} * std::max(1, resident_per_sm);
+    if (p.prefetch) blocks = std::min<int64_t>(blocks, std::max<int64_t>(1, resident));
+    g.x = static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, (int64_t{1} << 30) / p.cluster) * p.cluster);
+    g.cluster = static_cast<unsigned>(p.cluster);
+    return g;
+  }
+  int64_t per_block = static_cast<int64_t>(p.threads) * p.unroll * p.vec;
+  int64_t bx = std::max<int64_t>(1, (facts.C + per_block - 1) / per_block);
+  const int64_t resident = static_cast<int64_t>(dev.sm_count) * std::max(1, dev.max_threads_per_sm / p.threads);
+  // Full reductions: one resident wave (each warp adds one atomic). Pointwise: many waves.
+  int64_t cap = plan.shape.category == KernelCategory::Full ? resident : int64_t{1} << 30;
+  bx = std::min(bx, cap);
+  int64_t by = std::clamp<int64_t>(facts.R, 1, 65535);
+  if (plan.shape.category == KernelCategory::Full) by = 1;
+  else by = std::min(by, std::max<int64_t>(1, resident * 8 / bx));
+  g.x = static_cast<unsigned>(bx);
+  g.y = static_cast<unsigned>(by);
+  return g;
+}
+
+
+int occupancy_blocks(const DeviceInfo& dev, int threads, int registers, int smem) {
+  int warps = (threads + 31) / 32;
+  int by_threads = dev.max_threads_per_sm / std::max(1, threads);
+  // Registers are allocated per warp in chunks of 256.
+  int regs_per_warp = ((std::max(registers, 1) * 32 + 255) / 256) * 256;
+  int by_regs = dev.regs_per_sm / std::max(1, regs_per_warp * warps);
+  int by_smem = smem > 0 ? dev.smem_per_sm / (smem + 1024) : dev.max_blocks_per_sm;
+  return std::max(0, std::min({dev.max_blocks_per_sm, by_threads, by_regs, by_smem}));
+}
+
+}  // namespace solder

@@ -1,0 +1,22 @@
+#pragma once
+// Launch geometry of a plan at given sizes: blocks, threads, dynamic shared memory, cluster.
+#include "runtime/device_info.h"
+#include "schedule/launch_facts.h"
+
+namespace solder {
+
+struct Grid {
+  unsigned x = 1, y = 1, block = 1, smem = 0;  // smem: dynamic shared memory bytes
+  unsigned cluster = 1;                         // blocks per cluster along x (KernelParams::cluster)
+};
+// `resident_per_sm`: blocks of this kernel an SM holds at once (from its ptxas registers);
+// `resident_clusters`: clusters of KernelParams::cluster blocks the device runs at once (the
+// driver's count; 0: estimated from resident_per_sm). Throws where the plan cannot cover rows
+// of these sizes (a persistent plan's batches must reach the row's end).
+Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev, int resident_per_sm,
+                 int resident_clusters = 0);
+
+// Resident blocks per SM for a kernel (threads, registers and shared memory limits).
+int occupancy_blocks(const DeviceInfo& dev, int threads, int registers, int smem_bytes);
+
+}  // namespace solder

@@ -1,0 +1,32 @@
+#include "schedule/registry.h"
+
+#include "solder/error.h"
+
+namespace solder {
+
+const std::vector<const Scheduler*>& schedulers() {
+  static const std::vector<const Scheduler*> all = {
+      &pointwise_scheduler(),
+      &inner_scheduler(),
+      &full_reduction_scheduler(),
+  };
+  return all;
+}
+
+SchedulerChoice choose_scheduler(const ScheduleContext& cx) {
+  SchedulerChoice c;
+  for (const Scheduler* s : schedulers()) {
+    if (auto why = s->cannot_schedule(cx)) {
+      c.passed_over.push_back(std::string(s->name()) + ": " + *why);
+      continue;
+    }
+    c.scheduler = s;
+    return c;
+  }
+  std::string why;
+  for (const auto& p : c.passed_over) why += "\n  " + p;
+  throw Error("schedule: no scheduler takes kernel segment " + std::to_string(cx.segment_index) + " of " +
+              cx.fusion.name() + ":" + why);
+}
+
+}  // namespace solder

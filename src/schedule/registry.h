@@ -1,0 +1,11 @@
+#pragma once
+// The registered schedulers (each defined in its own file). Only registry.cpp lists them.
+#include "schedule/scheduler.h"
+
+namespace solder {
+
+const Scheduler& pointwise_scheduler();       // pointwise_scheduler.cpp
+const Scheduler& inner_scheduler();           // inner_scheduler.cpp
+const Scheduler& full_reduction_scheduler();  // full_reduction_scheduler.cpp
+
+}  // namespace solder
