@@ -1,0 +1,120 @@
+// Golden kernels: the generated source of every example (and bench program) at its size
+// classes, planned on the H100 profile for contiguous inputs, checked in under tests/golden/.
+// A refactor must leave them unchanged; a deliberate change shows exactly which kernels moved
+// (and each needs a same-run device measurement). To accept a change:
+//   SOLDER_UPDATE_GOLDEN=1 ./build/golden_test
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "codegen/device_runtime.h"
+#include "frontend/load_program.h"
+#include "frontend/run_inputs.h"
+#include "solder/executor.h"
+
+using namespace solder;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct GoldenCase {
+  std::string program;  // examples/ or bench/programs/ file, without .fusion
+  std::vector<Bindings> sizes;
+};
+
+std::vector<Bindings> rows_by(std::initializer_list<int64_t> hs, int64_t b = 8192) {
+  std::vector<Bindings> out;
+  for (int64_t h : hs) out.push_back({{"B", b}, {"H", h}});
+  return out;
+}
+
+std::vector<GoldenCase> golden_cases() {
+  std::vector<GoldenCase> cases;
+  // Norms: aligned and phase-shifted rows, short and long rows (registers, shared memory,
+  // weight ring, clusters, looped), and few rows.
+  for (const char* w1 : {"examples/w1_layer_norm_fused", "examples/w1_layer_norm_fused_bf16",
+                         "examples/w1_layer_norm_fused_f32"}) {
+    auto sizes = rows_by({768, 1024, 4096, 4098, 5140, 16384, 20480, 65536});
+    sizes.push_back({{"B", 64}, {"H", 1024}});
+    cases.push_back({w1, sizes});
+  }
+  for (const char* w5 : {"examples/w5_rms_norm_bf16", "examples/w5_softmax_bf16", "examples/w5_gelu_bias_bf16"})
+    cases.push_back({w5, rows_by({770, 1024, 4096, 20480, 65536})});
+  for (const char* ty : {"bf16", "f32"})
+    for (const char* fmt : {"e4m3", "e5m2"})
+      for (const char* sat : {"sat", "nosat"})
+        cases.push_back({std::string("examples/w2_fp8_") + ty + "_" + fmt + "_" + sat,
+                         {{{"N", int64_t{1} << 21}}, {{"N", 1000003}}}});
+  cases.push_back({"examples/w3_split_stack", {{{"B", 1024}}}});
+  cases.push_back({"examples/w3_combined", {{{"B", 1024}}}});
+  for (int i = 1; i <= 6; ++i) cases.push_back({"examples/w4_einsum_" + std::to_string(i), {{}}});
+  for (const char* p : {"bench/programs/center", "bench/programs/ln_affine", "bench/programs/ln_plain",
+                        "bench/programs/scale"})
+    cases.push_back({p, rows_by({1024, 4098, 5140})});
+  return cases;
+}
+
+std::string case_name(const GoldenCase& c, const Bindings& b) {
+  std::string n = fs::path(c.program).filename().string();
+  for (const auto& [sym, v] : b) n += "." + sym + std::to_string(v);
+  return n;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The kernel's own code: every source holds the shared device runtime, kept once.
+std::string kernel_body(std::string source) {
+  const std::string_view rt = device_runtime_source();
+  if (auto at = source.find(rt); at != std::string::npos) source.replace(at, rt.size(), "// <device_runtime.cuh>\n");
+  return source;
+}
+
+}  // namespace
+
+TEST(GoldenKernels, MatchCheckedIn) {
+  const fs::path dir = fs::path(SOLDER_SOURCE_DIR) / "tests" / "golden";
+  const bool update = std::getenv("SOLDER_UPDATE_GOLDEN") != nullptr;
+  std::map<std::string, std::string> generated;  // file name -> text
+  generated["device_runtime.cuh"] = std::string(device_runtime_source());
+  for (const GoldenCase& c : golden_cases()) {
+    Fusion f = load_program(std::string(SOLDER_SOURCE_DIR) + "/" + c.program + ".fusion");
+    Executor ex(f);
+    for (const Bindings& b : c.sizes) {
+      std::vector<KernelSourceInfo> sources;
+      auto records = ex.compile_for(resolve_input_shapes(f, {}, b), &sources);
+      ASSERT_EQ(records.size(), sources.size());
+      for (size_t k = 0; k < sources.size(); ++k)
+        generated[case_name(c, b) + "." + sources[k].name + ".cu"] =
+            "// plan: " + records[k].params + "\n" + kernel_body(sources[k].source);
+    }
+  }
+  if (update) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const auto& [name, text] : generated) std::ofstream(dir / name, std::ios::binary) << text;
+    GTEST_SKIP() << "wrote " << generated.size() << " golden files to " << dir;
+  }
+  std::vector<std::string> changed, missing, stale;
+  for (const auto& [name, text] : generated) {
+    if (!fs::exists(dir / name)) missing.push_back(name);
+    else if (read_file(dir / name) != text) changed.push_back(name);
+  }
+  for (const auto& e : fs::directory_iterator(dir))
+    if (!generated.count(e.path().filename().string())) stale.push_back(e.path().filename().string());
+  std::string report;
+  for (const auto& n : changed) report += "  changed: " + n + "\n";
+  for (const auto& n : missing) report += "  new:     " + n + "\n";
+  for (const auto& n : stale) report += "  gone:    " + n + "\n";
+  EXPECT_TRUE(report.empty()) << "generated kernels differ from tests/golden (" << generated.size()
+                              << " files); if intended, run SOLDER_UPDATE_GOLDEN=1 build/golden_test and "
+                                 "measure each changed kernel on the device:\n"
+                              << report;
+  EXPECT_GE(generated.size(), 90u) << "the golden corpus shrank";
+}
