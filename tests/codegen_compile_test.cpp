@@ -26,7 +26,8 @@ Prepared prepare_at(const Fusion& f, const std::vector<std::vector<int64_t>>& sh
     if (sf.segments[i].kind != SegmentKind::Kernel) continue;
     LaunchFacts facts = contiguous_facts(sf, static_cast<int>(i), b);
     for (size_t k = 0; k < facts.operands.size(); ++k) facts.operands[k].address = addresses[std::min(k, addresses.size() - 1)];
-    p.kernels.push_back(prepare_kernel(sf, static_cast<int>(i), facts, h100_profile(), KernelCache::global()));
+    p.kernels.push_back(prepare_kernel(sf, static_cast<int>(i), analyze_kernel(sf.fusion, sf.segments[i]), facts,
+                                       h100_profile(), KernelCache::global()));
   }
   return p;
 }

@@ -14,11 +14,13 @@ namespace {
 struct ExplainArgs {
   std::string program;
   std::vector<std::string> shapes, sizes;
+  std::string plan;
 };
 
 void run_explain(const ExplainArgs& a) {
   Fusion f = load_program(a.program);
   ExplainOptions opts;
+  opts.plan = a.plan;
   if (!a.shapes.empty() || !a.sizes.empty()) {
     auto in_shapes = resolve_input_shapes(f, parse_shape_args(a.shapes), parse_size_args(a.sizes));
     opts.sizes = bind_shapes(f, in_shapes);
@@ -32,6 +34,9 @@ void register_explain(CLI::App& app) {
   auto args = std::make_shared<ExplainArgs>();
   auto* cmd = app.add_subcommand("explain", "Show a program's IR, segments and (with sizes) each kernel's plan, registers and occupancy");
   add_program_options(cmd, args->program, args->shapes, args->sizes);
+  cmd->add_option("--plan", args->plan,
+                  "pin kernel plans: KEY=VALUE,... for every kernel, SEG:KEY=VALUE,... for one; ';' between "
+                  "(e.g. threads_per_row=512,prefetch=0 or max_registers=96)");
   cmd->callback([args] { run_explain(*args); });
 }
 

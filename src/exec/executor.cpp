@@ -176,9 +176,9 @@ void Executor::Impl::add_kernel_step(RunPlan& rp, int si, const std::vector<uint
   }
   for (int v : s.outputs)
     if (!provided[v]) st.alloc.push_back(v);
-  const LaunchFacts facts = kernel_facts(sf, si, shapes, strides, addr);
+  const LaunchFacts facts = kernel_facts(sf, si, ks, shapes, strides, addr);
   const DeviceInfo& dev = current_device();
-  PreparedKernel pk = prepare_kernel(sf, si, facts, dev, KernelCache::global(), compile_options(si));
+  PreparedKernel pk = prepare_kernel(sf, si, ks, facts, dev, KernelCache::global(), compile_options(si));
   stats.kernels_compiled += pk.compiles;
   if (dry) {
     described += describe_kernel_step(f, si, pk, facts, dev);

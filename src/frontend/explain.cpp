@@ -55,11 +55,9 @@ std::string bindings_line(const Bindings& b) {
   return s.empty() ? "(no size symbols)" : s;
 }
 
-// Extension point: segmentation, the scheduler's choice per segment and the generated
-// kernels are appended here as those stages land. Returns "" while there is nothing to add.
-// Segments, and for bound sizes each kernel's plan and ptxas report (contiguous inputs).
+// Segments, and for bound sizes the steps a run takes (contiguous inputs).
 std::string explain_plan(const Fusion& f, const ExplainOptions& opts) {
-  Executor ex(f);
+  Executor ex(f, ExecutorOptions{opts.plan});
   if (!opts.sizes) return "== segments (bind sizes with --shape/--size to see kernel plans)\n" + describe_segments(lower(f));
   std::vector<std::vector<int64_t>> shapes;
   for (int id : f.inputs()) shapes.push_back(eval_shape(f.value(id).shape, *opts.sizes));

@@ -1,7 +1,7 @@
 #pragma once
-// `solder explain`: what Solder makes of a program, as text. Today: the verified IR and each
-// value's type and shape (concrete when sizes are bound). Each later stage (segmentation,
-// scheduling, generated kernels) adds its own section in explain_plan() in explain.cpp.
+// `solder explain`: what Solder makes of a program, as text: the verified IR, each value's type
+// and shape (concrete when sizes are bound), the segments, and with sizes the steps a run takes
+// (Executor::explain: scheduler, plan, rejected candidates, ptxas, occupancy, views and copies).
 #include <optional>
 #include <string>
 
@@ -11,6 +11,7 @@ namespace solder {
 
 struct ExplainOptions {
   std::optional<Bindings> sizes;  // set when the caller bound sizes (--shape / --size)
+  std::string plan;               // ExecutorOptions::plan (--plan)
 };
 
 // Verifies `f` (throws solder::Error) and returns the report.

@@ -1,7 +1,9 @@
 #include "pipeline/compile_kernel.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 #include "runtime/cache_entry.h"
 #include "runtime/driver.h"
@@ -11,6 +13,16 @@
 namespace solder {
 
 namespace {
+
+// SOLDER_DEBUG=2 (or more): a line per stage of each kernel: the scheduler, then each
+// candidate with its compile time and ptxas's verdict.
+bool debug_kernels() {
+  static const bool on = [] {
+    const char* e = std::getenv("SOLDER_DEBUG");
+    return e && std::atoi(e) >= 2;
+  }();
+  return on;
+}
 
 std::string hex64(uint64_t v) {
   char buf[24];
@@ -43,10 +55,9 @@ int spill_bytes(const PreparedKernel& pk) {
 
 }  // namespace
 
-PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const LaunchFacts& facts, const DeviceInfo& dev,
-                              KernelCache& cache, const CompileOptions& options) {
+PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const KernelShape& ks, const LaunchFacts& facts,
+                              const DeviceInfo& dev, KernelCache& cache, const CompileOptions& options) {
   const Segment& s = sf.segments.at(index);
-  const KernelShape ks = analyze_kernel(sf.fusion, s);
   const ScheduleContext cx{sf.fusion, s, index, ks, facts, dev};
   const SchedulerChoice choice = choose_scheduler(cx);
   std::vector<KernelPlan> plans = choice.scheduler->candidates(cx);
@@ -61,7 +72,13 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Launch
       rejected.push_back(plan.params.str() + ": impossible (" + bad.front() + ")");
       continue;
     }
+    const auto t0 = std::chrono::steady_clock::now();
     PreparedKernel pk = build(sf, s, plan, dev, cache, compiles);
+    if (debug_kernels())
+      std::fprintf(stderr, "solder: kernel %s [%s] %s: %.1f ms, %d registers, %d B spilled\n", plan.name.c_str(),
+                   choice.scheduler->name(), plan.params.str().c_str(),
+                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+                   pk.compiled->ptxas.registers, spill_bytes(pk));
     if (!pk.compiled->ptxas.spills()) {
       pk.rejected = std::move(rejected);
       pk.compiles = compiles;
@@ -83,11 +100,11 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Launch
   return least;
 }
 
-LaunchFacts kernel_facts(const SegmentedFusion& sf, int index, const std::vector<std::vector<int64_t>>& shapes,
-                         const std::vector<std::vector<int64_t>>& strides, const std::vector<uint64_t>& addresses) {
+LaunchFacts kernel_facts(const SegmentedFusion& sf, int index, const KernelShape& ks,
+                         const std::vector<std::vector<int64_t>>& shapes, const std::vector<std::vector<int64_t>>& strides,
+                         const std::vector<uint64_t>& addresses) {
   const Segment& s = sf.segments.at(index);
   const Fusion& f = sf.fusion;
-  const KernelShape ks = analyze_kernel(f, s);
   // The domain's sizes: the largest operand shape of each domain dim (right-aligned); reduction
   // outputs without keepdim have lost the reduced dims, so they say nothing here.
   std::vector<int64_t> domain(s.domain.size(), 1);
@@ -127,7 +144,7 @@ LaunchFacts contiguous_facts(const SegmentedFusion& sf, int index, const Binding
     shapes.push_back(sh);
     strides.push_back(st);
   }
-  return kernel_facts(sf, index, shapes, strides, std::vector<uint64_t>(ks.operands.size(), kAlignClass));
+  return kernel_facts(sf, index, ks, shapes, strides, std::vector<uint64_t>(ks.operands.size(), kAlignClass));
 }
 
 int resident_blocks(const DeviceInfo& dev, const PreparedKernel& pk) {

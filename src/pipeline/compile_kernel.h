@@ -36,13 +36,16 @@ struct PreparedKernel {
   int compiles = 0;     // NVRTC compiles this call ran (0 when the caches had every plan)
 };
 
-PreparedKernel prepare_kernel(const SegmentedFusion& sf, int segment_index, const LaunchFacts& facts,
-                              const DeviceInfo& dev, KernelCache& cache, const CompileOptions& options = {});
+// `ks`: analyze_kernel of the segment, computed once by the caller for facts and plans alike.
+PreparedKernel prepare_kernel(const SegmentedFusion& sf, int segment_index, const KernelShape& ks,
+                              const LaunchFacts& facts, const DeviceInfo& dev, KernelCache& cache,
+                              const CompileOptions& options = {});
 
 // Facts of kernel segment `si` for operands (parallel to analyze_kernel's) of these shapes,
 // strides and addresses (or alignment classes). The domain's sizes come from the operands.
-LaunchFacts kernel_facts(const SegmentedFusion& sf, int segment_index, const std::vector<std::vector<int64_t>>& shapes,
-                         const std::vector<std::vector<int64_t>>& strides, const std::vector<uint64_t>& addresses);
+LaunchFacts kernel_facts(const SegmentedFusion& sf, int segment_index, const KernelShape& ks,
+                         const std::vector<std::vector<int64_t>>& shapes, const std::vector<std::vector<int64_t>>& strides,
+                         const std::vector<uint64_t>& addresses);
 // Facts for contiguous operands at aligned addresses, at the sizes `b` binds.
 LaunchFacts contiguous_facts(const SegmentedFusion& sf, int segment_index, const Bindings& b);
 
