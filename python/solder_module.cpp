@@ -304,14 +304,21 @@ NB_MODULE(_solder, m) {
       .def_prop_ro("outputs", &PyCapturedRun::outputs);
 
   nb::class_<solder::Executor>(m, "Executor")
-      .def(nb::init<const solder::Fusion&>(), "fusion"_a)
+      .def("__init__",
+           [](solder::Executor* ex, const solder::Fusion& f, const std::string& plan) {
+             new (ex) solder::Executor(f, solder::ExecutorOptions{plan});
+           },
+           "fusion"_a, "plan"_a = "",
+           "plan: pins kernel plans (ExecutorOptions::plan), e.g. 'threads_per_row=512,prefetch=0' or '1:unroll=1'")
       .def("run", &run, "inputs"_a, "stream"_a = 0,
            "Runs on DLPack tensors: GPU tensors on the GPU (on `stream`, a CUDA stream handle), giving "
            "torch tensors; host tensors on the CPU reference executor, giving numpy arrays.")
       .def("capture", &capture, "inputs"_a, "stream"_a = 0,
            "Runs once on GPU tensors and records the run as a CUDA graph (see CapturedRun): replay() "
            "then relaunches every step with one graph launch, reading whatever the inputs hold.")
-      .def("explain", &solder::Executor::explain, "input_shapes"_a)
+      .def("explain", &solder::Executor::explain, "input_shapes"_a, "input_strides"_a = std::vector<std::vector<int64_t>>{},
+           "The steps a run on inputs of these shapes (and strides in elements; contiguous where not given) takes: "
+           "scheduler, plan, rejected candidates, registers, spills, occupancy, views and copies. Needs no GPU.")
       .def("launches", [](const solder::Executor& ex) {
         std::vector<std::string> names;
         for (const auto& r : ex.last_launches()) names.push_back(r.name);

@@ -10,7 +10,7 @@
 #include "ops/workloads.h"
 #include "runtime/driver.h"
 #include "runtime/kernel_cache.h"
-#include "schedule/tuning.h"
+#include "pipeline/tuning_db.h"
 #include "solder/error.h"
 #include "solder/executor.h"
 #include "solder/reference.h"

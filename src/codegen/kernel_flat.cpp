@@ -5,6 +5,87 @@
 
 namespace solder::codegen_detail {
 
+namespace {
+
+// Grid reduction: warp then block combine, one atomic per block (one per warp made 8192
+// atomics on one address for 2^21 elements), the last block finishes the scalar epilogue and
+// resets the scratch, so no memset is needed between launches.
+void write_grid_combine(Writer& w, const std::vector<std::string>& acc, const std::vector<int>& post_outs,
+                        KernelSource& ks_out) {
+  std::string& c = w.code;
+  const size_t nsteps = w.sp.steps.size();
+  std::vector<bool> integral(nsteps);
+  for (size_t i = 0; i < nsteps; ++i) {
+    Op kind = w.sp.steps[i].kind;
+    DType t = accumulator_dtype(w.f.value(w.f.nodes()[w.sp.steps[i].node].out[0]).dtype);
+    integral[i] = !is_floating(t);
+    const std::string red = std::string("warp_reduce<") + red_struct(kind) + ", 32>(", bred = "bred" + num(static_cast<long long>(i));
+    c += "  " + acc[i] + " = " + red + acc[i] + ");\n";
+    c += "  __shared__ " + std::string(compute_type(t)) + " " + bred + "[THREADS / 32];\n";
+    c += "  if ((threadIdx.x & 31) == 0) " + bred + "[threadIdx.x >> 5] = " + acc[i] + ";\n  __syncthreads();\n";
+    c += "  " + acc[i] + " = " + red + "threadIdx.x < THREADS / 32 ? " + bred + "[threadIdx.x] : " + red_identity(kind, t) + ");\n";
+    const std::string slot = "p.scratch + " + num(2 * static_cast<long long>(i));
+    if (integral[i]) {
+      // Integers (and bools) combine exactly as 64-bit values in the step's two scratch words.
+      const char* fn = kind == Op::Max ? "atomicMax((long long*)(" : kind == Op::Min ? "atomicMin((long long*)(" : "atomicAdd((unsigned long long*)(";
+      const char* cast = kind == Op::Max || kind == Op::Min ? "(long long)" : "(unsigned long long)(long long)";
+      c += "  if (threadIdx.x == 0) " + std::string(fn) + slot + "), " + cast + acc[i] + ");\n";
+      long long idv = kind == Op::Max ? (-9223372036854775807LL - 1) : kind == Op::Min ? 9223372036854775807LL : 0;
+      ks_out.scratch_init.push_back(static_cast<unsigned>(static_cast<unsigned long long>(idv) & 0xffffffffu));
+      ks_out.scratch_init.push_back(static_cast<unsigned>(static_cast<unsigned long long>(idv) >> 32));
+      continue;
+    }
+    if (t == DType::F64) {  // one double in the step's two scratch words
+      c += "  if (threadIdx.x == 0) atomic_combine(" + std::string(red_struct(kind)) + "(), (double*)(" + slot + "), " + acc[i] + ");\n";
+      double idv = kind == Op::Max ? -INFINITY : kind == Op::Min ? INFINITY : 0.0;
+      unsigned long long bits;
+      std::memcpy(&bits, &idv, 8);
+      ks_out.scratch_init.push_back(static_cast<unsigned>(bits & 0xffffffffu));
+      ks_out.scratch_init.push_back(static_cast<unsigned>(bits >> 32));
+      continue;
+    }
+    c += "  if (threadIdx.x == 0) atomic_combine(" + std::string(red_struct(kind)) + "(), " + slot + ", (float)" + acc[i] + ");\n";
+    float idv = kind == Op::Max ? -INFINITY : kind == Op::Min ? INFINITY : 0.0f;
+    unsigned bits;
+    std::memcpy(&bits, &idv, 4);
+    ks_out.scratch_init.push_back(bits);
+    ks_out.scratch_init.push_back(0);
+  }
+  ks_out.scratch_init.push_back(0);  // block counter
+  const std::string counter = "((unsigned*)p.scratch)[" + num(2 * static_cast<long long>(nsteps)) + "]";
+  c += "  __shared__ bool last_block;\n  __threadfence();\n  __syncthreads();\n";
+  c += "  if (threadIdx.x == 0) last_block = atomicAdd(&" + counter + ", 1u) == gridDim.x * gridDim.y - 1;\n";
+  c += "  __syncthreads();\n  if (!last_block || threadIdx.x != 0) return;\n  __threadfence();\n";
+  c += "  volatile float* s = p.scratch;\n";
+  std::map<int, std::string> results;
+  for (size_t i = 0; i < nsteps; ++i) {
+    const auto& st = w.sp.steps[i];
+    int out = w.f.nodes()[st.node].out[0];
+    DType t = w.f.value(out).dtype;
+    const bool wide = accumulator_dtype(t) == DType::F64;
+    std::string raw = wide ? "(*(volatile double*)(p.scratch + " + num(2 * static_cast<long long>(i)) + "))"
+                      : integral[i] ? "(*(volatile long long*)(p.scratch + " + num(2 * static_cast<long long>(i)) + "))"
+                                  : "(s[" + num(2 * static_cast<long long>(i) + 1) + "] != 0.0f ? __int_as_float(0x7fc00000) : s[" +
+                                        num(2 * static_cast<long long>(i)) + "])";
+    if (st.kind == Op::Mean) raw = "(" + raw + " / (float)C)";
+    std::string name = "r" + num(out);
+    c += "  const " + std::string(compute_type(t)) + " " + name + " = (" + compute_type(t) + ")" + raw + ";\n";
+    results[out] = name;
+  }
+  for (size_t i = 0; i < ks_out.scratch_init.size() - 1; ++i)
+    c += "  ((volatile unsigned*)p.scratch)[" + num(static_cast<long long>(i)) + "] = " + num(ks_out.scratch_init[i]) + "u;\n";
+  c += "  " + counter + " = 0u;\n";
+  ExprEmitter em(w.f, [&](int v) {
+    if (results.count(v)) return results[v];
+    if (w.is_input(v)) return load_convert(w.dt(v), w.ptr(w.operand_index.at(v)) + "[0]");
+    return std::string();
+  });
+  for (int k : post_outs)
+    c += "  " + w.ptr(k) + "[0] = " + store_convert(w.dt(w.op(k).value), em.value(w.op(k).value, c, "  ")) + ";\n";
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------------------------------------
 // Pointwise and full reduction: a grid-stride loop over [R, C], VEC elements per access.
 void write_flat(Writer& w, KernelSource& ks_out) {
@@ -104,81 +185,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   c += "        } else if (col0 < C) {\n";
   chunk_body(false, 5, false);
   c += "        }\n      }\n    }\n  }\n";
-  if (!full) {
-    c += "}\n";
-    return;
-  }
-  // Grid reduction: warp then block combine, one atomic per block (one per warp made 8192
-  // atomics on one address for 2^21 elements), the last block finishes and resets.
-  const size_t nsteps = w.sp.steps.size();
-  std::vector<bool> integral(nsteps);
-  for (size_t i = 0; i < nsteps; ++i) {
-    Op kind = w.sp.steps[i].kind;
-    DType t = accumulator_dtype(w.f.value(w.f.nodes()[w.sp.steps[i].node].out[0]).dtype);
-    integral[i] = !is_floating(t);
-    const std::string red = std::string("warp_reduce<") + red_struct(kind) + ", 32>(", bred = "bred" + num(static_cast<long long>(i));
-    c += "  " + acc[i] + " = " + red + acc[i] + ");\n";
-    c += "  __shared__ " + std::string(compute_type(t)) + " " + bred + "[THREADS / 32];\n";
-    c += "  if ((threadIdx.x & 31) == 0) " + bred + "[threadIdx.x >> 5] = " + acc[i] + ";\n  __syncthreads();\n";
-    c += "  " + acc[i] + " = " + red + "threadIdx.x < THREADS / 32 ? " + bred + "[threadIdx.x] : " + red_identity(kind, t) + ");\n";
-    const std::string slot = "p.scratch + " + num(2 * static_cast<long long>(i));
-    if (integral[i]) {
-      // Integers (and bools) combine exactly as 64-bit values in the step's two scratch words.
-      const char* fn = kind == Op::Max ? "atomicMax((long long*)(" : kind == Op::Min ? "atomicMin((long long*)(" : "atomicAdd((unsigned long long*)(";
-      const char* cast = kind == Op::Max || kind == Op::Min ? "(long long)" : "(unsigned long long)(long long)";
-      c += "  if (threadIdx.x == 0) " + std::string(fn) + slot + "), " + cast + acc[i] + ");\n";
-      long long idv = kind == Op::Max ? (-9223372036854775807LL - 1) : kind == Op::Min ? 9223372036854775807LL : 0;
-      ks_out.scratch_init.push_back(static_cast<unsigned>(static_cast<unsigned long long>(idv) & 0xffffffffu));
-      ks_out.scratch_init.push_back(static_cast<unsigned>(static_cast<unsigned long long>(idv) >> 32));
-      continue;
-    }
-    if (t == DType::F64) {  // one double in the step's two scratch words
-      c += "  if (threadIdx.x == 0) atomic_combine(" + std::string(red_struct(kind)) + "(), (double*)(" + slot + "), " + acc[i] + ");\n";
-      double idv = kind == Op::Max ? -INFINITY : kind == Op::Min ? INFINITY : 0.0;
-      unsigned long long bits;
-      std::memcpy(&bits, &idv, 8);
-      ks_out.scratch_init.push_back(static_cast<unsigned>(bits & 0xffffffffu));
-      ks_out.scratch_init.push_back(static_cast<unsigned>(bits >> 32));
-      continue;
-    }
-    c += "  if (threadIdx.x == 0) atomic_combine(" + std::string(red_struct(kind)) + "(), " + slot + ", (float)" + acc[i] + ");\n";
-    float idv = kind == Op::Max ? -INFINITY : kind == Op::Min ? INFINITY : 0.0f;
-    unsigned bits;
-    std::memcpy(&bits, &idv, 4);
-    ks_out.scratch_init.push_back(bits);
-    ks_out.scratch_init.push_back(0);
-  }
-  ks_out.scratch_init.push_back(0);  // block counter
-  const std::string counter = "((unsigned*)p.scratch)[" + num(2 * static_cast<long long>(nsteps)) + "]";
-  c += "  __shared__ bool last_block;\n  __threadfence();\n  __syncthreads();\n";
-  c += "  if (threadIdx.x == 0) last_block = atomicAdd(&" + counter + ", 1u) == gridDim.x * gridDim.y - 1;\n";
-  c += "  __syncthreads();\n  if (!last_block || threadIdx.x != 0) return;\n  __threadfence();\n";
-  c += "  volatile float* s = p.scratch;\n";
-  std::map<int, std::string> results;
-  for (size_t i = 0; i < nsteps; ++i) {
-    const auto& st = w.sp.steps[i];
-    int out = w.f.nodes()[st.node].out[0];
-    DType t = w.f.value(out).dtype;
-    const bool wide = accumulator_dtype(t) == DType::F64;
-    std::string raw = wide ? "(*(volatile double*)(p.scratch + " + num(2 * static_cast<long long>(i)) + "))"
-                      : integral[i] ? "(*(volatile long long*)(p.scratch + " + num(2 * static_cast<long long>(i)) + "))"
-                                  : "(s[" + num(2 * static_cast<long long>(i) + 1) + "] != 0.0f ? __int_as_float(0x7fc00000) : s[" +
-                                        num(2 * static_cast<long long>(i)) + "])";
-    if (st.kind == Op::Mean) raw = "(" + raw + " / (float)C)";
-    std::string name = "r" + num(out);
-    c += "  const " + std::string(compute_type(t)) + " " + name + " = (" + compute_type(t) + ")" + raw + ";\n";
-    results[out] = name;
-  }
-  for (size_t i = 0; i < ks_out.scratch_init.size() - 1; ++i)
-    c += "  ((volatile unsigned*)p.scratch)[" + num(static_cast<long long>(i)) + "] = " + num(ks_out.scratch_init[i]) + "u;\n";
-  c += "  " + counter + " = 0u;\n";
-  ExprEmitter em(w.f, [&](int v) {
-    if (results.count(v)) return results[v];
-    if (w.is_input(v)) return load_convert(w.dt(v), w.ptr(w.operand_index.at(v)) + "[0]");
-    return std::string();
-  });
-  for (int k : post_outs)
-    c += "  " + w.ptr(k) + "[0] = " + store_convert(w.dt(w.op(k).value), em.value(w.op(k).value, c, "  ")) + ";\n";
+  if (full) write_grid_combine(w, acc, post_outs, ks_out);
   c += "}\n";
 }
 

@@ -5,6 +5,7 @@
 // loads in flight at once (one batch at a time left the kernels latency-bound). Looped
 // (batch == 0): each pass streams the row again (rows too long for registers).
 #include <algorithm>
+#include <memory>
 
 #include "codegen/kernel_writer.h"
 #include "codegen/row_prefetch.h"
@@ -109,116 +110,175 @@ std::string combine_across_cluster(const ReductionStep& st, int i, const std::st
   return c;
 }
 
-}  // namespace
+// The inner template's state for one kernel: what its setup, row loop and passes share.
+class InnerKernel {
+ public:
+  InnerKernel(Writer& writer, KernelSource& source)
+      : w(writer),
+        out(source),
+        P(writer.plan.params),
+        sp(writer.sp),
+        c(writer.code),
+        persistent(P.batch > 0),
+        tpr(P.threads_per_row),
+        rpb(P.rows_per_block),
+        cluster(P.cluster),
+        wpr(std::max(1, tpr / 32)),
+        mat(sp.materialized.begin(), sp.materialized.end()),
+        blk(cluster > 1 ? "blk" : "(i64)blockIdx.x"),
+        nblk(cluster > 1 ? "nblk" : "(i64)gridDim.x"),
+        outs(writer.output_slots()) {}
 
-void write_inner(Writer& w, KernelSource& out) {
-  const auto& P = w.plan.params;
-  const bool persistent = P.batch > 0;
-  const StagePlan& sp = w.sp;
-  std::string& c = w.code;
-  const int tpr = P.threads_per_row, rpb = P.rows_per_block, cluster = P.cluster;
-  const int wpr = std::max(1, tpr / 32);
-  std::set<int> mat(sp.materialized.begin(), sp.materialized.end());
+  void write() {
+    declare_kernel();
+    plan_loads();
+    load_resident_weights();
+    c += prefetch->declarations();
+    if (!prefetch->empty() && P.prefetch) c += prefetch->issue(blk + " * RPB + ry", 1);
+    if (ring->active()) c += ring->prologue();
+    open_row_loop();
+    row_em = std::make_unique<ExprEmitter>(w.f, [this](int v) -> std::string {
+      if (row_names.count(v)) return row_names[v];
+      if (w.is_input(v))
+        return load_convert(w.dt(v), w.ptr(w.operand_index.at(v)) + "[" + w.offset(w.operand_index.at(v), "rowc", "0") + "]");
+      return "";
+    });
+    store_row_outputs(0);
+    declare_held();
+    for (int q = 0; q <= sp.max_level; ++q) element_pass(q);
+    close_kernel();
+  }
 
-  c += "extern \"C\" __global__ void " + w.launch_bounds(P.min_blocks) + " " + w.plan.name + "(const Params p) {\n";
-  c += "  constexpr int VEC = " + num(P.vec) + ", TPR = " + num(tpr) + ", RPB = " + num(rpb) +
-       (persistent ? ", BATCH = " + num(P.batch) : std::string()) +
-       (cluster > 1 ? ", CL = " + num(cluster) + ", RT = TPR * CL" : std::string()) + ";\n";
-  w.pointers(1);
-  // Persistent rows fit in registers, so C < 2^31: 32-bit column compares and offsets.
-  c += "  const int tr = threadIdx.x % TPR, ry = threadIdx.x / TPR;\n  const i64 R = p.R;\n  const " +
-       std::string(persistent ? "int C = (int)p.C" : "i64 C = p.C") + ";\n";
-  // A cluster's blocks share rows: block blk of nblk, the row's threads rt of RT (see row_slot).
-  const std::string blk = cluster > 1 ? "blk" : "(i64)blockIdx.x", nblk = cluster > 1 ? "nblk" : "(i64)gridDim.x";
-  if (cluster > 1)
-    c += "  const int rt = (int)cluster_rank() * TPR + tr;\n  const i64 blk = blockIdx.x / CL, nblk = gridDim.x / CL;\n"
-         "  unsigned cpar = 0, cph = 0;\n  const unsigned crank = cluster_rank();\n";
-  // var_mean over a cluster takes one cluster-wide wait, not two: each block's exact two-pass
-  // mean and squared deviations over its own columns (nloc of them), merged across blocks as
-  // Welford partials (Chan). Every batch's vector lies in the row or wholly past it (C % VEC == 0).
-  const bool block_stats = cluster > 1 && std::any_of(sp.steps.begin(), sp.steps.end(), [](const ReductionStep& st) { return st.var_step; });
-  if (block_stats)
-    c += "  int nloc_v = 0;\n#pragma unroll\n  for (int b = 0; b < BATCH; ++b) nloc_v += min(max(C / VEC - b * RT - (rt - tr), 0), TPR);\n"
-         "  const float nloc = (float)(nloc_v * VEC);\n";
-  std::vector<std::string> acc(sp.steps.size());
-  std::vector<DType> acc_t(sp.steps.size());
-  for (size_t i = 0; i < sp.steps.size(); ++i) {
-    acc[i] = "acc" + num(static_cast<long long>(i));
-    acc_t[i] = accumulator_dtype(w.f.value(w.f.nodes()[sp.steps[i].node].out[0]).dtype);
-    if (tpr > 32) {
-      // Warp partials: this row's slots at a 32-bit shared address (see cp_async); Welford
-      // partials take three floats each.
-      const std::string t = compute_type(acc_t[i]), n = num(static_cast<long long>(i));
-      c += "  __shared__ " + t + " sm" + n + "_[RPB][" + num(sp.steps[i].welford ? 3 * wpr : wpr) + "];\n";
-      c += "  const unsigned sm" + n + " = (unsigned)__cvta_generic_to_shared(&sm" + n + "_[ry][0]);\n";
-    }
-    if (cluster > 1) {  // every block's total (a Welford partial in a float4), by row parity and rank
-      if (rpb != 1) throw Error("kernel " + w.plan.name + ": cluster rows need one row per block");
-      const std::string n = num(static_cast<long long>(i));
-      const bool wf = sp.steps[i].welford || sp.steps[i].var_step;
-      c += "  __shared__ __align__(16) " + std::string(wf ? "float4" : compute_type(acc_t[i])) + " cl" + n + "_[2 * CL];\n";
-      c += "  __shared__ unsigned long long mb" + n + "_[2];\n";
-      c += "  const unsigned cl" + n + " = (unsigned)__cvta_generic_to_shared(&cl" + n + "_[0]), mb" + n +
-           " = (unsigned)__cvta_generic_to_shared(&mb" + n + "_[0]);\n";
-      c += "  if (threadIdx.x == 0) {\n    mbar_init(mb" + n + ", 1);\n    mbar_init(mb" + n + " + 8u, 1);\n    mbar_init_fence();\n  }\n";
-      if (i + 1 == sp.steps.size()) c += "  cluster_sync();  // the mbarriers, before any block pushes\n";
+ private:
+  Writer& w;
+  KernelSource& out;
+  const KernelParams& P;
+  const StagePlan& sp;
+  std::string& c;
+  const bool persistent;
+  const int tpr, rpb, cluster, wpr;
+  const std::set<int> mat;
+  const std::string blk, nblk;  // a cluster's blocks share rows: block blk of nblk (see row_slot)
+  const std::vector<int> outs;
+  bool block_stats = false;
+  std::vector<std::string> acc;
+  std::vector<DType> acc_t;
+  int pf_pass = 0;
+  bool phased = false, smem_pf = false, tickets = false;
+  int phase_operand = -1;
+  std::unique_ptr<RowPrefetch> prefetch;
+  std::unique_ptr<WeightRing> ring;
+  std::vector<int> passes;  // the passes with work, in order
+  std::string next_rows;
+  std::map<int, std::string> row_names;
+  std::unique_ptr<ExprEmitter> row_em;  // row scope: statistics and what varies only along rows
+  std::map<int, int> narrow;            // held value -> the f16/bf16 value whose bits are held (pairs)
+
+  // The signature, constants, thread indices, cluster set-up and the reductions' shared memory.
+  void declare_kernel() {
+    c += "extern \"C\" __global__ void " + w.launch_bounds(P.min_blocks) + " " + w.plan.name + "(const Params p) {\n";
+    c += "  constexpr int VEC = " + num(P.vec) + ", TPR = " + num(tpr) + ", RPB = " + num(rpb) +
+         (persistent ? ", BATCH = " + num(P.batch) : std::string()) +
+         (cluster > 1 ? ", CL = " + num(cluster) + ", RT = TPR * CL" : std::string()) + ";\n";
+    w.pointers(1);
+    // Persistent rows fit in registers, so C < 2^31: 32-bit column compares and offsets.
+    c += "  const int tr = threadIdx.x % TPR, ry = threadIdx.x / TPR;\n  const i64 R = p.R;\n  const " +
+         std::string(persistent ? "int C = (int)p.C" : "i64 C = p.C") + ";\n";
+    if (cluster > 1)
+      c += "  const int rt = (int)cluster_rank() * TPR + tr;\n  const i64 blk = blockIdx.x / CL, nblk = gridDim.x / CL;\n"
+           "  unsigned cpar = 0, cph = 0;\n  const unsigned crank = cluster_rank();\n";
+    // var_mean over a cluster takes one cluster-wide wait, not two: each block's exact two-pass
+    // mean and squared deviations over its own columns (nloc of them), merged across blocks as
+    // Welford partials (Chan). Every batch's vector lies in the row or wholly past it (C % VEC == 0).
+    block_stats = cluster > 1 && std::any_of(sp.steps.begin(), sp.steps.end(),
+                                             [](const ReductionStep& st) { return st.var_step; });
+    if (block_stats)
+      c += "  int nloc_v = 0;\n#pragma unroll\n  for (int b = 0; b < BATCH; ++b) nloc_v += min(max(C / VEC - b * RT - (rt - tr), 0), TPR);\n"
+           "  const float nloc = (float)(nloc_v * VEC);\n";
+    acc.resize(sp.steps.size());
+    acc_t.resize(sp.steps.size());
+    for (size_t i = 0; i < sp.steps.size(); ++i) {
+      acc[i] = "acc" + num(static_cast<long long>(i));
+      acc_t[i] = accumulator_dtype(w.f.value(w.f.nodes()[sp.steps[i].node].out[0]).dtype);
+      if (tpr > 32) {
+        // Warp partials: this row's slots at a 32-bit shared address (see cp_async); Welford
+        // partials take three floats each.
+        const std::string t = compute_type(acc_t[i]), n = num(static_cast<long long>(i));
+        c += "  __shared__ " + t + " sm" + n + "_[RPB][" + num(sp.steps[i].welford ? 3 * wpr : wpr) + "];\n";
+        c += "  const unsigned sm" + n + " = (unsigned)__cvta_generic_to_shared(&sm" + n + "_[ry][0]);\n";
+      }
+      if (cluster > 1) {  // every block's total (a Welford partial in a float4), by row parity and rank
+        const std::string n = num(static_cast<long long>(i));
+        const bool wf = sp.steps[i].welford || sp.steps[i].var_step;
+        c += "  __shared__ __align__(16) " + std::string(wf ? "float4" : compute_type(acc_t[i])) + " cl" + n + "_[2 * CL];\n";
+        c += "  __shared__ unsigned long long mb" + n + "_[2];\n";
+        c += "  const unsigned cl" + n + " = (unsigned)__cvta_generic_to_shared(&cl" + n + "_[0]), mb" + n +
+             " = (unsigned)__cvta_generic_to_shared(&mb" + n + "_[0]);\n";
+        c += "  if (threadIdx.x == 0) {\n    mbar_init(mb" + n + ", 1);\n    mbar_init(mb" + n + " + 8u, 1);\n    mbar_init_fence();\n  }\n";
+        if (i + 1 == sp.steps.size()) c += "  cluster_sync();  // the mbarriers, before any block pushes\n";
+      }
     }
   }
-  // Loaded ahead (row_prefetch.h): the vector inputs of the first pass with work.
-  std::vector<int> pf;
-  int pf_pass = 0;
-  while (pf_pass < sp.max_level && pass_targets(w, pf_pass).empty()) ++pf_pass;
-  if (persistent)
-    for (int k : w.element_inputs(pass_targets(w, pf_pass), [&](int v) {
-           return sp.row_level[v] || (mat.count(v) && sp.stage[v] < pf_pass);
-         }))
-      if (w.vectorized(k) && w.op(k).access == Access::Full) pf.push_back(k);
-  // Phase-shifted rows (col_vec > 0): a row that starts `ph` elements past a vec-aligned
-  // address loads the `nv` aligned vectors that overlap it (vector v covers columns v * VEC -
-  // ph onwards); only its first (v = 0) and last are partial. Slot s = b * TPR + tr holds vector
-  // s + 1, and the slot after the last vector holds vector 0: every batch but the last holds
-  // whole vectors only (launch_grid checks), loaded, reduced and stored as in aligned rows,
-  // and only the last batch tests lanes. Measured (H200, softmax bf16 H=4098, 73 % of a copy
-  // with lanes tested in every batch): whole loads +10 points, whole stores +7, no lane tests
-  // in the reductions +12. Every row-varying operand has the same phase (the scheduler
-  // checks), so one gives it.
-  const bool phased = persistent && P.col_vec > 0;
-  int phase_operand = -1;
-  for (int k = 0; k < static_cast<int>(w.plan.operands.size()) && phase_operand < 0; ++k)
-    if (w.op(k).access == Access::Full) phase_operand = k;
-  auto phase_of = [&](const std::string& row) {
+
+  // Phase-shifted rows: the row's phase, from the first row-varying operand's address.
+  std::string phase_of(const std::string& row) const {
     const std::string at = w.ptr(phase_operand) + " + " + w.offset(phase_operand, row, "0");
     return "(int)((unsigned long long)(" + at + ") / sizeof(*" + w.ptr(phase_operand) + ") & (VEC - 1))";
-  };
-  const RowPrefetch prefetch(w, std::move(pf), phase_of);
-  const bool smem_pf = prefetch.in_smem();
-  // Read-only weight loads (a plan choice: they cost registers, see the scheduler).
-  w.nc_weights = smem_pf && P.ldg_weights;
-  // The weight ring (see weight_ring.h): the weights each pass reads, where the plan has one.
-  std::vector<int> passes;  // the passes with work, in order
-  std::vector<std::vector<int>> targets_of(sp.max_level + 1);
-  for (int q = 0; q <= sp.max_level; ++q)
-    if (!(targets_of[q] = pass_targets(w, q)).empty()) passes.push_back(q);
-  std::vector<std::vector<int>> streamed(sp.max_level + 1);
-  if (P.weight_ring > 0)  // validated: with prefetch=smem, aligned rows, one per block
-    for (int q : passes)
-      for (int k : w.element_inputs(targets_of[q], [&](int v) {
-             return sp.row_level[v] || (mat.count(v) && sp.stage[v] < q);
+  }
+
+  // What is loaded ahead (row_prefetch.h) and what streams through the weight ring.
+  void plan_loads() {
+    // Loaded ahead: the vector inputs of the first pass with work.
+    std::vector<int> pf;
+    while (pf_pass < sp.max_level && pass_targets(w, pf_pass).empty()) ++pf_pass;
+    if (persistent)
+      for (int k : w.element_inputs(pass_targets(w, pf_pass), [&](int v) {
+             return sp.row_level[v] || (mat.count(v) && sp.stage[v] < pf_pass);
            }))
-        if (w.op(k).access == Access::Col && w.vectorized(k)) streamed[q].push_back(k);
-  const WeightRing ring(w, std::move(streamed), passes, pf_pass, prefetch.bytes());
+        if (w.vectorized(k) && w.op(k).access == Access::Full) pf.push_back(k);
+    // Phase-shifted rows (col_vec > 0): a row that starts `ph` elements past a vec-aligned
+    // address loads the `nv` aligned vectors that overlap it (vector v covers columns v * VEC -
+    // ph onwards); only its first (v = 0) and last are partial. Slot s = b * TPR + tr holds vector
+    // s + 1, and the slot after the last vector holds vector 0: every batch but the last holds
+    // whole vectors only (launch_grid checks), loaded, reduced and stored as in aligned rows,
+    // and only the last batch tests lanes (whole loads and stores, and no lane tests in the
+    // reductions, each measured faster: perf-notes). Every row-varying operand has the same
+    // phase (the scheduler checks), so one gives it.
+    phased = persistent && P.col_vec > 0;
+    for (int k = 0; k < static_cast<int>(w.plan.operands.size()) && phase_operand < 0; ++k)
+      if (w.op(k).access == Access::Full) phase_operand = k;
+    prefetch = std::make_unique<RowPrefetch>(w, std::move(pf), [this](const std::string& row) { return phase_of(row); });
+    smem_pf = prefetch->in_smem();
+    // Read-only weight loads (a plan choice: they cost registers, see the scheduler).
+    w.nc_weights = smem_pf && P.ldg_weights;
+    // The weight ring (see weight_ring.h): the weights each pass reads, where the plan has one.
+    std::vector<std::vector<int>> targets_of(sp.max_level + 1);
+    for (int q = 0; q <= sp.max_level; ++q)
+      if (!(targets_of[q] = pass_targets(w, q)).empty()) passes.push_back(q);
+    std::vector<std::vector<int>> streamed(sp.max_level + 1);
+    if (P.weight_ring > 0)  // validated: with prefetch=smem, aligned rows, one per block
+      for (int q : passes)
+        for (int k : w.element_inputs(targets_of[q], [&](int v) {
+               return sp.row_level[v] || (mat.count(v) && sp.stage[v] < q);
+             }))
+          if (w.op(k).access == Access::Col && w.vectorized(k)) streamed[q].push_back(k);
+    ring = std::make_unique<WeightRing>(w, std::move(streamed), passes, pf_pass, prefetch->bytes());
+    if (smem_pf || P.resident)
+      c += "  extern __shared__ __align__(16) unsigned char dyn_smem[];\n"
+           "  const unsigned dsm = (unsigned)__cvta_generic_to_shared(dyn_smem);\n";
+  }
+
   // Looped rows: every other pass walks the row backwards, so it starts on what the pass
   // before read last, which is likeliest still in L2.
-  auto reversed_pass = [&](int q) {
+  bool reversed_pass(int q) const {
     return !persistent && (std::find(passes.begin(), passes.end(), q) - passes.begin()) % 2 == 1;
-  };
-  if (smem_pf || P.resident)
-    c += "  extern __shared__ __align__(16) unsigned char dyn_smem[];\n"
-         "  const unsigned dsm = (unsigned)__cvta_generic_to_shared(dyn_smem);\n";
+  }
+
   // Resident weights: a block keeps the same columns for every row it takes (one row per block;
   // a cluster's block its share), so each thread copies its vectors of these weights once, into
   // slots only it reads (no barrier), and every row reads them there instead of from L2.
-  if (P.resident) {  // validated: held rows, no prefetch=smem, aligned rows
+  void load_resident_weights() {
+    if (!P.resident) return;  // validated: held rows, no prefetch=smem, aligned rows
     int64_t at = 0;
     int i = 0;
     c += "  if (ry == 0) {\n";
@@ -235,113 +295,112 @@ void write_inner(Writer& w, KernelSource& out) {
     // Rows of one block share the copies (made by its first row's threads).
     c += "  }\n  cp_async_commit();\n  cp_async_wait_all();\n" + std::string(rpb > 1 ? "  __syncthreads();\n" : "");
   }
-  c += prefetch.declarations();
-  if (!prefetch.empty() && P.prefetch) c += prefetch.issue(blk + " * RPB + ry", 1);
-  if (ring.active()) c += ring.prologue();
 
   // Row tickets (plan.params.tickets): a block's first rows are blockIdx.x's; each later group
   // of RPB rows comes from a counter in scratch, taken one row ahead so the prefetch knows it.
   // Blocks on SMs that get more bandwidth take more rows, where a fixed stride left SMs idle
-  // at the end (ncu, W1 f16 H=4096: SMs active 90 % of the kernel). Thread 0 publishes the
-  // ticket in shared memory (two slots: one read, one written), seen by the block after the
-  // reductions' barriers, so only where rows span warps (TPR > 32). Where blocks take few
-  // rows (fewer than 6 each) the counter's start-up costs more than balance gains (W1 f16
-  // H=2048, B=8192, 4 rows per block: 90.6 -> 86.7 % of a copy; 16 per block: 88.6 -> 93.1),
-  // so those launches keep the fixed stride, passed on the same way (decided at run time: one
-  // kernel serves every size; a select between the two in every thread cost registers).
-  // The last block to finish zeroes the counters for the next launch.
-  const bool tickets = P.tickets && tpr > 32 && !prefetch.empty();
-  std::string next_rows = "row + " + nblk + " * RPB";
-  if (tickets) {
-    out.scratch_init = {0u, 0u};  // next ticket, blocks finished
-    c += "  unsigned* const tickets = (unsigned*)p.scratch;\n"
-         "  const bool by_ticket = R >= 6 * (i64)gridDim.x * RPB;\n"
-         "  __shared__ i64 next_rb_[2];\n"
-         "  if (threadIdx.x == 0)\n"
-         "    next_rb_[0] = by_ticket ? ((i64)gridDim.x + atomicAdd(tickets, 1u)) * RPB : ((i64)blockIdx.x + gridDim.x) * RPB;\n"
-         "  __syncthreads();\n"
-         "  int slot = 0;\n  for (i64 rb = (i64)blockIdx.x * RPB, nrb; rb < R; rb = nrb, slot ^= 1) {\n"
-         "    nrb = next_rb_[slot];\n";
-    next_rows = "nrb + ry";
-  } else {
-    c += "  for (i64 rb = " + blk + " * RPB; rb < R; rb += " + nblk + " * RPB" + (cluster > 1 ? ", cpar ^= 1u, cph ^= 1u - cpar" : "") + ") {\n";
+  // at the end. Thread 0 publishes the ticket in shared memory (two slots: one read, one
+  // written), seen by the block after the reductions' barriers, so only where rows span warps
+  // (TPR > 32). Where blocks take few rows (fewer than 6 each) the counter's start-up costs
+  // more than balance gains, so those launches keep the fixed stride, passed on the same way
+  // (decided at run time: one kernel serves every size). The last block to finish zeroes the
+  // counters for the next launch.
+  void open_row_loop() {
+    tickets = P.tickets && !prefetch->empty();  // validated: TPR > 32
+    next_rows = "row + " + nblk + " * RPB";
+    if (tickets) {
+      out.scratch_init = {0u, 0u};  // next ticket, blocks finished
+      c += "  unsigned* const tickets = (unsigned*)p.scratch;\n"
+           "  const bool by_ticket = R >= 6 * (i64)gridDim.x * RPB;\n"
+           "  __shared__ i64 next_rb_[2];\n"
+           "  if (threadIdx.x == 0)\n"
+           "    next_rb_[0] = by_ticket ? ((i64)gridDim.x + atomicAdd(tickets, 1u)) * RPB : ((i64)blockIdx.x + gridDim.x) * RPB;\n"
+           "  __syncthreads();\n"
+           "  int slot = 0;\n  for (i64 rb = (i64)blockIdx.x * RPB, nrb; rb < R; rb = nrb, slot ^= 1) {\n"
+           "    nrb = next_rb_[slot];\n";
+      next_rows = "nrb + ry";
+    } else {
+      c += "  for (i64 rb = " + blk + " * RPB; rb < R; rb += " + nblk + " * RPB" +
+           (cluster > 1 ? ", cpar ^= 1u, cph ^= 1u - cpar" : "") + ") {\n";
+    }
+    c += "    const i64 row = rb + ry;\n    const bool row_ok = row < R;\n    const i64 rowc = row_ok ? row : R - 1;\n    (void)rowc;\n";
+    if (!prefetch->empty() && !P.prefetch) c += prefetch->issue("row", 2);
+    // Persistent: each row-varying operand's row address once per row (phase-shifted: the row's
+    // aligned start, `ph` elements before it); the batches are then immediate offsets from it.
+    if (phased) c += "    const int ph = " + phase_of("rowc") + ", nv = (C + ph + VEC - 1) / VEC;\n";
+    if (persistent)
+      for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k)
+        if (w.op(k).access == Access::Full) {
+          const std::string t = storage_type(w.dt(w.op(k).value));
+          c += "    " + std::string(w.op(k).is_output ? "" : "const ") + t + "* __restrict__ R" + num(k) + " = " +
+               w.ptr(k) + " + " + w.offset(k, "rowc", "0") + (phased ? " - ph" : "") + ";\n";
+          w.row_based.insert(k);
+        }
   }
-  c += "    const i64 row = rb + ry;\n    const bool row_ok = row < R;\n    const i64 rowc = row_ok ? row : R - 1;\n    (void)rowc;\n";
-  if (!prefetch.empty() && !P.prefetch) c += prefetch.issue("row", 2);
-  // Persistent: each row-varying operand's row address once per row (phase-shifted: the row's
-  // aligned start, `ph` elements before it); the batches are then immediate offsets from it.
-  if (phased) c += "    const int ph = " + phase_of("rowc") + ", nv = (C + ph + VEC - 1) / VEC;\n";
-  if (persistent)
-    for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k)
-      if (w.op(k).access == Access::Full) {
-        const std::string t = storage_type(w.dt(w.op(k).value));
-        c += "    " + std::string(w.op(k).is_output ? "" : "const ") + t + "* __restrict__ R" + num(k) + " = " + w.ptr(k) +
-             " + " + w.offset(k, "rowc", "0") + (phased ? " - ph" : "") + ";\n";
-        w.row_based.insert(k);
-      }
 
-  // Row scope: statistics and anything that varies only along rows.
-  std::map<int, std::string> row_names;
-  ExprEmitter row_em(w.f, [&](int v) -> std::string {
-    if (row_names.count(v)) return row_names[v];
-    if (w.is_input(v)) return load_convert(w.dt(v), w.ptr(w.operand_index.at(v)) + "[" + w.offset(w.operand_index.at(v), "rowc", "0") + "]");
-    return "";
-  });
-  std::vector<int> outs = w.output_slots();
-  auto store_row_outputs = [&](int stage) {
+  void store_row_outputs(int stage) {
     for (int k : outs) {
       int v = w.op(k).value;
       if (!sp.row_level[v] || sp.stage[v] != stage) continue;
-      std::string val = row_em.value(v, c, I(2));
+      std::string val = row_em->value(v, c, I(2));
       c += "    if (tr == 0 && row_ok" + std::string(w.op(k).access == Access::Scalar ? " && row == 0" : "") + ") " +
            w.ptr(k) + "[" + w.offset(k, "row", "0") + "] = " + store_convert(w.dt(v), val) + ";\n";
     }
-  };
-  store_row_outputs(0);
-  std::map<int, int> narrow;  // held value -> the f16/bf16 value whose bits are held (pairs)
-  if (persistent)
+  }
+
+  // Persistent rows: the arrays that hold values across passes (16-bit values as pairs).
+  void declare_held() {
+    if (!persistent) return;
     for (int v : sp.materialized) {
       if (int u = narrow_source(w.f, v); u >= 0 && P.vec % 2 == 0) narrow[v] = u;
       c += narrow.count(v) ? "    unsigned m" + num(v) + "[BATCH][VEC / 2];\n"
                            : "    " + std::string(compute_type(w.dt(v))) + " m" + num(v) + "[BATCH][VEC];\n";
     }
-  auto held_bits = [&](int v) { return "half_of(m" + num(v) + "[b][j / 2], j & 1)"; };
-  auto held_value = [&](int v) {
+  }
+  bool held(int v, int q) const { return persistent && mat.count(v) && sp.stage[v] < q; }
+  std::string held_bits(int v) const { return "half_of(m" + num(v) + "[b][j / 2], j & 1)"; }
+  std::string held_value(int v) const {
     if (!narrow.count(v)) return "m" + num(v) + "[b][j]";
-    const DType t = w.dt(narrow[v]);
+    const DType t = w.dt(narrow.at(v));
     return t == DType::BF16 ? "held_bf16_to_f(" + held_bits(v) + ")" : load_convert(t, held_bits(v));
-  };
+  }
 
-  for (int q = 0; q <= sp.max_level; ++q) {
+  // Pass q: the element loop over the row (per batch, or streamed), then its reductions' results.
+  void element_pass(int q) {
     const Pass pass = pass_at(w, q);
-    const std::vector<int>&targets = pass.targets, &elem_outs = pass.elem_outs, &steps_here = pass.steps,
-                     &mat_here = pass.materialized;
-    if (targets.empty()) continue;
-    auto held = [&](int v) { return persistent && mat.count(v) && sp.stage[v] < q; };
+    if (pass.targets.empty()) return;
     // Row-level values this pass reads are computed once per row, before the element loop.
     std::set<int> row_needed;
-    std::vector<int> ins = w.element_inputs(targets, [&](int v) {
-      if (held(v)) return true;
+    const std::vector<int> ins = w.element_inputs(pass.targets, [&](int v) {
+      if (held(v, q)) return true;
       if (sp.row_level[v]) {
         row_needed.insert(v);
         return true;
       }
       return false;
     });
-    for (int v : row_needed) row_em.value(v, c, I(2));
-    for (int i : steps_here)
+    for (int v : row_needed) row_em->value(v, c, I(2));
+    for (int i : pass.steps)
       c += sp.steps[i].welford ? "    Welford " + acc[i] + " = {0.f, 0.f, 0.f};\n"
                                : "    " + std::string(compute_type(acc_t[i])) + " " + acc[i] + " = " +
                                      red_identity(sp.steps[i].kind, acc_t[i]) + ";\n";
+    open_batch_loop(q);
+    element_body(q, pass, ins);
+    c += "      }\n    }\n";
+    if (q == pf_pass && tickets)
+      c += "    if (threadIdx.x == 0)\n      next_rb_[slot ^ 1] = by_ticket ? ((i64)gridDim.x + atomicAdd(tickets, 1u)) * RPB : nrb + (i64)gridDim.x * RPB;\n";
+    if (q == pf_pass && !prefetch->empty() && P.prefetch) c += prefetch->issue(next_rows, 2);
+    row_results(pass.steps);
+    store_row_outputs(q + 1);
+  }
 
-    // Persistent: no branch around a batch. Lanes past the row load in bounds (row R-1, col 0)
-    // and only their reductions and stores are masked, so the compiler may issue the loads of
-    // every batch before the first use. Every batch but the last lies inside the row (the
-    // scheduler's batch is ceil(vectors / TPR); launch_grid checks it): their columns are
-    // constants apart, one address per row and immediate offsets.
-    std::string rowa = persistent ? "rowc" : "row", cola = persistent ? "colc" : "col0";
-    if (q == pf_pass && smem_pf)
-      c += ring.active() ? ring.wait_for_row() : "    cp_async_wait_all();\n";
+  // Persistent: no branch around a batch. Lanes past the row load in bounds (row R-1, col 0)
+  // and only their reductions and stores are masked, so the compiler may issue the loads of
+  // every batch before the first use. Every batch but the last lies inside the row (the
+  // scheduler's batch is ceil(vectors / TPR); launch_grid checks it): their columns are
+  // constants apart, one address per row and immediate offsets.
+  void open_batch_loop(int q) {
+    if (q == pf_pass && smem_pf) c += ring->active() ? ring->wait_for_row() : "    cp_async_wait_all();\n";
     if (phased) {
       c += "#pragma unroll\n    for (int b = 0; b < BATCH; ++b) {\n"
            "      const int vs = b * TPR + tr + 1, vi = (vs == nv ? 0 : vs) * VEC, col0 = vi - ph, colc = col0;\n"
@@ -358,33 +417,39 @@ void write_inner(Writer& w, KernelSource& out) {
     else
       c += "    for (i64 col0 = (i64)tr * VEC; col0 < C; col0 += (i64)TPR * VEC) {\n      const bool ok = row_ok;\n"
            "      if (ok) {\n";
+  }
+
+  // One vector of the row: its loads, the pair loop, the element loop (held values, reductions'
+  // updates, element outputs) and the vector stores.
+  void element_body(int q, const Pass& pass, const std::vector<int>& ins) {
+    const std::string rowa = persistent ? "rowc" : "row", cola = persistent ? "colc" : "col0";
     const std::string if_ok = phased ? "if (b < BATCH - 1 ? ok : (ln >> j & 1)) " : persistent ? "if (ok) " : "";
     std::vector<int> loaded;
-    if (ring.streams(q)) c += ring.wait_for_batch(q);
+    if (ring->streams(q)) c += ring->wait_for_batch(q);
     for (int k : ins) {
-      if (ring.streams(q, k))
-        c += I(4) + "const " + w.in_vec_type(k) + " in" + num(k) + " = " + ring.read(q, k) + ";\n";
-      else if (q == pf_pass && prefetch.has(k))
-        c += I(4) + "const " + w.in_vec_type(k) + " in" + num(k) + " = " + prefetch.read(k) + ";\n";
+      if (ring->streams(q, k))
+        c += I(4) + "const " + w.in_vec_type(k) + " in" + num(k) + " = " + ring->read(q, k) + ";\n";
+      else if (q == pf_pass && prefetch->has(k))
+        c += I(4) + "const " + w.in_vec_type(k) + " in" + num(k) + " = " + prefetch->read(k) + ";\n";
       else
         loaded.push_back(k);
     }
     // The slots just read refill at once (their values are in registers): the copy's addresses
     // are then not live beside the batch's arithmetic (issued after it, W1 f16 H=65536 spilled).
-    if (ring.streams(q)) c += ring.refill(q);
+    if (ring->streams(q)) c += ring->refill(q);
     w.vector_loads(loaded, 4, rowa, cola);
-    w.store_decls(elem_outs, 4);
+    w.store_decls(pass.elem_outs, 4);
     // Pairs of elements first: f16/bf16 values that native ops compute from 16-bit inputs and
     // held values come two to a register, one f16x2/bf16x2 instruction per pair, in a loop over
-    // pairs ahead of the element loop (the hand-written W1 kernel ran 10% faster so: ptxas
-    // otherwise re-packs 16-bit lanes). `pairs` is that loop's body; `pair_arrays` its results.
+    // pairs ahead of the element loop (ptxas otherwise re-packs 16-bit lanes). `pairs` is that
+    // loop's body; `pair_arrays` its results.
     const size_t loop_at = c.size();
     std::string pairs;
     std::map<int, std::string> pair_arrays;
     ExprEmitter pe(w.f, [](int) { return std::string(); });
     pe.set_pairs(true);
     pe.set_raw_bits([&](int v) -> std::string {
-      if (held(v)) return narrow.count(v) && narrow[v] == v ? "m" + num(v) + "[b][j2]" : std::string();
+      if (held(v, q)) return narrow.count(v) && narrow[v] == v ? "m" + num(v) + "[b][j2]" : std::string();
       if (!w.is_input(v)) return "";
       const int k = w.operand_index.at(v);
       return w.in_pairs(k) && std::count(ins.begin(), ins.end(), k) ? w.vector_pair(k) : std::string();
@@ -400,27 +465,48 @@ void write_inner(Writer& w, KernelSource& out) {
     c += "#pragma unroll\n        for (int j = 0; j < VEC; ++j) {\n          const i64 col = " + cola + " + j;\n          (void)col;\n";
     w.scalar_loads(ins, 5, rowa, "col", false);
     ExprEmitter em(w.f, [&](int v) -> std::string {
-      if (held(v)) return held_value(v);
+      if (held(v, q)) return held_value(v);
       if (sp.row_level[v] && row_names.count(v)) return row_names[v];
-      if (sp.row_level[v]) return row_em.value(v, c, I(5));  // already emitted above: returns its name
+      if (sp.row_level[v]) return row_em->value(v, c, I(5));  // already emitted above: returns its name
       if (w.is_input(v)) return w.elem_input(v, true);
       return "";
     });
     em.set_invariant([&](int v) { return static_cast<bool>(sp.row_level[v]); });
     em.set_narrow_results(w.narrow_results());
     em.set_raw_bits([&](int v) {
-      if (held(v)) return narrow.count(v) && narrow[v] == v ? held_bits(v) : std::string();
+      if (held(v, q)) return narrow.count(v) && narrow[v] == v ? held_bits(v) : std::string();
       if (w.is_input(v)) return w.elem_raw(v, true);
       const std::string pw = pair_word(v);
       return pw.empty() ? pw : "half_of(" + pw + ", j & 1)";
     });
-    for (int v : mat_here) {
+    hold_values(pass.materialized, em, pe, pairs);
+    accumulate(pass.steps, em, if_ok);
+    for (int k : pass.elem_outs) {
+      std::string val = w.stored_value(em, k, I(5));
+      if (persistent && !w.vectorized(k)) c += I(5) + "if (ok)\n";
+      w.store_elem(k, val, persistent && !w.vectorized(k) ? 6 : 5, rowa, "col", true);
+    }
+    c += "        }\n";
+    if (!pairs.empty()) {
+      std::string loop;
+      for (const auto& [v, name] : pair_arrays) loop += I(4) + "unsigned " + name + "[VEC / 2];\n";
+      loop += "#pragma unroll\n" + I(4) + "for (int j2 = 0; j2 < VEC / 2; ++j2) {\n" + pairs + I(4) + "}\n";
+      c.insert(loop_at, loop);
+    }
+    if (persistent && !pass.elem_outs.empty()) c += I(4) + "if (ok) {\n";
+    w.store_vectors(pass.elem_outs, persistent ? 5 : 4, rowa, cola);
+    if (persistent && !pass.elem_outs.empty()) c += I(4) + "}\n";
+  }
+
+  // Values later passes read, into the held arrays. The bits of a 16-bit one: a whole pair
+  // where the pair loop has them (an input's as loaded, or native ops' results), else the exact
+  // conversion, packed element by element.
+  void hold_values(const std::vector<int>& values, ExprEmitter& em, ExprEmitter& pe, std::string& pairs) {
+    for (int v : values) {
       if (!narrow.count(v)) {
         c += I(5) + "m" + num(v) + "[b][j] = " + em.value(v, c, I(5)) + ";\n";
         continue;
       }
-      // The bits: a whole pair where the pair loop has them (an input's as loaded, or native
-      // ops' results), else the exact conversion, packed element by element.
       const int u = narrow[v];
       if (std::string e = pe.raw_bits(u, pairs, I(5)); !e.empty()) {
         pairs += I(5) + "m" + num(v) + "[b][j2] = " + e + ";\n";
@@ -431,7 +517,11 @@ void write_inner(Writer& w, KernelSource& out) {
       const std::string m = "m" + num(v) + "[b][j / 2]";
       c += I(5) + m + " = (j & 1) ? (" + m + " | ((unsigned)" + bits + " << 16)) : (unsigned)" + bits + ";\n";
     }
-    for (int i : steps_here) {
+  }
+
+  // The reductions' per-element updates (masked where the lane is outside the row).
+  void accumulate(const std::vector<int>& steps, ExprEmitter& em, const std::string& if_ok) {
+    for (int i : steps) {
       const auto& st = sp.steps[i];
       std::string x = em.value(st.input, c, I(5));
       if (st.welford) {
@@ -445,46 +535,33 @@ void write_inner(Writer& w, KernelSource& out) {
              combine(st.kind, acc[i], std::string("(") + compute_type(acc_t[i]) + ")(" + x + ")") + ";\n";
       }
     }
-    for (int k : elem_outs) {
-      std::string val = w.stored_value(em, k, I(5));
-      if (persistent && !w.vectorized(k)) c += I(5) + "if (ok)\n";
-      w.store_elem(k, val, persistent && !w.vectorized(k) ? 6 : 5, rowa, "col", true);
-    }
-    c += "        }\n";
-    if (!pairs.empty()) {
-      std::string loop;
-      for (const auto& [v, name] : pair_arrays) loop += I(4) + "unsigned " + name + "[VEC / 2];\n";
-      loop += "#pragma unroll\n" + I(4) + "for (int j2 = 0; j2 < VEC / 2; ++j2) {\n" + pairs + I(4) + "}\n";
-      c.insert(loop_at, loop);
-    }
-    if (persistent && !elem_outs.empty()) c += I(4) + "if (ok) {\n";
-    w.store_vectors(elem_outs, persistent ? 5 : 4, rowa, cola);
-    if (persistent && !elem_outs.empty()) c += I(4) + "}\n";
-    c += "      }\n    }\n";
-    if (q == pf_pass && tickets)
-      c += "    if (threadIdx.x == 0)\n      next_rb_[slot ^ 1] = by_ticket ? ((i64)gridDim.x + atomicAdd(tickets, 1u)) * RPB : nrb + (i64)gridDim.x * RPB;\n";
-    if (q == pf_pass && !prefetch.empty() && P.prefetch) c += prefetch.issue(next_rows, 2);
+  }
 
-    // A reduction's result as a row-level value (f16/bf16 results rounded once).
-    auto declare = [&](int out, const std::string& expr) {
-      std::string name = "r" + num(out);
-      DType t = w.dt(out);
-      c += "    const " + std::string(compute_type(t)) + " " + name + " = " +
-           (is_floating(t) && t != DType::F32 && t != DType::F64
-                ? (t == DType::F16 ? "round_f16(" : "round_bf16(") + expr + ")"
-                : expr) + ";\n";
-      row_names[out] = name;
-    };
-    for (int i : steps_here) {
+  // A reduction's result as a row-level value (f16/bf16 results rounded once).
+  void declare(int v, const std::string& expr) {
+    std::string name = "r" + num(v);
+    DType t = w.dt(v);
+    c += "    const " + std::string(compute_type(t)) + " " + name + " = " +
+         (is_floating(t) && t != DType::F32 && t != DType::F64 ? (t == DType::F16 ? "round_f16(" : "round_bf16(") + expr + ")"
+                                                               : expr) +
+         ";\n";
+    row_names[v] = name;
+  }
+
+  // The pass's reductions combined across the row (and cluster), as row-level values.
+  void row_results(const std::vector<int>& steps) {
+    for (int i : steps) {
       const auto& st = sp.steps[i];
       const Node& n = w.f.nodes()[st.node];
       c += combine_across_row(st, i, acc[i], acc_t[i], tpr);
       const std::string rv = "rv" + num(st.node), rm = "rm" + num(st.node);
       const bool blockwise = block_stats && st.kind == Op::VarMean && !st.welford;
       if (cluster > 1 && !blockwise) c += combine_across_cluster(st, i, acc[i], acc_t[i]);
-      const std::string var_divisor = "(float)(C - " + num(n.attrs.correction) + " > 0 ? C - " + num(n.attrs.correction) + " : 0)";
+      const std::string var_divisor =
+          "(float)(C - " + num(n.attrs.correction) + " > 0 ? C - " + num(n.attrs.correction) + " : 0)";
       if (st.welford) {
-        c += "    const float " + rv + " = " + acc[i] + ".m2 / " + var_divisor + ";\n    const float " + rm + " = " + acc[i] + ".mean;\n";
+        c += "    const float " + rv + " = " + acc[i] + ".m2 / " + var_divisor + ";\n    const float " + rm + " = " + acc[i] +
+             ".mean;\n";
         declare(n.out[0], rv);
         declare(n.out[1], rm);
       } else if (blockwise && !st.var_step) {
@@ -510,16 +587,22 @@ void write_inner(Writer& w, KernelSource& out) {
         declare(n.out[0], acc[i]);
       }
     }
-    store_row_outputs(q + 1);
   }
-  c += "  }\n";
-  if (ring.active()) c += "  cp_async_wait_all();  // the next row's weights, of no row: drained before exit\n";
-  // No block leaves while another may still push into its shared memory.
-  if (cluster > 1) c += "  cluster_sync();\n";
-  if (tickets)
-    c += "  if (by_ticket && threadIdx.x == 0 && atomicAdd(tickets + 1, 1u) == gridDim.x - 1) {\n"
-         "    tickets[0] = 0u;\n    tickets[1] = 0u;\n  }\n";
-  c += "}\n";
-}
+
+  void close_kernel() {
+    c += "  }\n";
+    if (ring->active()) c += "  cp_async_wait_all();  // the next row's weights, of no row: drained before exit\n";
+    // No block leaves while another may still push into its shared memory.
+    if (cluster > 1) c += "  cluster_sync();\n";
+    if (tickets)
+      c += "  if (by_ticket && threadIdx.x == 0 && atomicAdd(tickets + 1, 1u) == gridDim.x - 1) {\n"
+           "    tickets[0] = 0u;\n    tickets[1] = 0u;\n  }\n";
+    c += "}\n";
+  }
+};
+
+}  // namespace
+
+void write_inner(Writer& w, KernelSource& out) { InnerKernel(w, out).write(); }
 
 }  // namespace solder::codegen_detail

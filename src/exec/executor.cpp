@@ -14,7 +14,7 @@
 #include "runtime/device_memory.h"
 #include "runtime/loaded_kernel.h"
 #include "runtime/driver.h"
-#include "schedule/tuning.h"
+#include "pipeline/tuning_db.h"
 #include "solder/error.h"
 
 namespace solder {

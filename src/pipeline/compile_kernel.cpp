@@ -7,6 +7,7 @@
 
 #include "runtime/cache_entry.h"
 #include "runtime/driver.h"
+#include "pipeline/tuning_db.h"
 #include "runtime/loaded_kernel.h"  // complete_resources
 #include "solder/error.h"
 
@@ -58,7 +59,7 @@ int spill_bytes(const PreparedKernel& pk) {
 PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const KernelShape& ks, const LaunchFacts& facts,
                               const DeviceInfo& dev, KernelCache& cache, const CompileOptions& options) {
   const Segment& s = sf.segments.at(index);
-  const ScheduleContext cx{sf.fusion, s, index, ks, facts, dev};
+  const ScheduleContext cx{sf.fusion, s, index, ks, facts, dev, recorded_choice};
   const SchedulerChoice choice = choose_scheduler(cx);
   std::vector<KernelPlan> plans = choice.scheduler->candidates(cx);
   if (plans.empty()) throw Error(std::string("schedule: scheduler ") + choice.scheduler->name() + " gave no plan");

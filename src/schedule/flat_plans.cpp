@@ -1,7 +1,5 @@
 #include "schedule/flat_plans.h"
 
-#include "schedule/tuning.h"
-
 namespace solder {
 
 namespace {
@@ -21,9 +19,7 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
   p.vec = widest_vec(plan, cx.facts, cx.facts.R == 1);
   p.threads = kFlatThreads;
   p.unroll = cx.facts.R == 1 && cx.facts.C >= kUnrollFromElements ? kUnroll : 1;
-  std::optional<Choice> pick = forced_choice();
-  if (!pick)
-    pick = TuneDb::global().find(tuning_key(cx.fusion.hash(), cx.segment_index, cx.shape.category, cx.facts.C, p.vec));
+  const std::optional<Choice> pick = cx.recorded_choice(cx.facts.C, p.vec);
   if (pick && pick->threads) {
     p.threads = pick->threads;
     p.unroll = pick->unroll;

@@ -7,7 +7,6 @@
 
 #include "schedule/registry.h"
 #include "schedule/stages.h"
-#include "schedule/tuning.h"
 
 namespace solder {
 
@@ -220,9 +219,7 @@ RowModel::RowModel(const ScheduleContext& c) : cx(c) {
   nvec = (facts.C + (col_vec ? vec - col_vec : 0) + vec - 1) / vec;
   held = held_per_element(stages);
   tpr = base_threads_per_row(nvec, vec);
-  pick = forced_choice();
-  if (!pick)
-    pick = TuneDb::global().find(tuning_key(cx.fusion.hash(), cx.segment_index, cx.shape.category, facts.C, vec));
+  pick = cx.recorded_choice(facts.C, vec);
   pick_looped = pick && pick->threads_per_row && pick->looped;
   if (pick && pick->threads_per_row) tpr = pick->threads_per_row;
   for (size_t k = 0; k < base.operands.size(); ++k) {

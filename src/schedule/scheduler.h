@@ -6,12 +6,14 @@
 // compiles the candidates in order and launches the first that ptxas fits without spills.
 // Adding a kernel category = a scheduler file here, its codegen template under src/codegen/,
 // and one line in the registry (registry.cpp).
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "runtime/device_info.h"
 #include "schedule/launch_facts.h"
+#include "schedule/tuning.h"
 
 namespace solder {
 
@@ -23,6 +25,12 @@ struct ScheduleContext {
   const KernelShape& shape;
   const LaunchFacts& facts;
   const DeviceInfo& device;
+  // A recorded autotune choice for a tuning key (tuning_key), or nothing: the heuristics then.
+  std::function<std::optional<Choice>(const std::string&)> recorded = {};
+  std::optional<Choice> recorded_choice(int64_t cols, int vec) const {
+    if (!recorded) return std::nullopt;
+    return recorded(tuning_key(fusion.hash(), segment_index, shape.category, cols, vec));
+  }
 };
 
 class Scheduler {
