@@ -2,6 +2,9 @@
 # On the GPU machine: build, run the GPU tests (and compute-sanitizer), then the benchmarks;
 # prints a short table last. Logs and reports go to $OUT (the device tool fetches them).
 #   SUITE=default|quick|norms  PEERS=auto|off  SANITIZE=1  TESTS=0  SAMPLED=1  ./scripts/device.sh
+#   BASE=.devbase/solder: the same suite with that (carried) binary first, then `solder compare`
+#   EXTRA='cmd; cmd': commands run last (e.g. python bench scripts), their output in the log
+#   BENCH=0: no suite (tests only)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/solder-out}
@@ -49,7 +52,23 @@ if [ "${SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
     --gtest_filter='GpuExecutor.EveryWorkload*:GpuExecutor.Views*:GpuExecutor.Reductions*' --gtest_brief=1 \
     >"$OUT/sanitizer.log" 2>&1; echo "memcheck exit $? (0 = clean)"; grep -E "ERROR SUMMARY|FAILED" "$OUT/sanitizer.log" | head -5
 fi
-echo "== solder bench --suite ${SUITE:-quick}"
-timeout "${BENCH_TIMEOUT:-420}" "$solder" bench --suite "${SUITE:-quick}" --peers "${PEERS:-off}" ${BENCH_ARGS:-} \
-  --json "$OUT/bench.json" --md "$OUT/bench.md" 2>"$OUT/bench.err"
-echo "bench exit $?"; tail -3 "$OUT/bench.err"
+if [ "${BENCH:-1}" = 1 ] && [ -n "${BASE:-}" ]; then
+  echo "== baseline $BASE: solder bench --suite ${SUITE:-quick}"
+  SOLDER_CACHE_DIR=/tmp/solder-cache-base timeout "${BENCH_TIMEOUT:-420}" "$BASE" bench --suite "${SUITE:-quick}" \
+    --peers off ${BENCH_ARGS:-} --json "$OUT/bench-base.json" >/dev/null 2>"$OUT/bench-base.err"
+  echo "baseline bench exit $?"
+fi
+if [ "${BENCH:-1}" = 1 ]; then
+  echo "== solder bench --suite ${SUITE:-quick}"
+  timeout "${BENCH_TIMEOUT:-420}" "$solder" bench --suite "${SUITE:-quick}" --peers "${PEERS:-off}" ${BENCH_ARGS:-} \
+    --json "$OUT/bench.json" --md "$OUT/bench.md" 2>"$OUT/bench.err"
+  echo "bench exit $?"; tail -3 "$OUT/bench.err"
+fi
+if [ "${BENCH:-1}" = 1 ] && [ -n "${BASE:-}" ] && [ -f "$OUT/bench-base.json" ]; then
+  echo "== solder compare baseline -> this build"
+  "$solder" compare "$OUT/bench-base.json" "$OUT/bench.json" | tee "$OUT/compare.txt" | tail -40
+fi
+if [ -n "${EXTRA:-}" ]; then
+  echo "== extra: $EXTRA"
+  PYTHONPATH=$PWD/$BIN/python${PYTHONPATH:+:$PYTHONPATH} bash -c "$EXTRA" 2>&1 | tee "$OUT/extra.log" | tail -60
+fi

@@ -4,10 +4,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
+#include "pipeline/tuning_db.h"
 #include "runtime/cache_entry.h"
 #include "runtime/driver.h"
-#include "pipeline/tuning_db.h"
 #include "runtime/loaded_kernel.h"  // complete_resources
 #include "solder/error.h"
 
@@ -50,6 +51,36 @@ PreparedKernel build(const SegmentedFusion& sf, const Segment& s, const KernelPl
   return pk;
 }
 
+// The scheduler's first plan with the user's parts (CompileOptions::plan). Parts the user did
+// not name but that follow from those named are derived as the inner scheduler derives them
+// (rows per block, threads, the register cap's blocks, the batch that covers the row); the
+// shared-memory parts, sized for the scheduler's shape, are dropped where the shape changed.
+KernelPlan pinned_plan(const KernelPlan& first, const std::string& text, const LaunchFacts& facts) {
+  std::set<std::string> given;
+  KernelPlan plan = first;
+  KernelParams& p = plan.params;
+  p = parse_params(text, first.params, &given);
+  if (plan.shape.category != KernelCategory::Inner || p.threads_per_row < 1) return plan;
+  const KernelParams& was = first.params;
+  if (!given.count("rows_per_block")) p.rows_per_block = p.cluster > 1 ? 1 : std::max(1, 256 / p.threads_per_row);
+  if (!given.count("threads")) p.threads = p.threads_per_row * p.rows_per_block;
+  if (!given.count("min_blocks")) p.min_blocks = std::max(1, 1024 / p.threads);
+  if (p.batch > 0 && !given.count("persistent_batch") && p.vec > 0) {
+    const int64_t nvec = (facts.C + (p.col_vec ? p.vec - p.col_vec : 0) + p.vec - 1) / p.vec;
+    const int64_t per_pass = int64_t{p.threads_per_row} * p.cluster;
+    p.batch = static_cast<int>((nvec + per_pass - 1) / per_pass);
+  }
+  const bool reshaped = p.threads_per_row != was.threads_per_row || p.rows_per_block != was.rows_per_block ||
+                        p.batch != was.batch || p.vec != was.vec || p.cluster != was.cluster;
+  if (reshaped && !given.count("prefetch") && !given.count("dyn_smem")) {
+    if (p.prefetch_smem) p.prefetch_smem = p.ldg_weights = false, p.weight_ring = 0, p.dyn_smem = 0;
+    if (!given.count("resident") && p.resident) p.resident = 0, p.dyn_smem = 0;
+  }
+  if (!given.count("tickets"))
+    p.tickets = p.tickets && p.prefetch && !p.prefetch_smem && p.cluster == 1 && p.threads_per_row > 32;
+  return plan;
+}
+
 int spill_bytes(const PreparedKernel& pk) {
   return pk.compiled->ptxas.spill_store_bytes + pk.compiled->ptxas.spill_load_bytes;
 }
@@ -63,7 +94,7 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Kernel
   const SchedulerChoice choice = choose_scheduler(cx);
   std::vector<KernelPlan> plans = choice.scheduler->candidates(cx);
   if (plans.empty()) throw Error(std::string("schedule: scheduler ") + choice.scheduler->name() + " gave no plan");
-  if (!options.plan.empty()) plans = {KernelPlan{plans.front()}}, plans[0].params = parse_params(options.plan, plans[0].params);
+  if (!options.plan.empty()) plans = {pinned_plan(plans.front(), options.plan, facts)};
   std::vector<std::string> rejected;
   PreparedKernel least;  // the candidate that spilled least, where all do
   int compiles = 0;
@@ -101,7 +132,7 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Kernel
   return least;
 }
 
-LaunchFacts kernel_facts(const SegmentedFusion& sf, int index, const KernelShape& ks,
+LaunchFacts kernel_facts(const SegmentedFusion& sf, int index, KernelShape& ks,
                          const std::vector<std::vector<int64_t>>& shapes, const std::vector<std::vector<int64_t>>& strides,
                          const std::vector<uint64_t>& addresses) {
   const Segment& s = sf.segments.at(index);
@@ -132,7 +163,7 @@ LaunchFacts kernel_facts(const SegmentedFusion& sf, int index, const KernelShape
 }
 
 LaunchFacts contiguous_facts(const SegmentedFusion& sf, int index, const Bindings& b) {
-  const KernelShape ks = analyze_kernel(sf.fusion, sf.segments.at(index));
+  KernelShape ks = analyze_kernel(sf.fusion, sf.segments.at(index));
   std::vector<std::vector<int64_t>> shapes, strides;
   for (int v : ks.operands) {
     auto sh = eval_shape(sf.fusion.value(v).shape, b);

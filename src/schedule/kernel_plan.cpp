@@ -42,7 +42,7 @@ uint64_t KernelParams::hash() const {
   return h;
 }
 
-KernelParams parse_params(const std::string& text, KernelParams p) {
+KernelParams parse_params(const std::string& text, KernelParams p, std::set<std::string>* given) {
   std::string spaced = text;
   std::replace(spaced.begin(), spaced.end(), ',', ' ');
   std::istringstream in(spaced);
@@ -62,6 +62,7 @@ KernelParams parse_params(const std::string& text, KernelParams p) {
       if (val == "0") return false;
       throw Error("plan: '" + tok + "': a flag takes no value, 0 or 1");
     };
+    if (given) given->insert(key == "batch" || key == "looped" ? "persistent_batch" : key);
     if (key == "vec") p.vec = number(val);
     else if (key == "threads") p.threads = number(val);
     else if (key == "threads_per_row") p.threads_per_row = number(val);

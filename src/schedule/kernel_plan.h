@@ -6,6 +6,7 @@
 // hashes and keys the kernel cache. Sizes are NOT part of it: one compiled kernel serves every
 // size with the same plan.
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,9 +62,10 @@ struct KernelParams {
 };
 
 // Reads KernelParams::str() back; also takes `key=value` pairs separated by commas, with
-// `batch` for `persistent_batch` and 0/1 values for flags. Unnamed parts keep `into`'s values.
-// Throws solder::Error naming an unknown key or a bad value.
-KernelParams parse_params(const std::string& text, KernelParams into = {});
+// `batch` for `persistent_batch` and 0/1 values for flags. Unnamed parts keep `into`'s values;
+// `given` receives the parts named (by their printed keys). Throws solder::Error naming an
+// unknown key or a bad value.
+KernelParams parse_params(const std::string& text, KernelParams into = {}, std::set<std::string>* given = nullptr);
 
 struct OperandPlan {
   int value = -1;

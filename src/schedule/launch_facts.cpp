@@ -54,13 +54,12 @@ std::string kernel_name(const Fusion& f, const Segment& s, int index, bool has_e
 
 }  // namespace
 
-LaunchFacts make_facts(const Fusion& f, const Segment& s, const KernelShape& ks, const std::vector<int64_t>& domain,
+LaunchFacts make_facts(const Fusion& f, const Segment& s, KernelShape& ks, const std::vector<int64_t>& domain,
                        const std::vector<std::vector<int64_t>>& shapes, const std::vector<std::vector<int64_t>>& strides,
                        const std::vector<uint64_t>& addresses) {
   LaunchFacts lf;
   const int rank = static_cast<int>(ks.dim_order.size());
   for (int pos = 0; pos < rank; ++pos) lf.dims.push_back(domain[ks.dim_order[pos]]);
-  for (int pos = 0; pos < rank; ++pos) (pos < ks.split ? lf.R : lf.C) *= lf.dims[pos];
   for (size_t k = 0; k < ks.operands.size(); ++k) {
     int v = ks.operands[k];
     const Value& val = f.value(v);
@@ -82,9 +81,23 @@ LaunchFacts make_facts(const Fusion& f, const Segment& s, const KernelShape& ks,
       int pos = static_cast<int>(std::find(ks.dim_order.begin(), ks.dim_order.end(), dom_of[i]) - ks.dim_order.begin());
       of.strides[pos] = strides[k][i];
     }
-    of.access = classify(lf.dims, of.strides, ks.split, of.ld);
     lf.operands.push_back(std::move(of));
   }
+  // Pointwise kernels: the widest column block that every operand addresses linearly. Dims an
+  // operand does not walk contiguously (a slice of a wider tensor, a permuted input) stay rows,
+  // so the operand is still read as 16-byte vectors along its rows, not element by element.
+  auto any_general = [&](int split) {
+    bool general = false;
+    for (OperandFacts& of : lf.operands) {
+      of.access = classify(lf.dims, of.strides, split, of.ld);
+      general |= of.access == Access::General;
+    }
+    return general;
+  };
+  if (ks.category == KernelCategory::Pointwise)
+    while (ks.split + 1 < rank && any_general(ks.split)) ++ks.split;
+  any_general(ks.split);
+  for (int pos = 0; pos < rank; ++pos) (pos < ks.split ? lf.R : lf.C) *= lf.dims[pos];
   return lf;
 }
 

@@ -29,8 +29,9 @@ constexpr uint64_t kAlignClass = 256;
 
 // Kernel-order dims, R and C, and each operand's kernel-order strides from its shape/strides
 // (right-aligned; reduction outputs without keepdim map to kept dims), then each operand's
-// access class and row stride.
-LaunchFacts make_facts(const Fusion& f, const Segment& s, const KernelShape& ks, const std::vector<int64_t>& domain,
+// access class and row stride. Pointwise kernels: refines ks.split to the widest column block
+// every operand addresses linearly (the rows/columns split is part of the plan).
+LaunchFacts make_facts(const Fusion& f, const Segment& s, KernelShape& ks, const std::vector<int64_t>& domain,
                        const std::vector<std::vector<int64_t>>& operand_shapes,
                        const std::vector<std::vector<int64_t>>& operand_strides, const std::vector<uint64_t>& addresses);
 

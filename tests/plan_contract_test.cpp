@@ -1,0 +1,148 @@
+// The scheduler contract and typed plans: which registered scheduler takes a segment (and why
+// the others cannot), every candidate validates and prints in a form that parses back, an
+// impossible combination is an error, user overrides pin plans, and a plan that spills still
+// runs (the least-spilling one, said so) instead of being refused.
+#include <gtest/gtest.h>
+
+#include "frontend/run_inputs.h"
+#include "ops/workloads.h"
+#include "pipeline/compile_kernel.h"
+#include "pipeline/pipeline.h"
+#include "solder/error.h"
+#include "solder/executor.h"
+
+using namespace solder;
+
+namespace {
+
+struct Scheduled {
+  std::string scheduler;
+  std::vector<std::string> passed_over;
+  std::vector<KernelPlan> candidates;
+};
+
+Scheduled schedule(const std::string& workload, const Bindings& sizes) {
+  Fusion f = make_workload(workload);
+  SegmentedFusion sf = lower(f);
+  const Bindings b = bind_shapes(sf.fusion, resolve_input_shapes(f, {}, sizes));
+  int si = 0;
+  while (sf.segments.at(si).kind != SegmentKind::Kernel) ++si;
+  const LaunchFacts facts = contiguous_facts(sf, si, b);
+  const KernelShape ks = analyze_kernel(sf.fusion, sf.segments[si]);
+  const ScheduleContext cx{sf.fusion, sf.segments[si], si, ks, facts, h100_profile()};
+  const SchedulerChoice choice = choose_scheduler(cx);
+  return {choice.scheduler->name(), choice.passed_over, choice.scheduler->candidates(cx)};
+}
+
+}  // namespace
+
+TEST(SchedulerRegistry, EachCategoryHasItsScheduler) {
+  Scheduled norm = schedule("w1_layer_norm_fused", {{"B", 8192}, {"H", 5140}});
+  EXPECT_EQ(norm.scheduler, "inner");
+  ASSERT_EQ(norm.passed_over.size(), 1u);
+  EXPECT_EQ(norm.passed_over[0], "pointwise: the segment reduces");
+  EXPECT_EQ(schedule("w5_gelu_bias_bf16", {{"B", 64}, {"H", 1024}}).scheduler, "pointwise");
+  Scheduled amax = schedule("w2_fp8_bf16_e4m3_sat", {{"N", 1 << 20}});
+  EXPECT_EQ(amax.scheduler, "full_reduction");
+  EXPECT_EQ(amax.passed_over.size(), 2u);
+}
+
+// Every candidate of every scheduler is a valid plan whose printed form reads back to itself.
+TEST(TypedPlans, CandidatesValidateAndRoundTrip) {
+  const std::vector<std::pair<std::string, Bindings>> cases = {
+      {"w1_layer_norm_fused", {{"B", 8192}, {"H", 5140}}},   {"w1_layer_norm_fused", {{"B", 8192}, {"H", 65536}}},
+      {"w1_layer_norm_fused_f32", {{"B", 8192}, {"H", 20480}}}, {"w5_rms_norm_bf16", {{"B", 8192}, {"H", 770}}},
+      {"w5_softmax_bf16", {{"B", 8192}, {"H", 65536}}},       {"w5_gelu_bias_bf16", {{"B", 1}, {"H", 1 << 21}}},
+      {"w2_fp8_f32_e5m2_nosat", {{"N", 1000003}}}};
+  size_t n = 0;
+  for (const auto& [w, sizes] : cases)
+    for (const KernelPlan& plan : schedule(w, sizes).candidates) {
+      ++n;
+      EXPECT_TRUE(plan.problems().empty()) << w << ": " << plan.params.str() << ": " << plan.problems().front();
+      const KernelParams back = parse_params(plan.params.str(), KernelParams{.dyn_smem = plan.params.dyn_smem});
+      EXPECT_EQ(back.str(), plan.params.str()) << w;
+      EXPECT_EQ(back.hash(), plan.params.hash()) << w;
+    }
+  EXPECT_GT(n, 20u);
+}
+
+TEST(TypedPlans, ImpossibleCombinationsAreErrors) {
+  KernelPlan plan = schedule("w1_layer_norm_fused", {{"B", 8192}, {"H", 4096}}).candidates.front();
+  ASSERT_TRUE(plan.problems().empty());
+  auto problem_of = [&](const std::string& parts) {
+    KernelPlan p = plan;
+    p.params = parse_params(parts, plan.params);
+    auto bad = p.problems();
+    EXPECT_THROW(p.validate(), Error) << parts;
+    return bad.empty() ? std::string() : bad.front();
+  };
+  EXPECT_NE(problem_of("weight_ring=4").find("weight ring"), std::string::npos);
+  EXPECT_NE(problem_of("looped").find("looped row"), std::string::npos);
+  EXPECT_NE(problem_of("cluster=3").find("cluster"), std::string::npos);
+  EXPECT_NE(problem_of("tickets,prefetch=0").find("tickets"), std::string::npos);
+  EXPECT_NE(problem_of("threads=100").find("threads_per_row x rows_per_block"), std::string::npos);
+  KernelPlan flat = schedule("w5_gelu_bias_bf16", {{"B", 64}, {"H", 1024}}).candidates.front();
+  flat.params = parse_params("batch=2", flat.params);
+  EXPECT_FALSE(flat.problems().empty());
+}
+
+TEST(TypedPlans, ParseNamesBadParts) {
+  EXPECT_THROW(parse_params("threads_per_rows=4"), Error);
+  EXPECT_THROW(parse_params("vec=eight"), Error);
+  EXPECT_THROW(parse_params("tickets=2"), Error);
+  EXPECT_THROW(parse_params("vec=-4"), Error);
+  const KernelParams p = parse_params("vec=4, threads=128 prefetch=smem:4096,looped");
+  EXPECT_EQ(p.vec, 4);
+  EXPECT_EQ(p.threads, 128);
+  EXPECT_TRUE(p.prefetch_smem);
+  EXPECT_EQ(p.dyn_smem, 4096);
+  EXPECT_EQ(p.batch, 0);
+}
+
+TEST(PlanOverrides, PinAKernelsPlan) {
+  Fusion f = make_workload("w1_layer_norm_fused");
+  const auto shapes = resolve_input_shapes(f, {}, {{"B", 8192}, {"H", 4096}});
+  Executor pinned(f, ExecutorOptions{"threads_per_row=512,prefetch=0,tickets=0,batch=1"});
+  const auto recs = pinned.compile_for(shapes);
+  ASSERT_EQ(recs.size(), 1u);
+  const KernelParams p = parse_params(recs[0].params);
+  EXPECT_EQ(p.threads_per_row, 512);
+  EXPECT_FALSE(p.prefetch);
+  // A segment number selects one kernel; a segment that is no kernel changes nothing.
+  EXPECT_EQ(Executor(f, ExecutorOptions{"7:threads_per_row=512"}).compile_for(shapes)[0].params,
+            Executor(f).compile_for(shapes)[0].params);
+  EXPECT_THROW(Executor(f, ExecutorOptions{"thread_per_row=512"}), Error);
+  EXPECT_THROW(Executor(f, ExecutorOptions{"x:vec=4"}), Error);
+  // An impossible pinned plan is an error that says why, not a kernel that ignores it.
+  try {
+    Executor(f, ExecutorOptions{"weight_ring=2"}).compile_for(shapes);
+    ADD_FAILURE() << "an impossible plan compiled";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("weight ring"), std::string::npos) << e.what();
+  }
+}
+
+// A register cap the kernel cannot live with spills: it still runs, and explain says so.
+TEST(PlanOverrides, ARegisterCapThatSpillsStillRuns) {
+  Fusion f = make_workload("w1_layer_norm_fused_f32");
+  const auto shapes = resolve_input_shapes(f, {}, {{"B", 8192}, {"H", 16384}});
+  Executor capped(f, ExecutorOptions{"max_registers=32"});
+  const std::string text = capped.explain(shapes);
+  EXPECT_NE(text.find("max_registers=32"), std::string::npos) << text;
+  EXPECT_NE(text.find("every plan spills"), std::string::npos) << text;
+  const auto recs = capped.compile_for(shapes);
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_LE(recs[0].registers, 32);
+  EXPECT_GT(recs[0].spill_bytes, 0);
+}
+
+// explain plans for the operand layouts it is given: a transposed input is addressed in
+// general form, and a view that strides cannot express becomes a copy it names.
+TEST(Explain, PlansForTheGivenLayouts) {
+  Fusion f = make_workload("w5_rms_norm_bf16");
+  Executor ex(f);
+  const std::string contiguous = ex.explain({{256, 1024}, {1024}});
+  EXPECT_NE(contiguous.find("x(in,full)"), std::string::npos) << contiguous;
+  const std::string transposed = ex.explain({{256, 1024}, {1024}}, {{1, 256}, {1}});
+  EXPECT_NE(transposed.find("x(in,general)"), std::string::npos) << transposed;
+}
