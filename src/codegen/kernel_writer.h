@@ -216,7 +216,7 @@ struct Writer {
   std::string stored_value(ExprEmitter& em, int k, const std::string& indent) {
     int v = op(k).value;
     const Value& val = f.value(v);
-    if (val.producer >= 0) {
+    if (val.producer >= 0 && f.nodes()[val.producer].op == Op::Cast) {
       const Node& n = f.nodes()[val.producer];
       DType src = f.value(n.in[0]).dtype;
       bool narrow = val.dtype == DType::F16 || val.dtype == DType::BF16 || is_fp8(val.dtype);

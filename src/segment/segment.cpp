@@ -164,7 +164,23 @@ SegmentedFusion segment_fusion(Fusion f) {
   Builder b(f);
   for (size_t i = 0; i < f.nodes().size(); ++i) b.place(static_cast<int>(i));
   b.wire();
-  // A constant that is itself an output gets a one-node kernel so it is materialized.
+  // A constant that is itself an output gets a one-node kernel that materializes it (kernels
+  // that read it inline it instead).
+  for (int v : f.outputs()) {
+    const Value& val = f.value(v);
+    if (val.producer < 0 || f.nodes()[val.producer].op != Op::Constant) continue;
+    if (std::any_of(b.segs.begin(), b.segs.end(), [&](const Segment& s) {
+          return std::find(s.outputs.begin(), s.outputs.end(), v) != s.outputs.end();
+        }))
+      continue;
+    Segment s;
+    s.kind = SegmentKind::Kernel;
+    s.category = KernelCategory::Pointwise;
+    s.domain = val.shape;
+    s.nodes = {val.producer};
+    s.outputs = {v};
+    b.segs.push_back(std::move(s));
+  }
   SegmentedFusion out{std::move(f), std::move(b.segs)};
   return out;
 }

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "frontend/run_inputs.h"
+#include "ir/parser.h"
 #include "gpu_compare.h"
 #include "ops/workloads.h"
 #include "reference/parallel.h"
@@ -60,6 +61,25 @@ TEST(GpuExecutor, EveryWorkloadMatchesReference) {
     auto shapes = resolve_input_shapes(f, no_shapes, sizes);
     for (Layout l : {Layout::Contiguous, Layout::Misaligned}) check(f, shapes, l, name);
   }
+}
+
+// Two halves of one tensor are rows of a wider tensor: the pointwise kernel keeps them as rows
+// (16-byte vectors along each), at odd widths and offsets too; a constant output is
+// materialized by a kernel of its own.
+TEST(GpuExecutor, SlicedHalvesAndConstantOutputs) {
+  SKIP_WITHOUT_GPU();
+  for (int64_t h : {8, 1030, 4096})
+    for (const char* dt : {"bf16", "f32"}) {
+      const std::string H = std::to_string(h), H2 = std::to_string(2 * h);
+      Fusion f = parse_fusion("fusion halves {\n  input x: " + std::string(dt) + "[B, " + H2 +
+                              "]\n  a = slice(x, axis=1, start=0, end=" + H + ")\n  b = slice(x, axis=1, start=" + H +
+                              ", end=" + H2 + ")\n  af = cast(a, dtype=f32)\n  sg = sigmoid(af)\n  s = mul(af, sg)\n"
+                              "  bf = cast(b, dtype=f32)\n  y = mul(s, bf)\n  c = constant(value=2.5, dtype=f32)\n"
+                              "  output y\n  output c\n}\n");
+      for (int64_t b : {1, 37})
+        for (Layout l : {Layout::Contiguous, Layout::Misaligned})
+          check(f, {{b, 2 * h}}, l, "halves " + std::string(dt) + " B=" + std::to_string(b) + " H=" + H);
+    }
 }
 
 TEST(GpuExecutor, NormsAcrossHiddenSizes) {
