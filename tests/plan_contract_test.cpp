@@ -146,3 +146,15 @@ TEST(Explain, PlansForTheGivenLayouts) {
   const std::string transposed = ex.explain({{256, 1024}, {1024}}, {{1, 256}, {1}});
   EXPECT_NE(transposed.find("x(in,general)"), std::string::npos) << transposed;
 }
+
+// Few rows (fewer than SMs): one row per block and each row over more threads, so the rows
+// reach as many SMs as they can (64 rows took 8 blocks of 8 rows before).
+TEST(SchedulerChoices, FewRowsSpreadOverTheSMs) {
+  for (const char* w : {"w1_layer_norm_fused", "w1_layer_norm_fused_bf16", "w1_layer_norm_fused_f32"}) {
+    const KernelPlan plan = schedule(w, {{"B", 64}, {"H", 1024}}).candidates.front();
+    EXPECT_EQ(plan.params.rows_per_block, 1) << w << ": " << plan.params.str();
+    EXPECT_EQ(plan.params.batch, 1) << w << ": " << plan.params.str();
+  }
+  // Many rows keep several short rows per block.
+  EXPECT_GT(schedule("w1_layer_norm_fused", {{"B", 8192}, {"H", 768}}).candidates.front().params.rows_per_block, 1);
+}

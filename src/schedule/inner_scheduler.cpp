@@ -142,8 +142,13 @@ struct RowModel {
     }
     return most;
   }
-  // Rows per block at t threads per row: blocks of at least 256 threads where rows are short.
-  static int64_t rows_per_block(int64_t t) { return std::max<int64_t>(1, 256 / t); }
+  // Rows per block at t threads per row: blocks of at least 256 threads where rows are short;
+  // where rows are few and each takes at least a warp, no more rows per block than give
+  // every SM a block.
+  int64_t rows_per_block(int64_t t) const {
+    const int64_t spread = (cx.facts.R + cx.device.sm_count - 1) / cx.device.sm_count;
+    return std::max<int64_t>(1, t >= 32 ? std::min<int64_t>(256 / t, spread) : 256 / t);
+  }
   // The next rows of a block in shared memory, for rows (or a cluster block's share) of
   // `row_vectors`; they fit where the blocks that keep 1024 threads resident fit an SM.
   int64_t smem_bytes(int64_t t, int64_t row_vectors) const {
@@ -219,6 +224,9 @@ RowModel::RowModel(const ScheduleContext& c) : cx(c) {
   nvec = (facts.C + (col_vec ? vec - col_vec : 0) + vec - 1) / vec;
   held = held_per_element(stages);
   tpr = base_threads_per_row(nvec, vec);
+  // Few rows (fewer than SMs): each row over more threads, fewer vectors each, down to one
+  // vector per thread, so the few blocks there are finish sooner.
+  while (tpr < 512 && facts.R < cx.device.sm_count && 2 * tpr <= nvec) tpr *= 2;
   pick = cx.recorded_choice(facts.C, vec);
   pick_looped = pick && pick->threads_per_row && pick->looped;
   if (pick && pick->threads_per_row) tpr = pick->threads_per_row;
@@ -353,7 +361,7 @@ KernelPlan plan_for(const RowModel& m, const Try& pick_now) {
   const int64_t tpr = trimmed_threads(pick_now.tpr, share);
   p.cluster = pick_now.cluster;
   p.threads_per_row = static_cast<int>(tpr);
-  p.rows_per_block = static_cast<int>(RowModel::rows_per_block(tpr));
+  p.rows_per_block = static_cast<int>(m.rows_per_block(tpr));
   p.threads = p.threads_per_row * p.rows_per_block;
   p.batch = static_cast<int>(batch);
   p.prefetch = pick_now.prefetch;
