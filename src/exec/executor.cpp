@@ -1,8 +1,10 @@
 #include "solder/executor.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 #include "exec/copy_fusion.h"
 #include "exec/matmul_step.h"
@@ -98,6 +100,9 @@ std::string describe_kernel_step(const Fusion& f, int si, const PreparedKernel& 
 struct Step {
   enum Kind { Kernel, View, Copy, Cat, Matmul } kind = Kernel;
   std::vector<int> alloc;  // values allocated (contiguous) before the step runs
+  // Values the step writes inside another value's buffer (a cat's pieces): (value, buffer
+  // value, byte offset), addressed before the step runs.
+  std::vector<std::tuple<int, int, int64_t>> aliases;
   // Kernel
   std::shared_ptr<LoadedKernel> kernel;
   std::vector<int64_t> params;
@@ -159,6 +164,17 @@ struct Executor::Impl {
 
   RunPlan build(const std::vector<DeviceTensor>& inputs, const std::vector<DeviceTensor>* outs, const Bindings& b);
   void add_kernel_step(RunPlan& rp, int si, const std::vector<uint64_t>& align, const std::vector<char>& provided);
+
+  // Cat pieces that their kernel writes straight into the cat's buffer (a strided view of it),
+  // so the cat copies nothing: pieces made by a kernel segment, read by nothing else, not
+  // program outputs. Per value; cat = -1 where not placed. Set by place_cat_pieces (build).
+  struct CatPlace {
+    int cat = -1, buffer = -1;
+    int64_t offset_bytes = 0;
+  };
+  std::vector<CatPlace> placed;
+  std::vector<char> allocated;  // buffers a step allocates ahead of their segment (cat buffers)
+  void place_cat_pieces(RunPlan& rp, const std::vector<char>& provided, std::vector<uint64_t>& align, const Bindings& b);
 };
 
 void Executor::Impl::add_kernel_step(RunPlan& rp, int si, const std::vector<uint64_t>& align,
@@ -174,8 +190,18 @@ void Executor::Impl::add_kernel_step(RunPlan& rp, int si, const std::vector<uint
     strides.push_back(rp.meta[v].strides);
     addr.push_back(align[v]);
   }
-  for (int v : s.outputs)
-    if (!provided[v]) st.alloc.push_back(v);
+  for (int v : s.outputs) {
+    if (provided[v]) continue;
+    if (const CatPlace& cp = placed[v]; cp.cat >= 0) {
+      if (!provided[cp.buffer] && !allocated[cp.buffer]) {
+        st.alloc.push_back(cp.buffer);
+        allocated[cp.buffer] = 1;
+      }
+      st.aliases.emplace_back(v, cp.buffer, cp.offset_bytes);
+      continue;
+    }
+    st.alloc.push_back(v);
+  }
   const LaunchFacts facts = kernel_facts(sf, si, ks, shapes, strides, addr);
   const DeviceInfo& dev = current_device();
   PreparedKernel pk = prepare_kernel(sf, si, ks, facts, dev, KernelCache::global(), compile_options(si));
@@ -216,6 +242,44 @@ void Executor::Impl::add_kernel_step(RunPlan& rp, int si, const std::vector<uint
   rp.steps.push_back(std::move(st));
 }
 
+void Executor::Impl::place_cat_pieces(RunPlan& rp, const std::vector<char>& provided, std::vector<uint64_t>& align,
+                                      const Bindings& b) {
+  const Fusion& f = sf.fusion;
+  const size_t nv = f.values().size();
+  placed.assign(nv, CatPlace{});
+  allocated.assign(nv, 0);
+  std::vector<int> readers(nv, 0), producer_kind(nv, -1);
+  for (const Segment& s : sf.segments) {
+    for (int v : s.inputs) ++readers[v];
+    if (s.kind == SegmentKind::Cat || s.kind == SegmentKind::Matmul || s.kind == SegmentKind::View)
+      for (int ni : s.nodes)
+        for (int v : f.nodes()[ni].in) readers[v] += s.inputs.empty() ? 1 : 0;
+    for (int v : s.outputs) producer_kind[v] = static_cast<int>(s.kind);
+  }
+  for (int v : f.outputs()) readers[v] += 2;  // a program output keeps its own buffer
+  for (size_t si = 0; si < sf.segments.size(); ++si) {
+    const Segment& s = sf.segments[si];
+    if (s.kind != SegmentKind::Cat) continue;
+    const Node& n = f.nodes()[s.nodes[0]];
+    const int dst = n.out[0];
+    if (!provided[dst]) rp.meta[dst] = TensorMeta::contiguous(f.value(dst).dtype, eval_shape(f.value(dst).shape, b));
+    const TensorMeta& dm = rp.meta[dst];
+    int64_t pos = 0;
+    for (int x : n.in) {
+      const int64_t len = eval_shape(f.value(x).shape, b)[n.attrs.axis];
+      const bool once = std::count(n.in.begin(), n.in.end(), x) == 1;
+      if (once && readers[x] == 1 && producer_kind[x] == static_cast<int>(SegmentKind::Kernel) && !provided[x] &&
+          f.value(x).dtype == dm.dtype) {
+        const int64_t off = pos * dm.strides[n.attrs.axis] * dtype_size(dm.dtype);
+        placed[x] = {static_cast<int>(si), dst, off};
+        rp.meta[x] = TensorMeta{dm.dtype, eval_shape(f.value(x).shape, b), dm.strides};
+        align[x] = (align[dst] + off) % 256 ? (align[dst] + off) % 256 : 256;
+      }
+      pos += len;
+    }
+  }
+}
+
 RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std::vector<DeviceTensor>* outs,
                               const Bindings& b) {
   const Fusion& f = sf.fusion;
@@ -234,10 +298,12 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
       align[v] = (*outs)[i].ptr % 256 ? (*outs)[i].ptr % 256 : 256;
       provided[v] = 1;
     }
+  place_cat_pieces(rp, provided, align, b);
   for (size_t si = 0; si < sf.segments.size(); ++si) {
     const Segment& s = sf.segments[si];
     for (int v : s.outputs)
-      if (!provided[v]) rp.meta[v] = TensorMeta::contiguous(f.value(v).dtype, eval_shape(f.value(v).shape, b));
+      if (!provided[v] && placed[v].cat < 0 && !allocated[v])
+        rp.meta[v] = TensorMeta::contiguous(f.value(v).dtype, eval_shape(f.value(v).shape, b));
     if (s.kind == SegmentKind::Kernel) {
       add_kernel_step(rp, static_cast<int>(si), align, provided);
       continue;
@@ -292,12 +358,16 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
       }
     } else if (s.kind == SegmentKind::Cat) {
       st.kind = Step::Cat;
-      if (!provided[st.dst]) st.alloc.push_back(st.dst);
+      if (!provided[st.dst] && !allocated[st.dst]) st.alloc.push_back(st.dst);
       st.record.name = "solder_copy_cat";  // all pieces as one step
       st.record.category = "copy";
       const TensorMeta& dm = rp.meta[st.dst];
       int64_t pos = 0;
       for (int x : n.in) {
+        if (placed[x].cat == static_cast<int>(si)) {  // written in place by its kernel
+          pos += rp.meta[x].shape[n.attrs.axis];
+          continue;
+        }
         TensorMeta piece = dm;
         piece.shape = rp.meta[x].shape;
         st.pieces_src.push_back(x);
@@ -312,7 +382,20 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
         rp.records.push_back(r);
         st.record.bytes += r.bytes;
       }
-      if (dry) described += "segment " + std::to_string(si) + " cat: " + std::to_string(n.in.size()) + " copies\n";
+      if (dry)
+        described += "segment " + std::to_string(si) + " cat: " + std::to_string(st.pieces_src.size()) + " copies" +
+                     (st.pieces_src.size() < n.in.size()
+                          ? ", " + std::to_string(n.in.size() - st.pieces_src.size()) + " pieces written in place by their kernels"
+                          : "") +
+                     "\n";
+      if (st.pieces_src.empty()) {  // every piece in place: nothing to launch
+        st.kind = Step::View;
+        st.src = st.dst;
+        st.record = LaunchRecord{};
+        st.record.name = "cat (in place)";
+        st.record.category = "view";
+        rp.records.push_back(st.record);
+      }
     } else {
       st.kind = Step::Matmul;
       if (!provided[st.dst]) st.alloc.push_back(st.dst);
@@ -349,6 +432,10 @@ inline void allocate_step(const RunPlan& rp, const Step& st, ReplayState& rs) {
     auto buf = std::make_shared<DeviceBuffer>(static_cast<size_t>(std::max<int64_t>(rp.meta[v].bytes(), 1)));
     rs.ptr[v] = buf->ptr();
     rs.owner[v] = buf;
+  }
+  for (const auto& [v, base, offset] : st.aliases) {
+    rs.ptr[v] = rs.ptr[base] + offset;
+    rs.owner[v] = rs.owner[base];
   }
 }
 

@@ -82,6 +82,19 @@ TEST(GpuExecutor, SlicedHalvesAndConstantOutputs) {
     }
 }
 
+// Cat pieces made by kernels are written straight into the cat's buffer, except pieces read
+// elsewhere or returned (those are copied): values, odd widths, misaligned inputs.
+TEST(GpuExecutor, CatPiecesWrittenInPlace) {
+  SKIP_WITHOUT_GPU();
+  Fusion f = parse_fusion(
+      "fusion cats {\n  input x: f32[B, H]\n  input y: bf16[B, W]\n  a = exp(x)\n  yf = cast(y, dtype=f32)\n"
+      "  b = neg(yf)\n  v, m = var_mean(x, axes=[1], keepdim=true, correction=0)\n  n = sub(x, m)\n  c = cat(a, b, n, axis=1)\n"
+      "  two = constant(value=2.0, dtype=f32)\n  d = mul(b, two)\n  output c\n  output d\n  output a\n}\n");
+  for (int64_t h : {5, 1030})
+    for (Layout l : {Layout::Contiguous, Layout::Misaligned})
+      check(f, {{37, h}, {37, h + 3}}, l, "cats H=" + std::to_string(h));
+}
+
 TEST(GpuExecutor, NormsAcrossHiddenSizes) {
   SKIP_WITHOUT_GPU();
   for (const char* name : {"w1_layer_norm_fused", "w5_softmax_bf16", "w5_rms_norm_bf16"})
