@@ -4,7 +4,12 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "passes/canonical_order.h"
+#include "passes/normalize_math.h"
 #include "passes/passes.h"
+#include "passes/recognize_var_mean.h"
+#include "passes/sort_commutative.h"
+#include "passes/widen_low_precision.h"
 
 namespace solder {
 
@@ -31,11 +36,26 @@ Fusion run_pass(const char* name, const Fusion& f, Pass pass) {
 
 SegmentedFusion lower(const Fusion& input) {
   verify(input);
+  // The passes up to canonical_node_order make programs that mean the same thing one graph
+  // (issue 27: "canonical graphs"), so they compile to the same kernels.
   // fold_casts first: it exposes identical nodes (two upcasts of one value) to CSE.
   Fusion f = run_pass("fold_casts", input, fold_casts);
-  // CSE before DCE: merging may orphan nodes that DCE then removes.
+  // Before widening: pow(x, 2) -> x * x must still see f16 math as f16 to widen it next.
+  f = run_pass("normalize_math", f, normalize_math);
+  // f16/bf16 arithmetic in the explicit f32 form, before anything matches f32 patterns.
+  f = run_pass("widen_low_precision", f, widen_low_precision);
+  // Before CSE, so a + b and b + a become one node.
+  f = run_pass("sort_commutative", f, sort_commutative_operands);
+  // CSE before recognizing statistics: (x - m) * (x - m) written twice must be one operand.
   f = run_pass("cse", f, eliminate_common_subexpressions);
+  f = run_pass("recognize_var_mean", f, recognize_var_mean);
+  // Again: the shared var_mean may make a builder's upcast and the program's one (and their
+  // users) identical.
+  f = run_pass("cse", f, eliminate_common_subexpressions);
+  // CSE before DCE: merging may orphan nodes that DCE then removes.
   f = run_pass("dce", f, eliminate_dead_code);
+  // Last: segmentation places nodes in order; every pass above keeps the order it was given.
+  f = run_pass("canonical_node_order", f, canonical_node_order);
   SegmentedFusion s = segment_fusion(std::move(f));
   if (debug()) std::fprintf(stderr, "solder: segments\n%s", describe_segments(s).c_str());
   return s;
