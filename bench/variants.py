@@ -246,8 +246,33 @@ class TorchOps:
     def silu(self, x):
         return F.silu(x)
 
-    def __getattr__(self, name):
-        return getattr(torch, name)
+    # Plain methods, no __getattr__: torch.compile traces these with fullgraph=True.
+    def exp(self, x):
+        return torch.exp(x)
+
+    def log(self, x):
+        return torch.log(x)
+
+    def tanh(self, x):
+        return torch.tanh(x)
+
+    def sigmoid(self, x):
+        return torch.sigmoid(x)
+
+    def relu(self, x):
+        return torch.relu(x)
+
+    def abs(self, x):
+        return torch.abs(x)
+
+    def neg(self, x):
+        return torch.neg(x)
+
+    def sqrt(self, x):
+        return torch.sqrt(x)
+
+    def rsqrt(self, x):
+        return torch.rsqrt(x)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -810,9 +835,9 @@ def probe_sizes(p):
 
 def launches_of(ex):
     try:
-        return [f"{getattr(l, 'category', '?')}:{getattr(l, 'name', '?')}" for l in ex.launches()]
-    except Exception:
-        return []
+        return list(ex.launches())  # kernel names (solder_pw_*, solder_norm_*, ...), "view", "matmul"
+    except Exception as e:
+        return [short_error(e)]
 
 
 def run_gpu(p, opts, timer, copy):
@@ -824,7 +849,8 @@ def run_gpu(p, opts, timer, copy):
         return rec
     torch.manual_seed(hash(p.name) % (1 << 31))
     xs = [make_input(i, p.sizes, "cuda") for i in p.inputs]
-    tfn = lambda *a: p.fn(TorchOps(p.sizes), *a)
+    ops = TorchOps(p.sizes)
+    tfn = lambda *a: p.fn(ops, *a)
     try:
         with torch.no_grad():
             ref = as_tuple(tfn(*xs))
@@ -998,6 +1024,12 @@ def print_report(records, not_run, summary, out=sys.stdout):
 
 # ---------------------------------------------------------------------------------------------
 
+def write_json(path, meta, records, not_run, summary=None):
+    with open(path, "w") as f:
+        json.dump({"meta": meta, "summary": summary, "programs": records, "not_run": not_run}, f, indent=1,
+                  default=str)
+
+
 def main(argv=None):
     global torch, F, solder
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -1055,11 +1087,10 @@ def main(argv=None):
         print(f"[{i + 1}/{len(programs)}] {rec['status']:13s} {p.name}  {extra}", file=sys.stderr, flush=True)
         if mode == "gpu":
             torch.cuda.empty_cache()
+            write_json(out_path, meta, records, not_run)  # after every program: a crash keeps the rest
     summary = summarize(records, not_run)
     print_report(records, not_run, summary)
-    with open(out_path, "w") as f:
-        json.dump({"meta": meta, "summary": summary, "programs": records, "not_run": not_run}, f, indent=1,
-                  default=str)
+    write_json(out_path, meta, records, not_run, summary)
     print(f"\nwrote {out_path} ({time.perf_counter() - t_start:.0f} s)")
     bad = summary["counts"].keys() - {"ok"}
     return 1 if mode == "cpu" and bad - {"cannot express", "refused"} else 0

@@ -391,6 +391,17 @@ TEST(CanonicalGraphs, HalvesOfOneTensorFuseInEitherOrder) {
   EXPECT_EQ(kernels, 1) << describe_segments(one);
 }
 
+TEST(CanonicalGraphs, WidenedAddOfARowInvariantOperandCompiles) {
+  // x + mask in f16 is widened; softmax over the middle axis makes the mask [1, 1, K] constant
+  // along each row, loaded once per row as a float. Its 16-bit add must not ask for the mask's
+  // per-element bits (NVRTC: "identifier ie1 is undefined"; found by bench/variants.py).
+  Fusion f("masked_softmax");
+  Tensor x = f.input("x", DType::F16, {B, Dim::sym("M"), Dim::sym("K")});
+  Tensor m = f.input("mask", DType::F16, {Dim(1), Dim(1), Dim::sym("K")});
+  f.output(softmax(x + m, 1));
+  EXPECT_FALSE(kernels(f, {{"B", 2}, {"M", 1000}, {"K", 128}}).empty());
+}
+
 TEST(CanonicalGraphs, LoweringIsIdempotent) {
   // A canonical graph is its own canonical form: lowering it again changes nothing.
   for (const auto& name : workload_names()) {
