@@ -14,6 +14,7 @@
 #include "passes/passes.h"
 #include "passes/recognize_var_mean.h"
 #include "passes/sort_commutative.h"
+#include "passes/views_before_casts.h"
 #include "passes/widen_low_precision.h"
 #include "pipeline/pipeline.h"
 #include "solder/executor.h"
@@ -224,6 +225,34 @@ TEST(SortCommutative, TiesBreakByStructureNotByNames) {
   EXPECT_EQ(a.nodes().back().in, b.nodes().back().in);
 }
 
+TEST(ViewsBeforeCasts, ViewsOfInputsMoveAboveTheirCasts) {
+  expect_rewrite(views_before_casts, R"(
+fusion v {
+  input x: f16[B, H]
+  t1 = cast(x, dtype=f32)
+  t2 = permute(t1, axes=[1, 0])
+  t3 = unsqueeze(t2, axis=0)
+  t4 = exp(t1)
+  t5 = permute(t4, axes=[1, 0])
+  output t3
+  output t5
+}
+)", R"(
+fusion v {
+  input x: f16[B, H]
+  t1 = cast(x, dtype=f32)
+  t2 = permute(x, axes=[1, 0])
+  t3 = cast(t2, dtype=f32)
+  t4 = unsqueeze(t2, axis=0)
+  t5 = cast(t4, dtype=f32)
+  t6 = exp(t1)
+  t7 = permute(t6, axes=[1, 0])
+  output t5
+  output t7
+}
+)");
+}
+
 TEST(CanonicalOrder, DepthFirstFromTheOutputs) {
   expect_rewrite(canonical_node_order, R"(
 fusion o {
@@ -400,6 +429,22 @@ TEST(CanonicalGraphs, WidenedAddOfARowInvariantOperandCompiles) {
   Tensor m = f.input("mask", DType::F16, {Dim(1), Dim(1), Dim::sym("K")});
   f.output(softmax(x + m, 1));
   EXPECT_FALSE(kernels(f, {{"B", 2}, {"M", 1000}, {"K", 128}}).empty());
+}
+
+TEST(CanonicalGraphs, CastThenTransposeIsTransposeThenCast) {
+  // layer_norm(x.float().t()).half() and layer_norm(x.t()) on f16: one graph, one kernel (the
+  // transpose stays a view of the input instead of ending a cast kernel).
+  auto ln = [](bool cast_first) {
+    Fusion f("ln_t");
+    Tensor x = f.input("x", DType::F16, {H, B});
+    if (cast_first) f.output(cast(layer_norm(transpose(cast(x, DType::F32), 0, 1), 1, std::nullopt, std::nullopt), DType::F16));
+    else f.output(layer_norm(transpose(x, 0, 1), 1, std::nullopt, std::nullopt));
+    return f;
+  };
+  expect_same_kernels(ln(true), ln(false), {{"B", 64}, {"H", 1024}}, "cast / transpose");
+  int kernels = 0;
+  for (const auto& s : lower(ln(true)).segments) kernels += s.kind == SegmentKind::Kernel;
+  EXPECT_EQ(kernels, 1);
 }
 
 TEST(CanonicalGraphs, LoweringIsIdempotent) {

@@ -9,6 +9,7 @@
 #include "passes/passes.h"
 #include "passes/recognize_var_mean.h"
 #include "passes/sort_commutative.h"
+#include "passes/views_before_casts.h"
 #include "passes/widen_low_precision.h"
 
 namespace solder {
@@ -38,8 +39,11 @@ SegmentedFusion lower(const Fusion& input) {
   verify(input);
   // The passes up to canonical_node_order make programs that mean the same thing one graph
   // (issue 27: "canonical graphs"), so they compile to the same kernels.
-  // fold_casts first: it exposes identical nodes (two upcasts of one value) to CSE.
-  Fusion f = run_pass("fold_casts", input, fold_casts);
+  // Views of inputs move above casts first: a cast round trip split by a view
+  // (cast(transpose(cast(x)))) then meets fold_casts whole.
+  Fusion f = run_pass("views_before_casts", input, views_before_casts);
+  // fold_casts early: it exposes identical nodes (two upcasts of one value) to CSE.
+  f = run_pass("fold_casts", f, fold_casts);
   // Before widening: pow(x, 2) -> x * x must still see f16 math as f16 to widen it next.
   f = run_pass("normalize_math", f, normalize_math);
   // f16/bf16 arithmetic in the explicit f32 form, before anything matches f32 patterns.
