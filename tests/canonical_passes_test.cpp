@@ -10,6 +10,7 @@
 #include "ir/printer.h"
 #include "ops/workloads.h"
 #include "passes/canonical_order.h"
+#include "passes/narrow_unary_math.h"
 #include "passes/normalize_math.h"
 #include "passes/passes.h"
 #include "passes/recognize_var_mean.h"
@@ -66,6 +67,39 @@ fusion w {
   output t11
 }
 )");
+}
+
+TEST(NarrowUnaryMath, UnaryMathOfAWidenedValueIn16Bits) {
+  // tanh of a widened f16 rounded back: tanh in f16. The f32 exp that is also an output stays.
+  expect_rewrite(narrow_unary_math, R"(
+fusion n {
+  input x: f16[N]
+  t1 = cast(x, dtype=f32)
+  t2 = tanh(t1)
+  t3 = cast(t2, dtype=f16)
+  t4 = exp(t1)
+  t5 = cast(t4, dtype=f16)
+  t6 = cast(t1, dtype=bf16)
+  output t3
+  output t4
+  output t5
+  output t6
+}
+)", R"(
+fusion n {
+  input x: f16[N]
+  t1 = cast(x, dtype=f32)
+  t2 = tanh(t1)
+  t3 = tanh(x)
+  t4 = exp(t1)
+  t5 = cast(t4, dtype=f16)
+  t6 = cast(t1, dtype=bf16)
+  output t3
+  output t4
+  output t5
+  output t6
+}
+)");  // t2, now unread, is DCE's to drop
 }
 
 TEST(NormalizeMath, SquaresAndRootsOfStatistics) {
@@ -445,6 +479,18 @@ TEST(CanonicalGraphs, CastThenTransposeIsTransposeThenCast) {
   int kernels = 0;
   for (const auto& s : lower(ln(true)).segments) kernels += s.kind == SegmentKind::Kernel;
   EXPECT_EQ(kernels, 1);
+}
+
+TEST(CanonicalGraphs, ExplicitCastsAroundUnaryMath) {
+  // gelu(x + b) on bf16 written with the casts spelled out, and naturally (W5's graph).
+  Fusion by_hand("w5_gelu_bias_bf16");
+  {
+    Tensor x = by_hand.input("x", DType::BF16, {B, H});
+    Tensor b = by_hand.input("b", DType::BF16, {H});
+    Tensor s = cast(cast(x, DType::F32) + cast(b, DType::F32), DType::BF16);
+    by_hand.output(cast(gelu_tanh(cast(s, DType::F32)), DType::BF16));
+  }
+  expect_same_kernels(by_hand, make_workload("w5_gelu_bias_bf16"), {{"B", 64}, {"H", 4096}}, "gelu by hand");
 }
 
 TEST(CanonicalGraphs, LoweringIsIdempotent) {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "passes/canonical_order.h"
+#include "passes/narrow_unary_math.h"
 #include "passes/normalize_math.h"
 #include "passes/passes.h"
 #include "passes/recognize_var_mean.h"
@@ -46,6 +47,8 @@ SegmentedFusion lower(const Fusion& input) {
   f = run_pass("fold_casts", f, fold_casts);
   // Before widening: pow(x, 2) -> x * x must still see f16 math as f16 to widen it next.
   f = run_pass("normalize_math", f, normalize_math);
+  // Unary math on f16/bf16 in the 16-bit form, before widening (which leaves unary ops be).
+  f = run_pass("narrow_unary_math", f, narrow_unary_math);
   // f16/bf16 arithmetic in the explicit f32 form, before anything matches f32 patterns.
   f = run_pass("widen_low_precision", f, widen_low_precision);
   // Before CSE, so a + b and b + a become one node.
