@@ -333,8 +333,8 @@ Fusion w1_natural(DType t, bool swap_adds) {
   return f;
 }
 
-// A layer norm from primitives: mean, squared deviations, divide by the root.
-Fusion w1_by_hand(DType t) {
+// A layer norm from primitives: mean, squared deviations (or var), divide by the root.
+Fusion w1_by_hand(DType t, bool with_var = false) {
   Fusion f("w1_layer_norm_fused");
   Tensor t0 = f.input("t0", t, {H});
   Tensor t1 = f.input("t1", t, {B, H});
@@ -346,7 +346,7 @@ Fusion w1_by_hand(DType t) {
   Tensor x = cast(s, DType::F32);
   Tensor m = mean(x, {-1}, true);
   Tensor d = x - m;
-  Tensor v = mean(pow(d, 2.0), {-1}, true);
+  Tensor v = with_var ? var(x, {-1}, 0, true) : mean(pow(d, 2.0), {-1}, true);
   Tensor y = d / sqrt(v + 1e-5);
   Tensor b = cast(t3, DType::F32);  // the bias cast before the weight's: order must not matter
   y = y * cast(t4, DType::F32);
@@ -394,6 +394,8 @@ TEST(CanonicalGraphs, NaturalW1IsTheExampleGraph) {
 TEST(CanonicalGraphs, HandWrittenLayerNormIsLayerNorm) {
   expect_same_kernels(w1_by_hand(DType::F16), make_workload("w1_layer_norm_fused"), {{"B", 64}, {"H", 770}},
                       "w1 by hand");
+  expect_same_kernels(w1_by_hand(DType::BF16, true), make_workload("w1_layer_norm_fused_bf16"), {{"B", 64}, {"H", 770}},
+                      "w1 bf16 by hand, mean and var");
   // The same without any low-precision: f32 in, f32 out.
   expect_same_kernels(w1_by_hand(DType::F32), make_workload("w1_layer_norm_fused_f32"), {{"B", 64}, {"H", 770}},
                       "w1 f32 by hand");

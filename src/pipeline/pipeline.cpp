@@ -47,7 +47,8 @@ SegmentedFusion lower(const Fusion& input) {
   f = run_pass("fold_casts", f, fold_casts);
   // Before widening: pow(x, 2) -> x * x must still see f16 math as f16 to widen it next.
   f = run_pass("normalize_math", f, normalize_math);
-  // Unary math on f16/bf16 in the 16-bit form, before widening (which leaves unary ops be).
+  // Unary math on f16/bf16 in the 16-bit form; after fold_casts, which may expose
+  // cast(u(cast(x))) (widening below leaves unary ops be).
   f = run_pass("narrow_unary_math", f, narrow_unary_math);
   // f16/bf16 arithmetic in the explicit f32 form, before anything matches f32 patterns.
   f = run_pass("widen_low_precision", f, widen_low_precision);
@@ -56,8 +57,8 @@ SegmentedFusion lower(const Fusion& input) {
   // CSE before recognizing statistics: (x - m) * (x - m) written twice must be one operand.
   f = run_pass("cse", f, eliminate_common_subexpressions);
   f = run_pass("recognize_var_mean", f, recognize_var_mean);
-  // Again: the shared var_mean may make a builder's upcast and the program's one (and their
-  // users) identical.
+  // Again: nodes that read a mean recognize_var_mean merged may now be identical (x - m
+  // written once against mean(x) and once against var_mean(x)'s mean).
   f = run_pass("cse", f, eliminate_common_subexpressions);
   // CSE before DCE: merging may orphan nodes that DCE then removes.
   f = run_pass("dce", f, eliminate_dead_code);
