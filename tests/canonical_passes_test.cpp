@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "frontend/explain.h"
 #include "frontend/run_inputs.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -389,6 +390,16 @@ TEST(CanonicalGraphs, NaturalW1IsTheExampleGraph) {
   expect_same_kernels(w1_natural(DType::F16, true), make_workload("w1_layer_norm_fused"), {{"B", 8192}, {"H", 16384}},
                       "w1 f16, operands swapped, H=16384");
   expect_same_kernels(w1_natural(DType::BF16, true), make_workload("w1_layer_norm_fused_bf16"), sizes, "w1 bf16");
+}
+
+TEST(CanonicalGraphs, ExplainShowsTheGraphAfterPasses) {
+  // The natural W1's explain prints the example's graph after its own: both end identically.
+  const std::string natural = explain_fusion(w1_natural(DType::F16, true));
+  const auto at = natural.find("== after passes");
+  ASSERT_NE(at, std::string::npos) << natural;
+  EXPECT_NE(natural.find(print_fusion(lower(make_workload("w1_layer_norm_fused")).fusion).substr(40), at), std::string::npos);
+  // A program already canonical shows no second copy.
+  EXPECT_EQ(explain_fusion(make_workload("w5_rms_norm_bf16")).find("== after passes"), std::string::npos);
 }
 
 TEST(CanonicalGraphs, HandWrittenLayerNormIsLayerNorm) {
