@@ -333,6 +333,11 @@ def summarize(records, not_run):
         "solder_first_call_ms": {"median": quantile(first, 0.5), "max": max(first) if first else None},
         "probe_recompiles": {"programs": len(recompiles), "with_recompiles": sum(1 for x in recompiles if x),
                              "total": sum(recompiles)},
+        "by_family": {fam: {"programs": sum(1 for r in records if r["family"] == fam),
+                            "pct_copy": dist([r for r in timed if r["family"] == fam], "pct_copy"),
+                            "speedup_vs_compile": dist([{"speedup": 1.0 / r["ratio_vs_compile"]} for r in vs
+                                                        if r["family"] == fam], "speedup")}
+                      for fam in sorted({r["family"] for r in records})},
     }
 
 
@@ -344,6 +349,10 @@ def print_report(records, not_run, summary, out=sys.stdout):
         d = summary[key]
         p(f"{label:52s} n={d['n']:4d}  min {d['p0']:7.2f}  p10 {d['p10']:7.2f}  median {d['p50']:7.2f}")
     p(f"slower than 1.1x torch.compile: {summary['slower_than_1.1x_compile']}")
+    for fam, d in summary["by_family"].items():
+        c, v = d["pct_copy"], d["speedup_vs_compile"]
+        p(f"  {fam:10s} {d['programs']:4d} programs, {c['n']:4d} timed: % copy median {c['p50']:6.1f} min {c['p0']:6.1f}; "
+          f"speed vs compile median {v['p50']:5.2f} min {v['p0']:5.2f}")
     fc = summary["solder_first_call_ms"]
     if fc["max"] is not None:
         p(f"solder first call (cold compile + run): median {fc['median']:.0f} ms, max {fc['max']:.0f} ms")
