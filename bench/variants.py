@@ -1,11 +1,19 @@
 #!/usr/bin/env python3
-"""The variant sweep (issue 27): seeded programs from the families users write, each run
-through Solder, torch eager and torch.compile on the same tensors in one process.
+"""The variant sweep (issue 27): seeded programs through Solder, eager and torch.compile.
+
+Seeded programs from the families users write, each run through Solder, torch eager and
+torch.compile on the same tensors in one process.
 
     python3 bench/variants.py --seed 1                    # GPU: check and time every program
     python3 bench/variants.py --seed 1 --dry-run          # CPU: build every program, run it on the
                                                           # reference at tiny sizes against torch CPU
     python3 bench/variants.py --seed 1 --list             # the programs, nothing run
+
+On the device: build the module (cmake --build build-device --target _solder), then
+PYTHONPATH=build-device/python python3 bench/variants.py --seed N --time-budget 530 in one
+10-minute call per seed (torch.compile's cold compiles take most of it; programs not started
+within the budget are listed as not run), or two seeds at once, one per GPU, with
+CUDA_VISIBLE_DEVICES and a SOLDER_CACHE_DIR each.
 
 A new seed gives new programs (families, variants, dtypes, sizes, layouts), so the sweep cannot
 be tuned to. Families: norms (layer, rms, softmax, log_softmax, group-norm-like; with and without
