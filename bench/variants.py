@@ -10,7 +10,7 @@ torch.compile on the same tensors in one process.
     python3 bench/variants.py --seed 1 --list             # the programs, nothing run
 
 On the device: build the module (cmake --build build-device --target _solder), then
-PYTHONPATH=build-device/python python3 bench/variants.py --seed N --time-budget 530 in one
+PYTHONPATH=build-device/python python3 bench/variants.py --seed N --time-budget 480 in one
 10-minute call per seed (torch.compile's cold compiles take most of it; programs not started
 within the budget are listed as not run), or two seeds at once, one per GPU, with
 CUDA_VISIBLE_DEVICES and a SOLDER_CACHE_DIR each.
@@ -38,6 +38,7 @@ import json
 import math
 import os
 import re
+import signal
 import sys
 import time
 import traceback
@@ -372,7 +373,8 @@ def print_report(records, not_run, summary, out=sys.stdout):
         for r in bad:
             p(f"  {r['status']:15s} {r['name']}: {r.get('error', '')}")
     if not_run:
-        why = f"after {summary['context_lost_at']} lost the CUDA context" if summary.get("context_lost_at") else "within the time budget"
+        why = (f"after {summary['context_lost_at']} lost the CUDA context" if summary.get("context_lost_at")
+               else "(stopped by SIGTERM)" if summary.get("stopped_by_signal") else "within the time budget")
         p(f"\n== not run {why} ({len(not_run)}): " + ", ".join(n.split()[0] for n in not_run))
     ranked = sorted((r for r in records if "ratio_vs_compile" in r), key=lambda r: -r["ratio_vs_compile"])[:15]
     if ranked:
@@ -385,6 +387,10 @@ def print_report(records, not_run, summary, out=sys.stdout):
 
 
 # ---------------------------------------------------------------------------------------------
+
+class Stopped(BaseException):  # not an Exception: the per-stage handlers must not catch it
+    """Raised by the SIGTERM handler."""
+
 
 def write_json(path, meta, records, not_run, summary=None):
     with open(path, "w") as f:
@@ -437,13 +443,23 @@ def main(argv=None):
     t_start = time.perf_counter()
     records, not_run = [], []
     lost = None  # a program that broke the CUDA context: every later one would fail the same way
+    stopped = []  # SIGTERM (timeout): report what ran instead of dying without a summary
+
+    def on_term(signum, frame):
+        stopped.append(signum)
+        raise Stopped()
+
+    signal.signal(signal.SIGTERM, on_term)
     for i, p in enumerate(programs):
-        if lost or time.perf_counter() - t_start > opts.time_budget:
+        if lost or stopped or time.perf_counter() - t_start > opts.time_budget:
             not_run.append(p.name)
             continue
         t0 = time.perf_counter()
         try:
             rec = run_cpu(p, opts) if mode == "cpu" else run_gpu(p, opts, timer, copy)
+        except Stopped:
+            not_run.append(p.name)
+            continue
         except Exception as e:  # one program must never end the sweep
             rec = {"name": p.name, "family": p.family, "status": "sweep error", "error": short_error(e),
                    "trace": traceback.format_exc()[-2000:]}
@@ -457,9 +473,12 @@ def main(argv=None):
         if mode == "gpu":
             torch.cuda.empty_cache()
             write_json(out_path, meta, records, not_run)  # after every program: a crash keeps the rest
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     summary = summarize(records, not_run)
     if lost:
         summary["context_lost_at"] = lost
+    if stopped:
+        summary["stopped_by_signal"] = True
     print_report(records, not_run, summary)
     write_json(out_path, meta, records, not_run, summary)
     print(f"\nwrote {out_path} ({time.perf_counter() - t_start:.0f} s)")
