@@ -74,7 +74,10 @@ Fusion sort_commutative_operands(const Fusion& f) {
   Rebuilder rb(f);
   for (const Node& n : f.nodes()) {
     Node m = n;
-    if (n.in.size() == 2 && (commutes(n.op) || mirrored(n.op) != n.op) && ord.before(n.in[1], n.in[0])) {
+    // Operands that tie (one expression) take the comparison's gt/ge spelling: lt(a, a) is gt(a, a).
+    const bool tie = n.in.size() == 2 && !ord.before(n.in[0], n.in[1]) && !ord.before(n.in[1], n.in[0]);
+    if (n.in.size() == 2 && (commutes(n.op) || mirrored(n.op) != n.op) &&
+        (ord.before(n.in[1], n.in[0]) || (tie && (n.op == Op::Lt || n.op == Op::Le)))) {
       std::swap(m.in[0], m.in[1]);
       m.op = mirrored(n.op);
     }
