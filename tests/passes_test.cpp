@@ -56,6 +56,23 @@ fusion dup {
   EXPECT_EQ(count_ops(g, Op::Mul), 1);
 }
 
+TEST(Cse, KeepsZeroAndNegativeZeroApart) {
+  Fusion f = parse_fusion(R"(
+fusion zeros {
+  input x: f32[N]
+  t1 = constant(value=0, dtype=f32)
+  t2 = constant(value=-0, dtype=f32)
+  t3 = div(x, t1)
+  t4 = div(x, t2)
+  output t3
+  output t4
+}
+)");
+  Fusion g = eliminate_common_subexpressions(f);
+  EXPECT_EQ(count_ops(eliminate_dead_code(g), Op::Constant), 2);
+  EXPECT_EQ(count_ops(g, Op::Div), 2);
+}
+
 TEST(Dce, DropsWhatNoOutputNeeds) {
   Fusion f = parse_fusion(R"(
 fusion dead {

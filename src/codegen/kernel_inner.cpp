@@ -475,6 +475,7 @@ class InnerKernel {
     em.set_narrow_results(w.narrow_results());
     em.set_raw_bits([&](int v) {
       if (held(v, q)) return narrow.count(v) && narrow[v] == v ? held_bits(v) : std::string();
+      if (sp.row_level[v]) return std::string();  // loaded once per row as a float, not as bits here
       if (w.is_input(v)) return w.elem_raw(v, true);
       const std::string pw = pair_word(v);
       return pw.empty() ? pw : "half_of(" + pw + ", j & 1)";

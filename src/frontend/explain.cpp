@@ -72,6 +72,11 @@ std::string explain_fusion(const Fusion& f, const ExplainOptions& opts) {
                     std::to_string(f.values().size()) + " values)\n" + print_fusion(f);
   if (opts.sizes) out += "\n== sizes\n  " + bindings_line(*opts.sizes) + "\n";
   out += "\n== values\n" + value_table(f, opts);
+  // What the passes made of it (canonical graphs, src/pipeline/pipeline.cpp), where that differs:
+  // two programs that print the same here compile to the same kernels.
+  const Fusion lowered = lower(f).fusion;
+  if (lowered.hash() != f.hash())
+    out += "\n== after passes (" + std::to_string(lowered.nodes().size()) + " nodes)\n" + print_fusion(lowered);
   std::string plan = explain_plan(f, opts);
   if (!plan.empty()) out += "\n" + plan;
   return out;

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -13,6 +14,8 @@ Fusion eliminate_common_subexpressions(const Fusion& f) {
     const std::vector<int>* hit = nullptr;
     for (const auto& [m, outs] : seen) {
       if (m->op != n.op || m->in.size() != n.in.size() || !(m->attrs == n.attrs)) continue;
+      // Attrs compare values with ==, where 0 == -0; as constants they differ (1 / -0 = -inf).
+      if (n.op == Op::Constant && std::signbit(m->attrs.value) != std::signbit(n.attrs.value)) continue;
       bool same = true;
       for (size_t i = 0; i < n.in.size() && same; ++i) same = rb.mapped(m->in[i]) == rb.mapped(n.in[i]);
       if (same) {

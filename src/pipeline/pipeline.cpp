@@ -4,7 +4,14 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "passes/canonical_order.h"
+#include "passes/narrow_unary_math.h"
+#include "passes/normalize_math.h"
 #include "passes/passes.h"
+#include "passes/recognize_var_mean.h"
+#include "passes/sort_commutative.h"
+#include "passes/views_before_casts.h"
+#include "passes/widen_low_precision.h"
 
 namespace solder {
 
@@ -31,11 +38,32 @@ Fusion run_pass(const char* name, const Fusion& f, Pass pass) {
 
 SegmentedFusion lower(const Fusion& input) {
   verify(input);
-  // fold_casts first: it exposes identical nodes (two upcasts of one value) to CSE.
-  Fusion f = run_pass("fold_casts", input, fold_casts);
-  // CSE before DCE: merging may orphan nodes that DCE then removes.
+  // The passes up to canonical_node_order make programs that mean the same thing one graph
+  // (issue 27: "canonical graphs"), so they compile to the same kernels.
+  // Views of inputs move above casts first: a cast round trip split by a view
+  // (cast(transpose(cast(x)))) then meets fold_casts whole.
+  Fusion f = run_pass("views_before_casts", input, views_before_casts);
+  // fold_casts early: it exposes identical nodes (two upcasts of one value) to CSE.
+  f = run_pass("fold_casts", f, fold_casts);
+  // Before widening: pow(x, 2) -> x * x must still see f16 math as f16 to widen it next.
+  f = run_pass("normalize_math", f, normalize_math);
+  // Unary math on f16/bf16 in the 16-bit form; after fold_casts, which may expose
+  // cast(u(cast(x))) (widening below leaves unary ops be).
+  f = run_pass("narrow_unary_math", f, narrow_unary_math);
+  // f16/bf16 arithmetic in the explicit f32 form, before anything matches f32 patterns.
+  f = run_pass("widen_low_precision", f, widen_low_precision);
+  // Before CSE, so a + b and b + a become one node.
+  f = run_pass("sort_commutative", f, sort_commutative_operands);
+  // CSE before recognizing statistics: (x - m) * (x - m) written twice must be one operand.
   f = run_pass("cse", f, eliminate_common_subexpressions);
+  f = run_pass("recognize_var_mean", f, recognize_var_mean);
+  // Again: nodes that read a mean recognize_var_mean merged may now be identical (x - m
+  // written once against mean(x) and once against var_mean(x)'s mean).
+  f = run_pass("cse", f, eliminate_common_subexpressions);
+  // CSE before DCE: merging may orphan nodes that DCE then removes.
   f = run_pass("dce", f, eliminate_dead_code);
+  // Last: segmentation places nodes in order; every pass above keeps the order it was given.
+  f = run_pass("canonical_node_order", f, canonical_node_order);
   SegmentedFusion s = segment_fusion(std::move(f));
   if (debug()) std::fprintf(stderr, "solder: segments\n%s", describe_segments(s).c_str());
   return s;

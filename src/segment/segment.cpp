@@ -113,12 +113,19 @@ struct Builder {
     }
     // Join the latest kernel segment that produces an operand (dependencies only point to
     // earlier segments, so joining the latest keeps the order acyclic); with no such operand,
-    // try the latest kernel (horizontal fusion of independent work over one domain).
+    // try the latest kernel (horizontal fusion of independent work over one domain). Element
+    // math whose latest producer is a view may join a kernel after that view too, so that
+    // silu(x[:, :H]) * x[:, H:] with both views listed first is one kernel. Not reductions:
+    // W3's sixteen norms of views of one input would all join one kernel and spill.
     int target = -1;
     for (int x : n.in) target = std::max(target, seg_of[x]);
-    if (target < 0)
-      for (int i = static_cast<int>(segs.size()) - 1; i >= 0 && target < 0; --i)
-        if (segs[i].kind == SegmentKind::Kernel) target = i;
+    const bool after_view = target >= 0 && segs[target].kind == SegmentKind::View && kind != OpKind::Reduction;
+    if (target < 0 || after_view)
+      for (int i = static_cast<int>(segs.size()) - 1, after = target; i > after; --i)
+        if (segs[i].kind == SegmentKind::Kernel) {
+          target = i;
+          break;
+        }
     if (target >= 0 && segs[target].kind == SegmentKind::Kernel && try_join(target, n)) {
       add_to(target, node_index);
       return;
