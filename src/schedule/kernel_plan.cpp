@@ -31,7 +31,8 @@ std::string KernelParams::str() const {
          (tickets ? " tickets" : "") + (resident ? " resident=" + std::to_string(resident) : std::string()) + (recompute ? " recompute" : "") +
          (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string());
   else
-    s += " unroll=" + std::to_string(unroll);
+    s += (rows_per_block != 1 ? " rows_per_block=" + std::to_string(rows_per_block) : std::string()) +
+         " unroll=" + std::to_string(unroll) + (grid_split ? " grid_split" : "");
   if (max_registers) s += " max_registers=" + std::to_string(max_registers);
   return s;
 }
@@ -79,6 +80,7 @@ KernelParams parse_params(const std::string& text, KernelParams p) {
     else if (key == "phased") continue;  // printed beside col_vec
     else if (key == "col_vec") p.col_vec = number(val);
     else if (key == "max_registers") p.max_registers = number(val);
+    else if (key == "grid_split") p.grid_split = flag();
     else if (key == "prefetch" && val.rfind("smem:", 0) == 0) {
       p.prefetch = p.prefetch_smem = true;
       p.dyn_smem = number(val.substr(5));
@@ -89,7 +91,7 @@ KernelParams parse_params(const std::string& text, KernelParams p) {
       throw Error("plan: unknown part '" + key +
                   "' (vec, threads, threads_per_row, rows_per_block, batch, looped, unroll, min_blocks, cluster, "
                   "prefetch[=smem:BYTES], ldg_weights, weight_ring, tickets, resident, recompute, col_vec, "
-                  "max_registers)");
+                  "grid_split, max_registers)");
     }
   }
   return p;
@@ -178,6 +180,14 @@ KernelShape analyze_kernel(const Fusion& f, const Segment& s) {
   return k;
 }
 
+int outer_inner_kept_begin(const KernelShape& ks) {
+  int last_reduced = -1;
+  for (size_t pos = ks.split; pos < ks.dim_order.size(); ++pos) last_reduced = std::max(last_reduced, ks.dim_order[pos]);
+  int begin = ks.split;
+  while (begin > 0 && ks.dim_order[begin - 1] > last_reduced) --begin;
+  return begin;
+}
+
 std::string KernelPlan::key() const {
   std::string s = name + "|" + kernel_category_name(shape.category) + "|split=" + std::to_string(shape.split) + "|order=";
   for (int d : shape.dim_order) s += std::to_string(d) + ",";
@@ -201,8 +211,16 @@ std::vector<std::string> KernelPlan::problems() const {
              p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.dyn_smem == 0,
          "prefetch, tickets, recompute, weight rings, resident weights, phased rows and clusters are inner plans' parts");
     need(p.unroll >= 1, "unroll is at least 1");
+    if (shape.category == KernelCategory::Outer) {
+      need(p.rows_per_block >= 1 && p.threads % p.rows_per_block == 0,
+           "outer: threads = threads along the kept columns x rows_per_block");
+      need(p.unroll <= 8, "outer: unroll (rows in flight per thread) is at most 8");
+    } else {
+      need(p.rows_per_block == 1 && !p.grid_split, "rows_per_block and grid_split are not flat plans' parts");
+    }
     return out;
   }
+  need(!p.grid_split, "grid_split is an outer plan's part");
   need(p.threads_per_row >= 1 && p.rows_per_block >= 1 && p.threads == p.threads_per_row * p.rows_per_block,
        "threads = threads_per_row x rows_per_block");
   need(p.unroll == 1, "inner plans do not unroll");

@@ -27,9 +27,11 @@ struct KernelParams {
   int vec = 1;              // elements per vector access (16 bytes of the widest operand at most)
   int threads = 256;        // threads per block
   int threads_per_row = 0;  // inner: threads cooperating on one row (a power of two below 64, else warps)
-  int rows_per_block = 1;   // inner: threads / threads_per_row
+  int rows_per_block = 1;   // inner: threads / threads_per_row; outer: threads along the reduced
+                            // rows (TY: the other threads / TY lie along the kept columns)
   int batch = 0;            // inner: vectors per thread held in registers; 0 = looped over the row
-  int unroll = 1;           // pointwise/full: vectors per thread per row in flight
+  int unroll = 1;           // pointwise/full: vectors per thread per row in flight; outer: rows
+                            // per thread whose loads are in flight at once
   int min_blocks = 1;       // inner: __launch_bounds__ minimum resident blocks (caps registers)
   bool prefetch = false;    // inner persistent: one resident wave of blocks walks the rows, and
                             // loads its next row while this one reduces (hides DRAM latency)
@@ -51,6 +53,9 @@ struct KernelParams {
   int col_vec = 0;          // inner persistent, rows not vec-aligned (phase-shifted rows): each
                             // row loads the aligned vectors that overlap it, and column operands
                             // (weights), at the row's phase, load col_vec elements at a time
+  bool grid_split = false;  // outer: the reduced rows split over gridDim.y blocks, each leaving its
+                            // partials in scratch and the last block of a kept tile combining them
+                            // (the grid form, see write_outer); launch_grid picks the split
   int max_registers = 0;    // a register cap per thread (__maxnreg__) in place of min_blocks'
                             // __launch_bounds__ cap; 0: none (a user override, `--plan max_registers=N`)
 
@@ -83,6 +88,12 @@ struct KernelShape {
 
 // Analyzes a kernel segment: kernel dim order (rows then reduced dims), split, spans.
 KernelShape analyze_kernel(const Fusion& f, const Segment& s);
+
+// Outer reductions (kernel order [kept | reduced]): the first kernel position of the kept dims
+// that lie after every reduced dim in the domain's order (the memory-innermost, for contiguous
+// operands); the kept dims before it are the outer kept dims. `split` where there are none
+// (a reduction over the innermost dims).
+int outer_inner_kept_begin(const KernelShape& ks);
 
 struct KernelPlan {
   KernelShape shape;

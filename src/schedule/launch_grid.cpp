@@ -12,6 +12,24 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
   Grid g;
   g.block = static_cast<unsigned>(p.threads);
   g.smem = static_cast<unsigned>(p.dyn_smem);
+  if (plan.shape.category == KernelCategory::Outer) {
+    // Kernel order [kept | reduced]: R kept columns, C reduced rows (see outer_scheduler.cpp).
+    // A block takes TX x VEC kept columns; in the grid form its rows are one of gridDim.y
+    // splits: enough blocks for two waves of resident ones, each thread taking at least
+    // kOuterMinIterations rows of unroll per split.
+    constexpr int64_t kOuterMinIterations = 8;
+    const int64_t ty = p.rows_per_block, tx = p.threads / p.rows_per_block;
+    const int64_t gx = std::clamp<int64_t>((facts.R + tx * p.vec - 1) / (tx * p.vec), 1, (int64_t{1} << 31) - 1);
+    int64_t gy = 1;
+    if (p.grid_split) {
+      const int64_t resident = int64_t{dev.sm_count} * std::max(1, resident_per_sm);
+      const int64_t most = std::max<int64_t>(1, facts.C / (ty * p.unroll * kOuterMinIterations));
+      gy = std::clamp<int64_t>((2 * resident + gx - 1) / gx, 1, std::min<int64_t>(most, 65535));
+    }
+    g.x = static_cast<unsigned>(gx);
+    g.y = static_cast<unsigned>(gy);
+    return g;
+  }
   if (plan.shape.category == KernelCategory::Inner) {
     // Persistent kernels assume every batch but the last lies inside the row (see write_inner);
     // phase-shifted ones that the batches cover the row and that at every phase the batches but
@@ -48,6 +66,13 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
   return g;
 }
 
+
+int64_t outer_scratch_bytes(const KernelPlan& plan, const LaunchFacts& facts, const Grid& g, int bytes_per_cell) {
+  if (plan.shape.category != KernelCategory::Outer || g.y <= 1) return 0;
+  // A counter per kept tile (blockIdx.x), 16-byte aligned, then the partials: bytes_per_cell
+  // for each kept column of each row split.
+  return (int64_t{g.x} + 3) / 4 * 16 + int64_t{g.y} * facts.R * bytes_per_cell;
+}
 
 int occupancy_blocks(const DeviceInfo& dev, int threads, int registers, int smem) {
   int warps = (threads + 31) / 32;
