@@ -81,6 +81,14 @@ void write_outer(Writer& w, KernelSource& out) {
   const std::vector<int> ins = w.element_inputs(targets, [](int) { return false; });
   auto is = [&](int k, Access a) { return w.op(k).access == a; };
 
+  c += "// The kept dims' inner run (outer_scheduler.cpp's kept_split): its first kernel dim, and HK\n"
+       "// its size, from operand k's strides.\n"
+       "__device__ __forceinline__ int outer_kept_split(const Params& p, int k, int split, i64& hk) {\n"
+       "  hk = 1;\n  int d = split;\n"
+       "  while (d > 0 && (p.dims[d - 1] == 1 || p.stride[k][d - 1] == hk)) hk *= p.dims[--d];\n  return d;\n}\n"
+       "// The stride of operand k's innermost dim of size > 1 among kernel dims [lo, hi), or 0.\n"
+       "__device__ __forceinline__ i64 outer_stride(const Params& p, int k, int lo, int hi) {\n"
+       "  for (int d = hi - 1; d >= lo; --d)\n    if (p.dims[d] > 1) return p.stride[k][d];\n  return 0;\n}\n";
   c += "extern \"C\" __global__ void " + w.launch_bounds(0) + " " + w.plan.name + "(const Params p) {\n";
   c += "  constexpr int VEC = " + num(P.vec) + ", TX = " + num(tx_n) + ", TY = " + num(ty_n) + ", UNROLL = " + num(P.unroll) +
        ";\n";
@@ -88,28 +96,26 @@ void write_outer(Writer& w, KernelSource& out) {
   c += "  const i64 K = p.R, RR = p.C;  // kept columns, reduced rows\n";
   c += "  const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;\n";
   c += "  const i64 kc0 = ((i64)blockIdx.x * TX + tx) * VEC;\n";
-  // Strides of the dim groups (each collapses linearly: the stride of its innermost dim of
-  // size > 1): rows (rs), outer kept dims (sa), inner kept dims (si: 1, or 0 where the
-  // operand does not vary along them). Column kc lies at (kc / HK) * sa + (kc % HK) * si.
-  const int ki = outer_inner_kept_begin(w.ks);
-  auto stride_of = [&](int k, int lo, int hi) {
-    std::string chain = "(i64)0";
-    for (int d = lo; d < hi; ++d) chain = "p.dims[" + num(d) + "] > 1 ? p.stride[" + num(k) + "][" + num(d) + "] : " + chain;
-    return chain;
-  };
-  std::string hk = "(i64)1";
-  for (int d = ki; d < w.ks.split; ++d) hk += " * p.dims[" + num(d) + "]";
-  if (ki > 0) c += "  const i64 HK = " + hk + ";  // the inner kept dims' size\n";
+  // The dim groups, each collapsing linearly (the stride of its innermost dim of size > 1):
+  // rows (rs), the outer kept dims (sa) and the inner run of kept dims (si: 1, or 0 where the
+  // operand does not vary along them), split as the scheduler did (kept_split), from the first
+  // column input. Column kc lies at (kc / HK) * sa + (kc % HK) * si.
+  int first_full = -1;
+  for (int k : ins)
+    if (is(k, Access::Full) && first_full < 0) first_full = k;
+  if (first_full < 0) throw Error("codegen: " + w.plan.name + ": an outer reduction without a column input");
+  c += "  i64 HK;  // the inner kept run's size\n";
+  c += "  const int KI = outer_kept_split(p, " + num(first_full) + ", " + num(w.ks.split) + ", HK);\n";
   for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k) {
-    if (is(k, Access::Full) || is(k, Access::Row)) c += "  const i64 rs" + num(k) + " = " + stride_of(k, w.ks.split, rank) + ";\n";
-    if (ki > 0 && (is(k, Access::Full) || is(k, Access::Col))) c += "  const i64 sa" + num(k) + " = " + stride_of(k, 0, ki) + ";\n";
-    if (is(k, Access::Col)) c += "  const i64 si" + num(k) + " = " + stride_of(k, ki, w.ks.split) + ";\n";
+    const std::string n = num(k);
+    if (is(k, Access::Full) || is(k, Access::Row))
+      c += "  const i64 rs" + n + " = outer_stride(p, " + n + ", " + num(w.ks.split) + ", " + num(rank) + ");\n";
+    if (is(k, Access::Full) || is(k, Access::Col)) c += "  const i64 sa" + n + " = outer_stride(p, " + n + ", 0, KI);\n";
+    if (is(k, Access::Col)) c += "  const i64 si" + n + " = outer_stride(p, " + n + ", KI, " + num(w.ks.split) + ");\n";
   }
   // Operand k's offset of kept column `col`.
   auto kept_off = [&](int k, const std::string& col) {
-    const std::string inner = is(k, Access::Full) ? "" : " * si" + num(k);
-    if (ki == 0) return "(" + col + ")" + inner;
-    return "(" + col + ") / HK * sa" + num(k) + " + (" + col + ") % HK" + inner;
+    return "(" + col + ") / HK * sa" + num(k) + " + (" + col + ") % HK" + (is(k, Access::Full) ? "" : " * si" + num(k));
   };
   for (int k : ins)
     if (is(k, Access::Full)) c += "  const i64 kb" + num(k) + " = " + kept_off(k, "kc0") + ";  // this thread's vector\n";
@@ -214,36 +220,36 @@ void write_outer(Writer& w, KernelSource& out) {
   c += "    }\n  }\n";
 
   // The block's TY partials of each column, combined in thread row 0 in row order.
-  auto block_combine = [&] {
-    c += "  // Across the block's rows: thread row 0 combines rows 1 .. TY - 1 in order.\n";
-    if (any_welford) c += "  if (tx == 0) osn[ty] = wn;\n";
+  auto block_combine = [&](int ind) {
+    c += I(ind) + "// Across the block's rows: thread row 0 combines rows 1 .. TY - 1 in order.\n";
+    if (any_welford) c += I(ind) + "if (tx == 0) osn[ty] = wn;\n";
     for (const Acc& a : accs) {
       const auto planes = a.planes();
       std::vector<std::string> sm;
       int64_t at = 0;
       for (const auto& [arr, type] : planes) {
         sm.push_back("s" + arr);
-        c += "  " + type + "* const s" + arr + " = (" + type + "*)(osm + " + num(at) + ");\n";
+        c += I(ind) + type + "* const s" + arr + " = (" + type + "*)(osm + " + num(at) + ");\n";
         at += int64_t{P.threads} * P.vec * plane_bytes(type);
       }
-      c += "#pragma unroll\n  for (int j = 0; j < VEC; ++j) {\n";
+      c += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
       for (size_t pl = 0; pl < planes.size(); ++pl)
-        c += "    " + sm[pl] + "[(ty * VEC + j) * TX + tx] = " + planes[pl].first + "[j];\n";
-      c += "  }\n  __syncthreads();\n  if (ty == 0) {\n#pragma unroll\n    for (int j = 0; j < VEC; ++j) {\n";
+        c += I(ind + 1) + sm[pl] + "[(ty * VEC + j) * TX + tx] = " + planes[pl].first + "[j];\n";
+      c += I(ind) + "}\n" + I(ind) + "__syncthreads();\n" + I(ind) + "if (ty == 0) {\n#pragma unroll\n" + I(ind + 1) + "for (int j = 0; j < VEC; ++j) {\n";
       if (a.welford()) {
-        c += "      Welford x = {wn, " + a.m() + "[j], " + a.q() + "[j]};\n";
-        c += "      for (int t = 1; t < TY; ++t) x = welford_merge(x, {osn[t], " + sm[0] + "[(t * VEC + j) * TX + tx], " + sm[1] +
+        c += I(ind + 2) + "Welford x = {wn, " + a.m() + "[j], " + a.q() + "[j]};\n";
+        c += I(ind + 2) + "for (int t = 1; t < TY; ++t) x = welford_merge(x, {osn[t], " + sm[0] + "[(t * VEC + j) * TX + tx], " + sm[1] +
              "[(t * VEC + j) * TX + tx]});\n";
-        c += "      " + a.m() + "[j] = x.mean;\n      " + a.q() + "[j] = x.m2;\n";
+        c += I(ind + 2) + a.m() + "[j] = x.mean;\n" + I(ind + 2) + a.q() + "[j] = x.m2;\n";
       } else {
-        c += "      for (int t = 1; t < TY; ++t) " + a.a() + "[j] = " +
+        c += I(ind + 2) + "for (int t = 1; t < TY; ++t) " + a.a() + "[j] = " +
              combine(partial_op(*a.st), a.a() + "[j]", sm[0] + "[(t * VEC + j) * TX + tx]") + ";\n";
       }
-      c += "    }\n  }\n  __syncthreads();\n";
+      c += I(ind + 1) + "}\n" + I(ind) + "}\n" + I(ind) + "__syncthreads();\n";
     }
-    if (any_welford) c += "  if (ty == 0)\n    for (int t = 1; t < TY; ++t) wn += osn[t];\n";
+    if (any_welford) c += I(ind) + "if (ty == 0)\n" + I(ind + 1) + "for (int t = 1; t < TY; ++t) wn += osn[t];\n";
   };
-  block_combine();
+  block_combine(1);
 
   if (P.grid_split) {
     c += "  if (gridDim.y > 1) {\n";
@@ -278,7 +284,7 @@ void write_outer(Writer& w, KernelSource& out) {
     c += "        }\n";
     if (any_welford) c += "      wn += ny;\n";
     c += "    }\n";
-    block_combine();
+    block_combine(2);
     c += "    if (threadIdx.x == 0) ((unsigned*)p.scratch)[blockIdx.x] = 0u;  // for the next launch\n  }\n";
   }
 

@@ -81,7 +81,11 @@ std::string describe_kernel_step(const Fusion& f, int si, const PreparedKernel& 
   std::string r = "segment " + std::to_string(si) + " kernel " + pk.plan.describe(f) + "\n    scheduler: " +
                   pk.scheduler;
   for (const auto& p : pk.passed_over) r += " (not " + p + ")";
-  r += "\n    rows=" + std::to_string(facts.R) + " cols=" + std::to_string(facts.C) + " grid=" + std::to_string(g.x) +
+  // Outer kernels keep the kernel order [kept | reduced]: R counts kept columns, C reduced rows.
+  r += pk.plan.shape.category == KernelCategory::Outer
+           ? "\n    kept=" + std::to_string(facts.R) + " reduced=" + std::to_string(facts.C)
+           : "\n    rows=" + std::to_string(facts.R) + " cols=" + std::to_string(facts.C);
+  r += " grid=" + std::to_string(g.x) +
        "x" + std::to_string(g.y) + " block=" + std::to_string(g.block) +
        (g.cluster > 1 ? " cluster=" + std::to_string(g.cluster) : "") + "\n    ptxas: " + std::to_string(px.registers) +
        " registers, " + std::to_string(px.spill_store_bytes) + " bytes spill stores, " + std::to_string(px.smem_bytes) +

@@ -119,21 +119,22 @@ void outer_var_mean_bf16(Fusion& f) {
   f.output(vm.mean);
 }
 
-// A mean over the middle axis of a 3-d tensor, f16 in and out.
+// A mean over the middle axis of a 3-d tensor, f16 in and out. (keepdim: the segmenter fuses
+// elementwise math on a reduction result only where it keeps the reduced dims.)
 void outer_mean_mid_f16(Fusion& f) {
   Tensor x = f.input("x", DType::F16, {Dim(4), Dim::sym("B"), Dim::sym("H")});
-  f.output(cast(mean(cast(x, DType::F32), {1}), DType::F16));
+  f.output(cast(mean(cast(x, DType::F32), {1}, true), DType::F16));
 }
 
 // Batch-norm statistics of a channels-last activation [N, 28, 28, C] (N = B, C = H): the
-// per-channel mean and biased variance, and the running-variance update's max as a check.
+// per-channel mean, 1 / sqrt(biased variance + eps) and the channel's max.
 void outer_bn_stats_f16(Fusion& f) {
   Tensor x = f.input("x", DType::F16, {Dim::sym("B"), Dim(28), Dim(28), Dim::sym("H")});
   Tensor xf = cast(x, DType::F32);
-  VarMean vm = var_mean(xf, {0, 1, 2}, 0);
+  VarMean vm = var_mean(xf, {0, 1, 2}, 0, true);
   f.output(vm.mean);
   f.output(rsqrt(vm.var + 1e-5));
-  f.output(max(xf, {0, 1, 2}));
+  f.output(max(xf, {0, 1, 2}, true));
 }
 
 const std::map<std::string, Builder>& registry() {

@@ -180,14 +180,6 @@ KernelShape analyze_kernel(const Fusion& f, const Segment& s) {
   return k;
 }
 
-int outer_inner_kept_begin(const KernelShape& ks) {
-  int last_reduced = -1;
-  for (size_t pos = ks.split; pos < ks.dim_order.size(); ++pos) last_reduced = std::max(last_reduced, ks.dim_order[pos]);
-  int begin = ks.split;
-  while (begin > 0 && ks.dim_order[begin - 1] > last_reduced) --begin;
-  return begin;
-}
-
 std::string KernelPlan::key() const {
   std::string s = name + "|" + kernel_category_name(shape.category) + "|split=" + std::to_string(shape.split) + "|order=";
   for (int d : shape.dim_order) s += std::to_string(d) + ",";

@@ -89,12 +89,6 @@ struct KernelShape {
 // Analyzes a kernel segment: kernel dim order (rows then reduced dims), split, spans.
 KernelShape analyze_kernel(const Fusion& f, const Segment& s);
 
-// Outer reductions (kernel order [kept | reduced]): the first kernel position of the kept dims
-// that lie after every reduced dim in the domain's order (the memory-innermost, for contiguous
-// operands); the kept dims before it are the outer kept dims. `split` where there are none
-// (a reduction over the innermost dims).
-int outer_inner_kept_begin(const KernelShape& ks);
-
 struct KernelPlan {
   KernelShape shape;
   std::vector<OperandPlan> operands;  // parallel to shape.operands

@@ -49,14 +49,33 @@ Part part_of(const LaunchFacts& facts, const OperandFacts& of, int lo, int hi) {
   return p;
 }
 
-// An operand over the three groups of kernel dims: the outer kept dims (before the reduced
-// ones in the domain's order), the inner kept dims (after them: memory-innermost) and the
-// reduced dims.
+// The kept dims split in two (write_outer computes the same split in the kernel): the inner
+// run, the longest run of trailing kept dims that the first input varying along the reduced
+// and the kept dims lays out contiguously at unit stride (its memory-innermost; HK elements),
+// and the outer kept dims before it. Kernel position of the run's first dim.
+int kept_split(const ScheduleContext& cx, int64_t& hk) {
+  const int rank = static_cast<int>(cx.facts.dims.size()), split = cx.shape.split;
+  hk = 1;
+  for (int k = 0; k < cx.shape.num_inputs; ++k) {
+    const OperandFacts& of = cx.facts.operands[k];
+    bool kept = false, reduced = false;
+    for (int d = 0; d < rank; ++d)
+      if (cx.facts.dims[d] > 1 && of.strides[d] != 0) (d < split ? kept : reduced) = true;
+    if (!kept || !reduced) continue;
+    int d = split;
+    while (d > 0 && (cx.facts.dims[d - 1] == 1 || of.strides[d - 1] == hk)) hk *= cx.facts.dims[--d];
+    return d;
+  }
+  return split;
+}
+
+// An operand over the three groups of kernel dims: the outer kept dims, the inner kept dims
+// (see kept_split) and the reduced dims.
 struct OperandView {
   Part outer, inner, reduced;
 };
-OperandView view_of(const ScheduleContext& cx, size_t k) {
-  const int rank = static_cast<int>(cx.facts.dims.size()), ki = outer_inner_kept_begin(cx.shape);
+OperandView view_of(const ScheduleContext& cx, size_t k, int ki) {
+  const int rank = static_cast<int>(cx.facts.dims.size());
   const OperandFacts& of = cx.facts.operands[k];
   return {part_of(cx.facts, of, 0, ki), part_of(cx.facts, of, ki, cx.shape.split),
           part_of(cx.facts, of, cx.shape.split, rank)};
@@ -66,8 +85,8 @@ bool unit_linear(const Part& p) { return p.linear && p.stride == 1; }
 // stride + (column % HK) x (0 or 1), HK the inner kept dims' size.
 std::optional<std::string> kept_addressable(const OperandView& v, const std::string& name) {
   if (v.inner.varies && !unit_linear(v.inner))
-    return name + ": the kept dims after the reduced ones are not its memory-innermost at unit stride";
-  if (v.outer.varies && !v.outer.linear) return name + ": the kept dims before the reduced ones do not collapse to one stride";
+    return name + ": its innermost kept dims are not contiguous at unit stride";
+  if (v.outer.varies && !v.outer.linear) return name + ": its outer kept dims do not collapse to one stride";
   return std::nullopt;
 }
 
@@ -83,25 +102,23 @@ class OuterScheduler final : public Scheduler {
 
   std::optional<std::string> cannot_schedule(const ScheduleContext& cx) const override {
     if (cx.segment.category != KernelCategory::Inner) return "no reduction with kept dims";
-    const int ki = outer_inner_kept_begin(cx.shape);
-    if (ki == cx.shape.split) return "no kept dim lies after the reduced ones (a reduction over the innermost dims: inner)";
     int64_t inner_kept = 1;
-    for (int d = ki; d < cx.shape.split; ++d) inner_kept *= cx.facts.dims[d];
-    if (inner_kept <= 1) return "the kept dims after the reduced ones have size 1";
+    const int ki = kept_split(cx, inner_kept);
+    if (inner_kept <= 1) return "no input has a kept dim as its memory-innermost (a reduction over the innermost dims: inner)";
     const Fusion& f = cx.fusion;
     bool column_input = false;
     for (size_t k = 0; k < static_cast<size_t>(cx.shape.num_inputs); ++k) {
-      const OperandView v = view_of(cx, k);
+      const OperandView v = view_of(cx, k, ki);
       const std::string name = "input " + f.value(cx.shape.operands[k]).name;
       if (v.reduced.varies && !v.reduced.linear) return name + ": the reduced dims do not collapse to one row stride";
       if (v.reduced.varies && v.outer.varies && !v.inner.varies)
-        return name + ": varies along the reduced and the outer kept dims but not the innermost ones";
+        return name + ": varies along the reduced and the outer kept dims but not the innermost kept ones";
       if (auto why = kept_addressable(v, name)) return why;
       column_input |= v.reduced.varies && v.inner.varies;
     }
-    if (!column_input) return "no input varies along both the reduced dims and the kept dims after them";
+    if (!column_input) return "no input varies along both the reduced dims and the innermost kept dims";
     for (size_t k = cx.shape.num_inputs; k < cx.shape.operands.size(); ++k) {
-      const OperandView v = view_of(cx, k);
+      const OperandView v = view_of(cx, k, ki);
       const std::string name = "output " + f.value(cx.shape.operands[k]).name;
       if (v.reduced.varies) return name + " varies along the reduced dims: element outputs need the outer persistent form (not built)";
       if (auto why = kept_addressable(v, name)) return why;
@@ -119,13 +136,12 @@ class OuterScheduler final : public Scheduler {
     // The access classes of the transposed view [reduced rows, kept columns]; the widest
     // vector every column input's address, row stride and outer kept stride allow, which
     // divides the inner kept size (a vector never straddles an outer kept index).
-    const int ki = outer_inner_kept_begin(cx.shape);
     int64_t inner_kept = 1;
-    for (int d = ki; d < cx.shape.split; ++d) inner_kept *= facts.dims[d];
+    const int ki = kept_split(cx, inner_kept);
     int widest = 1;
     std::vector<OperandView> views;
     for (size_t k = 0; k < plan.operands.size(); ++k) {
-      const OperandView v = view_of(cx, k);
+      const OperandView v = view_of(cx, k, ki);
       views.push_back(v);
       const bool kept = v.outer.varies || v.inner.varies;
       Access& a = plan.operands[k].access;
