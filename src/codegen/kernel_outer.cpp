@@ -89,7 +89,7 @@ void write_outer(Writer& w, KernelSource& out) {
        "// The stride of operand k's innermost dim of size > 1 among kernel dims [lo, hi), or 0.\n"
        "__device__ __forceinline__ i64 outer_stride(const Params& p, int k, int lo, int hi) {\n"
        "  for (int d = hi - 1; d >= lo; --d)\n    if (p.dims[d] > 1) return p.stride[k][d];\n  return 0;\n}\n";
-  c += "extern \"C\" __global__ void " + w.launch_bounds(0) + " " + w.plan.name + "(const Params p) {\n";
+  c += "extern \"C\" __global__ void " + w.launch_bounds(P.min_blocks) + " " + w.plan.name + "(const Params p) {\n";
   c += "  constexpr int VEC = " + num(P.vec) + ", TX = " + num(tx_n) + ", TY = " + num(ty_n) + ", UNROLL = " + num(P.unroll) +
        ";\n";
   w.pointers(1);
@@ -114,11 +114,14 @@ void write_outer(Writer& w, KernelSource& out) {
     if (is(k, Access::Col)) c += "  const i64 si" + n + " = outer_stride(p, " + n + ", KI, " + num(w.ks.split) + ");\n";
   }
   // Operand k's offset of kept column `col`.
-  auto kept_off = [&](int k, const std::string& col) {
-    return "(" + col + ") / HK * sa" + num(k) + " + (" + col + ") % HK" + (is(k, Access::Full) ? "" : " * si" + num(k));
+  // Operand k's offset of this thread's column kc0 + j: VEC divides HK (the scheduler's vec),
+  // so a thread's columns share one outer kept index (one division per thread).
+  c += "  const i64 ka = kc0 / HK, kr = kc0 % HK;\n";
+  auto kept_off = [&](int k, const std::string& j) {
+    return "ka * sa" + num(k) + " + " + (is(k, Access::Full) ? "kr + " + j : "(kr + " + j + ") * si" + num(k));
   };
   for (int k : ins)
-    if (is(k, Access::Full)) c += "  const i64 kb" + num(k) + " = " + kept_off(k, "kc0") + ";  // this thread's vector\n";
+    if (is(k, Access::Full)) c += "  const i64 kb" + num(k) + " = ka * sa" + num(k) + " + kr;  // this thread's vector\n";
   if (P.grid_split)
     c += "  const i64 rps = (RR + gridDim.y - 1) / gridDim.y;  // rows per split\n"
          "  const i64 rb = min(RR, (i64)blockIdx.y * rps), re = min(RR, rb + rps);\n";
@@ -144,7 +147,7 @@ void write_outer(Writer& w, KernelSource& out) {
     if (is(k, Access::Scalar)) c += "  const " + t + " hs" + num(k) + " = " + w.ptr(k) + "[0];\n";
     if (is(k, Access::Col)) {
       c += "  " + t + " hc" + num(k) + "[VEC];\n#pragma unroll\n  for (int j = 0; j < VEC; ++j) hc" + num(k) +
-           "[j] = kc0 + j < K ? " + w.ptr(k) + "[" + kept_off(k, "kc0 + j") + "] : (" + t + ")0;\n";
+           "[j] = kc0 + j < K ? " + w.ptr(k) + "[" + kept_off(k, "j") + "] : (" + t + ")0;\n";
     }
   }
 
@@ -193,7 +196,7 @@ void write_outer(Writer& w, KernelSource& out) {
         c += I(ind) + "in" + num(k) + "[" + u + "] = ld_vec<" + t + ", VEC>(" + base + " + kb" + num(k) + ");\n";
       else if (is(k, Access::Full))
         c += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) in" + num(k) + "[" + u + "].e[j] = kc0 + j < K ? (" +
-             base + ")[" + kept_off(k, "kc0 + j") + "] : (" + t + ")0;\n";
+             base + ")[kb" + num(k) + " + j] : (" + t + ")0;\n";
       if (is(k, Access::Row)) c += I(ind) + "ir" + num(k) + "[" + u + "] = (" + base + ")[0];\n";
     }
   };
@@ -318,13 +321,13 @@ void write_outer(Writer& w, KernelSource& out) {
     if (auto it = results.find(v); it != results.end()) return it->second;
     if (!w.is_input(v)) return "";
     const int k = w.operand_index.at(v);
-    return load_convert(w.dt(v), w.ptr(k) + "[" + (is(k, Access::Col) ? kept_off(k, "col") : "0") + "]");
+    return load_convert(w.dt(v), w.ptr(k) + "[" + (is(k, Access::Col) ? kept_off(k, "j") : "0") + "]");
   });
   em.set_narrow_results(w.narrow_results());
   for (int k : w.output_slots()) {
     const std::string val = w.stored_value(em, k, I(2));
     c += "    " + std::string(is(k, Access::Scalar) ? "if (col == 0) " : "") + w.ptr(k) + "[" +
-         (is(k, Access::Col) ? kept_off(k, "col") : "0") + "] = " + store_convert(w.dt(w.op(k).value), val) + ";\n";
+         (is(k, Access::Col) ? kept_off(k, "j") : "0") + "] = " + store_convert(w.dt(w.op(k).value), val) + ";\n";
   }
   c += "  }\n}\n";
 }

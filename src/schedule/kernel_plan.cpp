@@ -32,7 +32,8 @@ std::string KernelParams::str() const {
          (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string());
   else
     s += (rows_per_block != 1 ? " rows_per_block=" + std::to_string(rows_per_block) : std::string()) +
-         " unroll=" + std::to_string(unroll) + (grid_split ? " grid_split" : "");
+         " unroll=" + std::to_string(unroll) + (min_blocks != 1 ? " min_blocks=" + std::to_string(min_blocks) : std::string()) +
+         (grid_split ? " grid_split" : "");
   if (max_registers) s += " max_registers=" + std::to_string(max_registers);
   return s;
 }
@@ -207,8 +208,10 @@ std::vector<std::string> KernelPlan::problems() const {
       need(p.rows_per_block >= 1 && p.threads % p.rows_per_block == 0,
            "outer: threads = threads along the kept columns x rows_per_block");
       need(p.unroll <= 8, "outer: unroll (rows in flight per thread) is at most 8");
+      need(p.min_blocks >= 1, "min_blocks is at least 1");
     } else {
-      need(p.rows_per_block == 1 && !p.grid_split, "rows_per_block and grid_split are not flat plans' parts");
+      need(p.rows_per_block == 1 && !p.grid_split && p.min_blocks == 1,
+           "rows_per_block, min_blocks and grid_split are not flat plans' parts");
     }
     return out;
   }

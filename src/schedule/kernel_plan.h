@@ -32,7 +32,7 @@ struct KernelParams {
   int batch = 0;            // inner: vectors per thread held in registers; 0 = looped over the row
   int unroll = 1;           // pointwise/full: vectors per thread per row in flight; outer: rows
                             // per thread whose loads are in flight at once
-  int min_blocks = 1;       // inner: __launch_bounds__ minimum resident blocks (caps registers)
+  int min_blocks = 1;       // inner, outer: __launch_bounds__ minimum resident blocks (caps registers)
   bool prefetch = false;    // inner persistent: one resident wave of blocks walks the rows, and
                             // loads its next row while this one reduces (hides DRAM latency)
   bool prefetch_smem = false;  // ... into shared memory (cp.async) instead of registers

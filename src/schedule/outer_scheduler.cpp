@@ -160,7 +160,7 @@ class OuterScheduler final : public Scheduler {
     }
     const int64_t K = facts.R, rows = facts.C;
     std::vector<KernelPlan> out;
-    auto add = [&](int v, int unroll) {
+    auto add = [&](int v, int unroll, int min_blocks) {
       KernelParams& p = plan.params;
       // Threads along the kept columns: a warp's worth of vectors per row where the columns
       // allow (a warp then reads 32 x 16 contiguous bytes of a row), fewer for narrow tensors;
@@ -171,6 +171,7 @@ class OuterScheduler final : public Scheduler {
       p.threads = kOuterThreads;
       p.rows_per_block = kOuterThreads / tx;
       p.unroll = unroll;
+      p.min_blocks = min_blocks;
       // The grid form where the kept tiles alone leave the device short of two waves of
       // resident blocks (estimated at full occupancy) and the rows are long enough to split.
       const int64_t tiles = (vectors + tx - 1) / tx;
@@ -178,12 +179,18 @@ class OuterScheduler final : public Scheduler {
       p.grid_split = tiles < 2 * resident && rows >= 2 * p.rows_per_block * unroll * kMinIterationsPerSplit;
       out.push_back(plan);
     };
-    // Fallbacks after spills: fewer rows in flight, then narrower vectors; the last (one
-    // element, one row at a time) always compiles.
-    add(vec, kOuterUnroll);
-    add(vec, 2);
-    add(vec, 1);
-    for (int v = vec / 2; v >= 1; v /= 2) add(v, 1);
+    // First 1024 threads resident (min_blocks 4: a 64-register cap; uncapped, ptxas took 71
+    // registers for the column sum and 117 for var_mean, 2 blocks per SM). Fallbacks after
+    // spills: fewer rows in flight, then 512 threads resident (128 registers: batch-norm
+    // statistics, a Welford step and a max, spill under 64 even one row at a time), then
+    // narrower vectors; the last (one element, one row at a time, uncapped) always compiles.
+    const int full = std::max(1, 1024 / kOuterThreads), half = std::max(1, 512 / kOuterThreads);
+    add(vec, kOuterUnroll, full);
+    add(vec, 2, full);
+    add(vec, kOuterUnroll, half);
+    add(vec, 2, half);
+    add(vec, 1, half);
+    for (int v = vec / 2; v >= 1; v /= 2) add(v, 1, v == 1 ? 1 : half);
     return out;
   }
 };
