@@ -189,14 +189,22 @@ TEST(OuterScheduler, PlansPrintParseAndValidate) {
   EXPECT_FALSE(bad.problems().empty());
 }
 
-TEST(OuterScheduler, GridFormSplitsTallInputsOverTwoWaves) {
+TEST(OuterScheduler, GridFormSplitsTallInputsIntoWholeWaves) {
   const Choice c = choice_for(make_workload("outer_var_mean_bf16"), {{"B", 100352}, {"H", 512}});
   const KernelPlan& p = c.plans.front();
   const DeviceInfo dev = h100_profile();
-  const Grid g = launch_grid(p, c.facts, dev, 8);
+  const Grid g = launch_grid(p, c.facts, dev, 4);
   EXPECT_EQ(g.x, 2u);  // 512 columns / (32 threads x 8)
-  EXPECT_GT(g.y, 100u);
-  EXPECT_LE(int64_t{g.x} * g.y, 2 * int64_t{dev.sm_count} * 8);
+  EXPECT_EQ(int64_t{g.x} * g.y, int64_t{dev.sm_count} * 4);  // one wave of 4 blocks per SM
+  // The column sum: 12 tiles; 64 splits at most (8 steps of 4 rows per thread): one wave.
+  const Choice cs = choice_for(make_workload("outer_colsum_bf16"), {{"B", 16384}, {"H", 3072}});
+  const Grid gs = launch_grid(cs.plans.front(), cs.facts, dev, 4);
+  EXPECT_EQ(gs.x, 12u);
+  EXPECT_EQ(gs.y, 44u);  // 528 resident / 12
+  // Rows enough for two waves: two.
+  const Choice tall = choice_for(make_workload("outer_colsum_bf16"), {{"B", 1 << 20}, {"H", 3072}});
+  const Grid gt = launch_grid(tall.plans.front(), tall.facts, dev, 4);
+  EXPECT_EQ(int64_t{gt.x} * gt.y, 2 * 528 / 12 * 12);
   EXPECT_GT(outer_scratch_bytes(p, c.facts, g, 8), int64_t{g.y} * 512 * 8 - 1);
   // The block form needs no scratch.
   KernelPlan block = p;
