@@ -15,18 +15,18 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
   if (plan.shape.category == KernelCategory::Outer) {
     // Kernel order [kept | reduced]: R kept columns, C reduced rows (see outer_scheduler.cpp).
     // A block takes TX x VEC kept columns; in the grid form its rows are one of gridDim.y
-    // splits, each thread taking at least kOuterMinIterations steps of `unroll` rows per split.
-    // Blocks do equal work, so the grid is whole waves of resident blocks (one, or two where
-    // the rows allow): 768 blocks where 528 are resident would take two waves' time for 1.45.
-    constexpr int64_t kOuterMinIterations = 8;
+    // splits, each thread taking at least 8 steps of `unroll` rows per split (4 where that is
+    // what fills one wave). Blocks do equal work, so the grid is whole waves of resident blocks
+    // (one, or two where the rows allow): 768 blocks where 528 are resident would take two
+    // waves' time for 1.45 waves' work.
     const int64_t ty = p.rows_per_block, tx = p.threads / p.rows_per_block;
     const int64_t gx = std::clamp<int64_t>((facts.R + tx * p.vec - 1) / (tx * p.vec), 1, (int64_t{1} << 31) - 1);
     int64_t gy = 1;
     if (p.grid_split) {
       const int64_t resident = int64_t{dev.sm_count} * std::max(1, resident_per_sm);
-      const int64_t most = std::clamp<int64_t>(facts.C / (ty * p.unroll * kOuterMinIterations), 1, 65535);
-      const int64_t waves = std::clamp<int64_t>(gx * most / resident, 1, 2);
-      gy = std::clamp<int64_t>(waves * resident / gx, 1, most);
+      auto most = [&](int64_t steps) { return std::clamp<int64_t>(facts.C / (ty * p.unroll * steps), 1, 65535); };
+      const int64_t waves = std::clamp<int64_t>(gx * most(8) / resident, 1, 2);
+      gy = std::clamp<int64_t>(waves * resident / gx, 1, waves > 1 ? most(8) : most(4));
     }
     g.x = static_cast<unsigned>(gx);
     g.y = static_cast<unsigned>(gy);
