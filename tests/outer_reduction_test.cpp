@@ -251,3 +251,20 @@ TEST(OuterKernels, CompileWithoutSpills) {
       }
     }
 }
+
+// What matters in the emitted code (grep checks): 16-byte loads of the column input along the
+// kept axis, the grid form's last-block finish with its counter reset, no spills.
+TEST(OuterKernels, SixteenByteColumnLoadsAndASelfResettingGridForm) {
+  Fusion f = make_workload("outer_var_mean_bf16");
+  Executor ex(f);
+  std::vector<KernelSourceInfo> sources;
+  const auto records = ex.compile_for(resolve_input_shapes(f, {}, {{"B", 100352}, {"H", 512}}), &sources);
+  ASSERT_EQ(sources.size(), 1u);
+  const std::string& src = sources[0].source;
+  EXPECT_NE(src.find("constexpr int VEC = 8"), std::string::npos);
+  EXPECT_NE(src.find("ld_vec<u16, VEC>(P0 + (r + (i64)u * TY) * rs0 + kb0)"), std::string::npos) << "16-byte row loads";
+  EXPECT_NE(src.find("atomicAdd((unsigned*)p.scratch + blockIdx.x, 1u) == gridDim.y - 1"), std::string::npos);
+  EXPECT_NE(src.find("((unsigned*)p.scratch)[blockIdx.x] = 0u"), std::string::npos) << "the counter resets itself";
+  EXPECT_NE(src.find("welford_merge"), std::string::npos);
+  EXPECT_EQ(records[0].spill_bytes, 0) << sources[0].ptxas_log;
+}
