@@ -206,6 +206,24 @@ def gelu_bias(x, b):
     return F.gelu(x + b, approximate="tanh")
 
 
+def outer_colsum(x):
+    return x.float().sum(0)
+
+
+def outer_var_mean(x):
+    return torch.var_mean(x.float(), 0)
+
+
+def outer_mean_mid(x):
+    return x.float().mean(1, keepdim=True).half()
+
+
+def outer_bn_stats(x):
+    xf = x.float()
+    var, mean = torch.var_mean(xf, (0, 1, 2), correction=0, keepdim=True)
+    return mean, torch.rsqrt(var + 1e-5), xf.amax((0, 1, 2), keepdim=True)
+
+
 def build_fixed(fn, arity):
     def build(case, named):
         if len(named) != arity:
@@ -222,6 +240,10 @@ WORKLOADS = {
     "w5_softmax_bf16": build_fixed(softmax, 1),
     "w5_rms_norm_bf16": build_fixed(rms_norm, 2),
     "w5_gelu_bias_bf16": build_fixed(gelu_bias, 2),
+    "outer_colsum_bf16": build_fixed(outer_colsum, 1),
+    "outer_var_mean_bf16": build_fixed(outer_var_mean, 1),
+    "outer_mean_mid_f16": build_fixed(outer_mean_mid, 1),
+    "outer_bn_stats_f16": build_fixed(outer_bn_stats, 1),
 }
 for _hp in ("bf16", "f32"):
     for _lp in ("e4m3", "e5m2"):

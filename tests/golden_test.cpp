@@ -50,6 +50,12 @@ std::vector<GoldenCase> golden_cases() {
   cases.push_back({"examples/w3_split_stack", {{{"B", 1024}}}});
   cases.push_back({"examples/w3_combined", {{{"B", 1024}}}});
   for (int i = 1; i <= 6; ++i) cases.push_back({"examples/w4_einsum_" + std::to_string(i), {{}}});
+  // Outer (column) reductions: the grid form (tall inputs), odd sizes (narrow vectors, a
+  // partial last tile), a middle axis, batch-norm statistics with an epilogue.
+  cases.push_back({"examples/outer_colsum_bf16", {{{"B", 16384}, {"H", 3072}}, {{"B", 37}, {"H", 1030}}}});
+  cases.push_back({"examples/outer_var_mean_bf16", {{{"B", 100352}, {"H", 512}}}});
+  cases.push_back({"examples/outer_mean_mid_f16", {{{"B", 8192}, {"H", 1024}}}});
+  cases.push_back({"examples/outer_bn_stats_f16", {{{"B", 32}, {"H", 512}}}});
   for (const char* p : {"bench/programs/center", "bench/programs/ln_affine", "bench/programs/ln_plain",
                         "bench/programs/scale"})
     cases.push_back({p, rows_by({1024, 4098, 5140})});

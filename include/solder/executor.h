@@ -29,7 +29,7 @@ HostTensor to_host(const DeviceTensor& d);    // contiguous copy
 
 struct LaunchRecord {
   std::string name;      // kernel name, or "view", "matmul"
-  std::string category;  // pointwise | inner-reduction | full-reduction | matmul | copy | view
+  std::string category;  // pointwise | inner-reduction | outer-reduction | full-reduction | matmul | copy | view
   std::string params;
   int registers = 0, spill_bytes = 0;
   unsigned grid_x = 0, grid_y = 0, block = 0;

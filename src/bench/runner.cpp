@@ -87,6 +87,10 @@ void autotune_case(const Fusion& f, const std::vector<DeviceTensor>& dev, const 
     r.note += "; autotune: skipped (" + std::to_string(n) + " kernels)";
     return;
   }
+  if (k->category == "outer-reduction") {
+    r.note += "; autotune: no tuning candidates for outer reductions yet";
+    return;
+  }
   KernelCategory cat = k->category == "inner-reduction" ? KernelCategory::Inner
                        : k->category == "full-reduction" ? KernelCategory::Full
                                                           : KernelCategory::Pointwise;

@@ -274,5 +274,6 @@ struct Writer {
 
 void write_flat(Writer& w, KernelSource& out);
 void write_inner(Writer& w, KernelSource& out);
+void write_outer(Writer& w, KernelSource& out);
 
 }  // namespace solder::codegen_detail

@@ -82,7 +82,11 @@ std::string describe_kernel_step(const Fusion& f, int si, const PreparedKernel& 
   std::string r = "segment " + std::to_string(si) + " kernel " + pk.plan.describe(f) + "\n    scheduler: " +
                   pk.scheduler;
   for (const auto& p : pk.passed_over) r += " (not " + p + ")";
-  r += "\n    rows=" + std::to_string(facts.R) + " cols=" + std::to_string(facts.C) + " grid=" + std::to_string(g.x) +
+  // Outer kernels keep the kernel order [kept | reduced]: R counts kept columns, C reduced rows.
+  r += pk.plan.shape.category == KernelCategory::Outer
+           ? "\n    kept=" + std::to_string(facts.R) + " reduced=" + std::to_string(facts.C)
+           : "\n    rows=" + std::to_string(facts.R) + " cols=" + std::to_string(facts.C);
+  r += " grid=" + std::to_string(g.x) +
        "x" + std::to_string(g.y) + " block=" + std::to_string(g.block) +
        (g.cluster > 1 ? " cluster=" + std::to_string(g.cluster) : "") + "\n    ptxas: " + std::to_string(px.registers) +
        " registers, " + std::to_string(px.spill_store_bytes) + " bytes spill stores, " + std::to_string(px.smem_bytes) +
@@ -219,14 +223,19 @@ void Executor::Impl::add_kernel_step(RunPlan& rp, int si, const std::vector<uint
   st.params = pack_params(facts);
   const ParamLayout layout{static_cast<int>(ks.operands.size())};
   for (int k = 0; k < layout.operands; ++k) st.ptr_slots.push_back({layout.ptr(k), ks.operands[k]});
-  if (!pk.source.scratch_init.empty() && !dry) {
-    st.scratch = std::make_shared<DeviceBuffer>(pk.source.scratch_init.size() * 4);
-    check_cuda(driver()->cuMemcpyHtoD(st.scratch->ptr(), pk.source.scratch_init.data(), pk.source.scratch_init.size() * 4),
-               "initializing reduction scratch", pk.plan.name);
+  // Scratch: the kernel's initial words, or for an outer reduction in the grid form a zeroed
+  // counter per kept tile and room for the partials (which need no initial values).
+  const int64_t grid_scratch = outer_scratch_bytes(pk.plan, facts, st.grid, pk.source.scratch_per_cell);
+  if ((!pk.source.scratch_init.empty() || grid_scratch > 0) && !dry) {
+    std::vector<unsigned> init = pk.source.scratch_init;
+    if (grid_scratch > 0) init.assign((st.grid.x + 3) / 4 * 4, 0u);
+    st.scratch = std::make_shared<DeviceBuffer>(std::max<size_t>(init.size() * 4, static_cast<size_t>(grid_scratch)));
+    check_cuda(driver()->cuMemcpyHtoD(st.scratch->ptr(), init.data(), init.size() * 4), "initializing reduction scratch",
+               pk.plan.name);
     st.params[layout.scratch()] = static_cast<int64_t>(st.scratch->ptr());
   }
   st.record.name = pk.plan.name;
-  st.record.category = kernel_category_name(s.category);
+  st.record.category = kernel_category_name(pk.plan.shape.category);  // the scheduler's (outer: of an Inner segment)
   st.record.params = pk.plan.params.str();
   st.record.registers = pk.compiled->ptxas.registers;
   st.record.spill_bytes = pk.compiled->ptxas.spill_store_bytes + pk.compiled->ptxas.spill_load_bytes;

@@ -106,6 +106,37 @@ void w5_gelu_bias(Fusion& f) {
   f.output(gelu_tanh(x + b));
 }
 
+// Outer (column) reductions: over leading or middle axes, the kept axis innermost in memory.
+void outer_colsum_bf16(Fusion& f) {
+  Tensor x = f.input("x", DType::BF16, {Dim::sym("B"), Dim::sym("H")});
+  f.output(sum(cast(x, DType::F32), {0}));
+}
+
+void outer_var_mean_bf16(Fusion& f) {
+  Tensor x = f.input("x", DType::BF16, {Dim::sym("B"), Dim::sym("H")});
+  VarMean vm = var_mean(cast(x, DType::F32), {0});
+  f.output(vm.var);
+  f.output(vm.mean);
+}
+
+// A mean over the middle axis of a 3-d tensor, f16 in and out. (keepdim: the segmenter fuses
+// elementwise math on a reduction result only where it keeps the reduced dims.)
+void outer_mean_mid_f16(Fusion& f) {
+  Tensor x = f.input("x", DType::F16, {Dim(4), Dim::sym("B"), Dim::sym("H")});
+  f.output(cast(mean(cast(x, DType::F32), {1}, true), DType::F16));
+}
+
+// Batch-norm statistics of a channels-last activation [N, 28, 28, C] (N = B, C = H): the
+// per-channel mean, 1 / sqrt(biased variance + eps) and the channel's max.
+void outer_bn_stats_f16(Fusion& f) {
+  Tensor x = f.input("x", DType::F16, {Dim::sym("B"), Dim(28), Dim(28), Dim::sym("H")});
+  Tensor xf = cast(x, DType::F32);
+  VarMean vm = var_mean(xf, {0, 1, 2}, 0, true);
+  f.output(vm.mean);
+  f.output(rsqrt(vm.var + 1e-5));
+  f.output(max(xf, {0, 1, 2}, true));
+}
+
 const std::map<std::string, Builder>& registry() {
   static const std::map<std::string, Builder> r = [] {
     std::map<std::string, Builder> m;
@@ -131,6 +162,10 @@ const std::map<std::string, Builder>& registry() {
     m["w5_softmax_bf16"] = w5_softmax;
     m["w5_rms_norm_bf16"] = w5_rms_norm;
     m["w5_gelu_bias_bf16"] = w5_gelu_bias;
+    m["outer_colsum_bf16"] = outer_colsum_bf16;
+    m["outer_var_mean_bf16"] = outer_var_mean_bf16;
+    m["outer_mean_mid_f16"] = outer_mean_mid_f16;
+    m["outer_bn_stats_f16"] = outer_bn_stats_f16;
     return m;
   }();
   return r;

@@ -31,7 +31,9 @@ std::string KernelParams::str() const {
          (tickets ? " tickets" : "") + (resident ? " resident=" + std::to_string(resident) : std::string()) + (recompute ? " recompute" : "") +
          (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string());
   else
-    s += " unroll=" + std::to_string(unroll);
+    s += (rows_per_block != 1 ? " rows_per_block=" + std::to_string(rows_per_block) : std::string()) +
+         " unroll=" + std::to_string(unroll) + (min_blocks != 1 ? " min_blocks=" + std::to_string(min_blocks) : std::string()) +
+         (grid_split ? " grid_split" : "");
   if (max_registers) s += " max_registers=" + std::to_string(max_registers);
   return s;
 }
@@ -80,6 +82,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
     else if (key == "phased") continue;  // printed beside col_vec
     else if (key == "col_vec") p.col_vec = number(val);
     else if (key == "max_registers") p.max_registers = number(val);
+    else if (key == "grid_split") p.grid_split = flag();
     else if (key == "prefetch" && val.rfind("smem:", 0) == 0) {
       p.prefetch = p.prefetch_smem = true;
       p.dyn_smem = number(val.substr(5));
@@ -90,7 +93,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
       throw Error("plan: unknown part '" + key +
                   "' (vec, threads, threads_per_row, rows_per_block, batch, looped, unroll, min_blocks, cluster, "
                   "prefetch[=smem:BYTES], ldg_weights, weight_ring, tickets, resident, recompute, col_vec, "
-                  "max_registers)");
+                  "grid_split, max_registers)");
     }
   }
   return p;
@@ -202,8 +205,18 @@ std::vector<std::string> KernelPlan::problems() const {
              p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.dyn_smem == 0,
          "prefetch, tickets, recompute, weight rings, resident weights, phased rows and clusters are inner plans' parts");
     need(p.unroll >= 1, "unroll is at least 1");
+    if (shape.category == KernelCategory::Outer) {
+      need(p.rows_per_block >= 1 && p.threads % p.rows_per_block == 0,
+           "outer: threads = threads along the kept columns x rows_per_block");
+      need(p.unroll <= 8, "outer: unroll (rows in flight per thread) is at most 8");
+      need(p.min_blocks >= 1, "min_blocks is at least 1");
+    } else {
+      need(p.rows_per_block == 1 && !p.grid_split && p.min_blocks == 1,
+           "rows_per_block, min_blocks and grid_split are not flat plans' parts");
+    }
     return out;
   }
+  need(!p.grid_split, "grid_split is an outer plan's part");
   need(p.threads_per_row >= 1 && p.rows_per_block >= 1 && p.threads == p.threads_per_row * p.rows_per_block,
        "threads = threads_per_row x rows_per_block");
   need(p.unroll == 1, "inner plans do not unroll");

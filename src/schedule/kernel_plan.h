@@ -28,10 +28,12 @@ struct KernelParams {
   int vec = 1;              // elements per vector access (16 bytes of the widest operand at most)
   int threads = 256;        // threads per block
   int threads_per_row = 0;  // inner: threads cooperating on one row (a power of two below 64, else warps)
-  int rows_per_block = 1;   // inner: threads / threads_per_row
+  int rows_per_block = 1;   // inner: threads / threads_per_row; outer: threads along the reduced
+                            // rows (TY: the other threads / TY lie along the kept columns)
   int batch = 0;            // inner: vectors per thread held in registers; 0 = looped over the row
-  int unroll = 1;           // pointwise/full: vectors per thread per row in flight
-  int min_blocks = 1;       // inner: __launch_bounds__ minimum resident blocks (caps registers)
+  int unroll = 1;           // pointwise/full: vectors per thread per row in flight; outer: rows
+                            // per thread whose loads are in flight at once
+  int min_blocks = 1;       // inner, outer: __launch_bounds__ minimum resident blocks (caps registers)
   bool prefetch = false;    // inner persistent: one resident wave of blocks walks the rows, and
                             // loads its next row while this one reduces (hides DRAM latency)
   bool prefetch_smem = false;  // ... into shared memory (cp.async) instead of registers
@@ -52,6 +54,9 @@ struct KernelParams {
   int col_vec = 0;          // inner persistent, rows not vec-aligned (phase-shifted rows): each
                             // row loads the aligned vectors that overlap it, and column operands
                             // (weights), at the row's phase, load col_vec elements at a time
+  bool grid_split = false;  // outer: the reduced rows split over gridDim.y blocks, each leaving its
+                            // partials in scratch and the last block of a kept tile combining them
+                            // (the grid form, see write_outer); launch_grid picks the split
   int max_registers = 0;    // a register cap per thread (__maxnreg__) in place of min_blocks'
                             // __launch_bounds__ cap; 0: none (a user override, `--plan max_registers=N`)
 

@@ -12,6 +12,26 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
   Grid g;
   g.block = static_cast<unsigned>(p.threads);
   g.smem = static_cast<unsigned>(p.dyn_smem);
+  if (plan.shape.category == KernelCategory::Outer) {
+    // Kernel order [kept | reduced]: R kept columns, C reduced rows (see outer_scheduler.cpp).
+    // A block takes TX x VEC kept columns; in the grid form its rows are one of gridDim.y
+    // splits, each thread taking at least 8 steps of `unroll` rows per split (4 where that is
+    // what fills one wave). Blocks do equal work, so the grid is whole waves of resident blocks
+    // (one, or two where the rows allow): 768 blocks where 528 are resident would take two
+    // waves' time for 1.45 waves' work.
+    const int64_t ty = p.rows_per_block, tx = p.threads / p.rows_per_block;
+    const int64_t gx = std::clamp<int64_t>((facts.R + tx * p.vec - 1) / (tx * p.vec), 1, (int64_t{1} << 31) - 1);
+    int64_t gy = 1;
+    if (p.grid_split) {
+      const int64_t resident = int64_t{dev.sm_count} * std::max(1, resident_per_sm);
+      auto most = [&](int64_t steps) { return std::clamp<int64_t>(facts.C / (ty * p.unroll * steps), 1, 65535); };
+      const int64_t waves = std::clamp<int64_t>(gx * most(8) / resident, 1, 2);
+      gy = std::clamp<int64_t>(waves * resident / gx, 1, waves > 1 ? most(8) : most(4));
+    }
+    g.x = static_cast<unsigned>(gx);
+    g.y = static_cast<unsigned>(gy);
+    return g;
+  }
   if (plan.shape.category == KernelCategory::Inner) {
     // Persistent kernels assume every batch but the last lies inside the row (see write_inner);
     // phase-shifted ones that the batches cover the row and that at every phase the batches but
@@ -48,6 +68,13 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
   return g;
 }
 
+
+int64_t outer_scratch_bytes(const KernelPlan& plan, const LaunchFacts& facts, const Grid& g, int bytes_per_cell) {
+  if (plan.shape.category != KernelCategory::Outer || g.y <= 1) return 0;
+  // A counter per kept tile (blockIdx.x), 16-byte aligned, then the partials: bytes_per_cell
+  // for each kept column of each row split.
+  return (int64_t{g.x} + 3) / 4 * 16 + int64_t{g.y} * facts.R * bytes_per_cell;
+}
 
 int occupancy_blocks(const DeviceInfo& dev, int threads, int registers, int smem) {
   int warps = (threads + 31) / 32;

@@ -16,6 +16,11 @@ struct Grid {
 Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev, int resident_per_sm,
                  int resident_clusters = 0);
 
+// Outer plans in the grid form (Grid::y > 1): bytes of scratch the launch needs, laid out as
+// write_outer expects (a zeroed counter per kept tile, then `bytes_per_cell` of partials per
+// kept column and row split: KernelSource::scratch_per_cell); 0 for every other launch.
+int64_t outer_scratch_bytes(const KernelPlan& plan, const LaunchFacts& facts, const Grid& g, int bytes_per_cell);
+
 // Resident blocks per SM for a kernel (threads, registers and shared memory limits).
 int occupancy_blocks(const DeviceInfo& dev, int threads, int registers, int smem_bytes);
 

@@ -7,6 +7,7 @@ namespace solder {
 const std::vector<const Scheduler*>& schedulers() {
   static const std::vector<const Scheduler*> all = {
       &pointwise_scheduler(),
+      &outer_scheduler(),  // before inner: it takes the Inner segments that reduce non-innermost dims
       &inner_scheduler(),
       &full_reduction_scheduler(),
   };

@@ -207,6 +207,7 @@ const char* kernel_category_name(KernelCategory c) {
     case KernelCategory::Pointwise: return "pointwise";
     case KernelCategory::Inner: return "inner-reduction";
     case KernelCategory::Full: return "full-reduction";
+    case KernelCategory::Outer: return "outer-reduction";
   }
   return "?";
 }

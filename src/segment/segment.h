@@ -17,7 +17,10 @@
 namespace solder {
 
 enum class SegmentKind { Kernel, View, Cat, Matmul };
-enum class KernelCategory { Pointwise, Inner, Full };
+// Outer is never made by the segmenter: the outer scheduler takes Inner segments whose reduced
+// dims are not the memory-innermost and sets it in its plans (KernelPlan::shape.category), so
+// codegen and launch_grid dispatch on the plan, not on the segment.
+enum class KernelCategory { Pointwise, Inner, Full, Outer };
 
 struct Segment {
   SegmentKind kind = SegmentKind::Kernel;

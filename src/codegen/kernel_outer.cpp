@@ -1,0 +1,374 @@
+// Outer (column) reductions: the domain seen as [RR reduced rows, K kept columns], kept
+// innermost (see outer_scheduler.cpp; the kernel order stays [kept | reduced], so p.R = K and
+// p.C = RR). A block is TX threads along the kept columns, each owning VEC contiguous columns
+// (16-byte coalesced loads: a warp reads TX x 16 contiguous bytes of a row), times TY threads
+// along the rows. Each thread walks its rows (ty, ty + TY, ...) with UNROLL rows' loads in
+// flight, accumulating VEC partials per reduction: exact for sum/mean/max/min, Welford for
+// var_mean (one count per thread: all its columns see the same rows). The block combines its
+// TY partials through shared memory in a fixed order, and thread row 0 runs the kept-level
+// epilogue and stores.
+// Grid form (grid_split, gridDim.y > 1, for tall inputs): the rows are split over gridDim.y
+// blocks; each leaves its block total in scratch, and the last block of a kept tile (a counter
+// per tile) combines the splits in a fixed order (split y by thread row y % TY, then the block
+// combine), runs the epilogue and resets its counter: no memset between launches, and the
+// same bits every run.
+#include <algorithm>
+
+#include "codegen/kernel_writer.h"
+
+namespace solder::codegen_detail {
+
+namespace {
+
+// One reduction step's accumulators: VEC values (`acc<i>`), or Welford means and squared
+// deviations (`wm<i>`, `wq<i>`) beside the thread's shared count `wn`.
+struct Acc {
+  const ReductionStep* st;
+  int i;
+  DType t;  // accumulator dtype (Welford: f32)
+  bool welford() const { return st->welford; }
+  std::string ct() const { return compute_type(t); }
+  std::string a() const { return "acc" + num(i); }
+  std::string m() const { return "wm" + num(i); }
+  std::string q() const { return "wq" + num(i); }
+  // Planes of partials in scratch and in shared memory (one value per column each).
+  std::vector<std::pair<std::string, std::string>> planes() const {  // (array, type)
+    if (welford()) return {{m(), "float"}, {q(), "float"}};
+    return {{a(), ct()}};
+  }
+};
+
+
+Op partial_op(const ReductionStep& st) { return st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum; }
+int plane_bytes(const std::string& type) { return type == "double" || type == "i64" ? 8 : 4; }
+
+// The template's state (the reductions' accumulators, the inputs the rows read, the grid
+// form's partial planes) and one method per part of the kernel, in the order write() emits.
+class OuterWriter {
+ public:
+  OuterWriter(Writer& w, KernelSource& out) : w_(w), P_(w.plan.params), c_(w.code) {
+    const StagePlan& sp = w.sp;  // not persistent: var_mean is one Welford step
+    if (sp.max_level > 1) throw Error("codegen: " + w.plan.name + ": an outer reduction of a reduction result (not built)");
+    for (size_t i = 0; i < sp.steps.size(); ++i) {
+      const ReductionStep& st = sp.steps[i];
+      const DType t = st.welford ? DType::F32 : accumulator_dtype(w.f.value(w.f.nodes()[st.node].out[0]).dtype);
+      accs_.push_back({&st, static_cast<int>(i), t});
+      any_welford_ |= st.welford;
+    }
+    // Grid-form partials: 8-byte planes first, so every plane stays aligned.
+    for (int wide : {1, 0})
+      for (const Acc& a : accs_)
+        for (const auto& pl : a.planes())
+          if ((plane_bytes(pl.second) == 8) == static_cast<bool>(wide)) gplanes_.push_back(pl);
+    if (P_.grid_split)
+      for (const auto& pl : gplanes_) out.scratch_per_cell += plane_bytes(pl.second);
+    // The inputs the rows' element math reads.
+    std::vector<int> targets;
+    for (const auto& st : sp.steps) targets.push_back(st.input);
+    ins_ = w.element_inputs(targets, [](int) { return false; });
+  }
+
+  void write() {
+    helpers();
+    prologue();
+    row_loops();
+    block_combine(1);
+    if (P_.grid_split) grid_finish();
+    epilogue();
+  }
+
+ private:
+  bool is(int k, Access a) const { return w_.op(k).access == a; }
+  // Operand k's offset of this thread's column kc0 + j: VEC divides HK (the scheduler's vec),
+  // so a thread's columns share one outer kept index (one division per thread).
+  std::string kept_off(int k, const std::string& j) const {
+    return "ka * sa" + num(k) + " + " + (is(k, Access::Full) ? "kr + " + j : "(kr + " + j + ") * si" + num(k));
+  }
+
+  // Device helpers of this template (the shared runtime, which every kernel holds, stays as is).
+  void helpers() {
+    c_ += "// The kept dims' inner run (outer_scheduler.cpp's kept_split): its first kernel dim, and HK\n"
+          "// its size, from operand k's strides.\n"
+          "__device__ __forceinline__ int outer_kept_split(const Params& p, int k, int split, i64& hk) {\n"
+          "  hk = 1;\n  int d = split;\n"
+          "  while (d > 0 && (p.dims[d - 1] == 1 || p.stride[k][d - 1] == hk)) hk *= p.dims[--d];\n  return d;\n}\n"
+          "// The stride of operand k's innermost dim of size > 1 among kernel dims [lo, hi), or 0.\n"
+          "__device__ __forceinline__ i64 outer_stride(const Params& p, int k, int lo, int hi) {\n"
+          "  for (int d = hi - 1; d >= lo; --d)\n    if (p.dims[d] > 1) return p.stride[k][d];\n  return 0;\n}\n";
+  }
+
+  // The kernel's head: this thread's columns and rows, the dim groups' strides, shared memory,
+  // the accumulators and the inputs read once.
+  void prologue() {
+    const int ty_n = P_.rows_per_block, tx_n = P_.threads / P_.rows_per_block;
+    const int rank = static_cast<int>(w_.ks.dim_order.size()), split = w_.ks.split;
+    c_ += "extern \"C\" __global__ void " + w_.launch_bounds(P_.min_blocks) + " " + w_.plan.name + "(const Params p) {\n";
+    c_ += "  constexpr int VEC = " + num(P_.vec) + ", TX = " + num(tx_n) + ", TY = " + num(ty_n) +
+          ", UNROLL = " + num(P_.unroll) + ";\n";
+    w_.pointers(1);
+    c_ += "  const i64 K = p.R, RR = p.C;  // kept columns, reduced rows\n";
+    c_ += "  const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;\n";
+    c_ += "  const i64 kc0 = ((i64)blockIdx.x * TX + tx) * VEC;\n";
+    // The dim groups, each collapsing linearly (the stride of its innermost dim of size > 1):
+    // rows (rs), the outer kept dims (sa) and the inner run of kept dims (si: 1, or 0 where the
+    // operand does not vary along them), split as the scheduler did (kept_split), from the first
+    // column input. Column kc lies at (kc / HK) * sa + (kc % HK) * si.
+    int first_full = -1;
+    for (int k : ins_)
+      if (is(k, Access::Full) && first_full < 0) first_full = k;
+    if (first_full < 0) throw Error("codegen: " + w_.plan.name + ": an outer reduction without a column input");
+    c_ += "  i64 HK;  // the inner kept run's size\n";
+    c_ += "  const int KI = outer_kept_split(p, " + num(first_full) + ", " + num(split) + ", HK);\n";
+    for (int k = 0; k < static_cast<int>(w_.plan.operands.size()); ++k) {
+      const std::string n = num(k);
+      if (is(k, Access::Full) || is(k, Access::Row))
+        c_ += "  const i64 rs" + n + " = outer_stride(p, " + n + ", " + num(split) + ", " + num(rank) + ");\n";
+      if (is(k, Access::Full) || is(k, Access::Col)) c_ += "  const i64 sa" + n + " = outer_stride(p, " + n + ", 0, KI);\n";
+      if (is(k, Access::Col)) c_ += "  const i64 si" + n + " = outer_stride(p, " + n + ", KI, " + num(split) + ");\n";
+    }
+    // One division per thread (see kept_off).
+    c_ += "  const i64 ka = kc0 / HK, kr = kc0 % HK;\n";
+    for (int k : ins_)
+      if (is(k, Access::Full)) c_ += "  const i64 kb" + num(k) + " = ka * sa" + num(k) + " + kr;  // this thread's vector\n";
+    if (P_.grid_split)
+      c_ += "  const i64 rps = (RR + gridDim.y - 1) / gridDim.y;  // rows per split\n"
+            "  const i64 rb = min(RR, (i64)blockIdx.y * rps), re = min(RR, rb + rps);\n";
+    else
+      c_ += "  const i64 rb = 0, re = RR;\n";
+    // Shared memory for the block combine: the largest step's planes, [TY][VEC][TX] each
+    // (consecutive threads of a row at consecutive words: no bank conflicts).
+    int64_t smem = 16;
+    for (const Acc& a : accs_) {
+      int64_t bytes = 0;
+      for (const auto& pl : a.planes()) bytes += int64_t{P_.threads} * P_.vec * plane_bytes(pl.second);
+      smem = std::max(smem, bytes);
+    }
+    c_ += "  __shared__ __align__(16) unsigned char osm[" + num(smem) + "];\n";
+    if (any_welford_) c_ += "  __shared__ float osn[TY];\n  float wn;\n";
+    for (const Acc& a : accs_)
+      c_ += a.welford() ? "  float " + a.m() + "[VEC], " + a.q() + "[VEC];\n" : "  " + a.ct() + " " + a.a() + "[VEC];\n";
+    init_accs(1);
+    // Kept-only inputs the rows read: this thread's VEC columns, once; scalars once.
+    for (int k : ins_) {
+      const std::string t = storage_type(w_.dt(w_.op(k).value));
+      if (is(k, Access::Scalar)) c_ += "  const " + t + " hs" + num(k) + " = " + w_.ptr(k) + "[0];\n";
+      if (is(k, Access::Col))
+        c_ += "  " + t + " hc" + num(k) + "[VEC];\n#pragma unroll\n  for (int j = 0; j < VEC; ++j) hc" + num(k) +
+              "[j] = kc0 + j < K ? " + w_.ptr(k) + "[" + kept_off(k, "j") + "] : (" + t + ")0;\n";
+    }
+  }
+
+  // Accumulators at the reductions' identities (Welford: empty).
+  void init_accs(int ind) {
+    c_ += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
+    for (const Acc& a : accs_)
+      c_ += a.welford() ? I(ind + 1) + a.m() + "[j] = 0.f;\n" + I(ind + 1) + a.q() + "[j] = 0.f;\n"
+                        : I(ind + 1) + a.a() + "[j] = " + red_identity(a.st->kind, a.t) + ";\n";
+    c_ += I(ind) + "}\n";
+    if (any_welford_) c_ += I(ind) + "wn = 0.f;\n";
+  }
+
+  // The thread's rows: whole vectors with UNROLL rows' loads in flight, then one row at a time;
+  // the last tile's partial vector element by element.
+  void row_loops() {
+    c_ += "  if (kc0 + VEC <= K) {\n    i64 r = rb + ty;\n";
+    if (P_.unroll > 1) {
+      // Every row's loads of an unrolled step first, then their math: UNROLL loads in flight.
+      c_ += "    for (; r + (i64)(UNROLL - 1) * TY < re; r += (i64)UNROLL * TY) {\n";
+      row_decls(3, "UNROLL");
+      c_ += "#pragma unroll\n      for (int u = 0; u < UNROLL; ++u) {\n";
+      row_loads(4, "r + (i64)u * TY", "u", true);
+      c_ += "      }\n#pragma unroll\n      for (int u = 0; u < UNROLL; ++u) {\n";
+      row_math(4);
+      c_ += "      }\n    }\n";
+    }
+    c_ += "    for (; r < re; r += TY) {\n      const int u = 0;\n";
+    row_decls(3, "1");
+    row_loads(3, "r", "0", true);
+    row_math(3);
+    c_ += "    }\n  } else if (kc0 < K) {  // the last tile's partial vector\n";
+    c_ += "    for (i64 r = rb + ty; r < re; r += TY) {\n      const int u = 0;\n";
+    row_decls(3, "1");
+    row_loads(3, "r", "0", false);
+    row_math(3);
+    c_ += "    }\n  }\n";
+  }
+  // Declarations of the loaded values of `n` rows.
+  void row_decls(int ind, const std::string& n) {
+    for (int k : ins_) {
+      const std::string t = storage_type(w_.dt(w_.op(k).value));
+      if (is(k, Access::Full)) c_ += I(ind) + "Vec<" + t + ", VEC> in" + num(k) + "[" + n + "];\n";
+      if (is(k, Access::Row)) c_ += I(ind) + t + " ir" + num(k) + "[" + n + "];\n";
+    }
+  }
+  // Loads of row `r` into slot `u`: whole vectors, or (`whole` false) the columns below K.
+  void row_loads(int ind, const std::string& r, const std::string& u, bool whole) {
+    for (int k : ins_) {
+      const std::string t = storage_type(w_.dt(w_.op(k).value)), base = w_.ptr(k) + " + (" + r + ") * rs" + num(k);
+      if (is(k, Access::Full) && whole)
+        c_ += I(ind) + "in" + num(k) + "[" + u + "] = ld_vec<" + t + ", VEC>(" + base + " + kb" + num(k) + ");\n";
+      else if (is(k, Access::Full))
+        c_ += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) in" + num(k) + "[" + u + "].e[j] = kc0 + j < K ? (" +
+              base + ")[kb" + num(k) + " + j] : (" + t + ")0;\n";
+      if (is(k, Access::Row)) c_ += I(ind) + "ir" + num(k) + "[" + u + "] = (" + base + ")[0];\n";
+    }
+  }
+  // One row's accumulation, from the loaded values in<k>[u] (rows' vectors) and ir<k>[u].
+  void row_math(int ind) {
+    if (any_welford_) c_ += I(ind) + "wn += 1.f;\n" + I(ind) + "const float winv = 1.f / wn;\n";
+    c_ += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
+    ExprEmitter em(w_.f, [&](int v) -> std::string {
+      if (!w_.is_input(v)) return "";
+      const int k = w_.operand_index.at(v);
+      const DType t = w_.dt(v);
+      switch (w_.op(k).access) {
+        case Access::Full: return load_convert(t, "in" + num(k) + "[u].e[j]");
+        case Access::Row: return load_convert(t, "ir" + num(k) + "[u]");
+        case Access::Col: return load_convert(t, "hc" + num(k) + "[j]");
+        default: return load_convert(t, "hs" + num(k));
+      }
+    });
+    em.set_narrow_results(w_.narrow_results());
+    for (const Acc& a : accs_) {
+      const std::string x = em.value(a.st->input, c_, I(ind + 1));
+      if (a.welford()) {
+        const std::string d = "d" + num(a.i);
+        c_ += I(ind + 1) + "const float " + d + " = (float)(" + x + ") - " + a.m() + "[j];\n";
+        c_ += I(ind + 1) + a.m() + "[j] += " + d + " * winv;\n";
+        c_ += I(ind + 1) + a.q() + "[j] += " + d + " * ((float)(" + x + ") - " + a.m() + "[j]);\n";
+      } else {
+        c_ += I(ind + 1) + a.a() + "[j] = " + combine(a.st->kind, a.a() + "[j]", "(" + a.ct() + ")(" + x + ")") + ";\n";
+      }
+    }
+    c_ += I(ind) + "}\n";
+  }
+
+  // The block's TY partials of each column, combined in thread row 0 in row order.
+  void block_combine(int ind) {
+    c_ += I(ind) + "// Across the block's rows: thread row 0 combines rows 1 .. TY - 1 in order.\n";
+    if (any_welford_) c_ += I(ind) + "if (tx == 0) osn[ty] = wn;\n";
+    for (const Acc& a : accs_) {
+      const auto planes = a.planes();
+      std::vector<std::string> sm;
+      int64_t at = 0;
+      for (const auto& [arr, type] : planes) {
+        sm.push_back("s" + arr);
+        c_ += I(ind) + type + "* const s" + arr + " = (" + type + "*)(osm + " + num(at) + ");\n";
+        at += int64_t{P_.threads} * P_.vec * plane_bytes(type);
+      }
+      c_ += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
+      for (size_t pl = 0; pl < planes.size(); ++pl)
+        c_ += I(ind + 1) + sm[pl] + "[(ty * VEC + j) * TX + tx] = " + planes[pl].first + "[j];\n";
+      c_ += I(ind) + "}\n" + I(ind) + "__syncthreads();\n" + I(ind) + "if (ty == 0) {\n#pragma unroll\n" + I(ind + 1) +
+            "for (int j = 0; j < VEC; ++j) {\n";
+      if (a.welford()) {
+        c_ += I(ind + 2) + "Welford x = {wn, " + a.m() + "[j], " + a.q() + "[j]};\n";
+        c_ += I(ind + 2) + "for (int t = 1; t < TY; ++t) x = welford_merge(x, {osn[t], " + sm[0] +
+              "[(t * VEC + j) * TX + tx], " + sm[1] + "[(t * VEC + j) * TX + tx]});\n";
+        c_ += I(ind + 2) + a.m() + "[j] = x.mean;\n" + I(ind + 2) + a.q() + "[j] = x.m2;\n";
+      } else {
+        c_ += I(ind + 2) + "for (int t = 1; t < TY; ++t) " + a.a() + "[j] = " +
+              combine(partial_op(*a.st), a.a() + "[j]", sm[0] + "[(t * VEC + j) * TX + tx]") + ";\n";
+      }
+      c_ += I(ind + 1) + "}\n" + I(ind) + "}\n" + I(ind) + "__syncthreads();\n";
+    }
+    if (any_welford_) c_ += I(ind) + "if (ty == 0)\n" + I(ind + 1) + "for (int t = 1; t < TY; ++t) wn += osn[t];\n";
+  }
+
+  // Grid form: the block's totals into its split's slots; the last block of the kept tile
+  // combines the splits (split y in thread row y % TY, in split order, then across the rows)
+  // and resets the tile's counter.
+  void grid_finish() {
+    c_ += "  if (gridDim.y > 1) {\n";
+    c_ += "    // Grid form: this block's totals into its split's slots; the tile's last block combines.\n";
+    c_ += "    const i64 cells = (i64)gridDim.y * K;\n";
+    c_ += "    unsigned char* const sbase = (unsigned char*)p.scratch + (gridDim.x + 3) / 4 * 16;\n";
+    int64_t off = 0;
+    for (const auto& [arr, type] : gplanes_) {
+      c_ += "    " + type + "* const g" + arr + " = (" + type + "*)(sbase + " + num(off) + " * cells);\n";
+      off += plane_bytes(type);
+    }
+    c_ += "    if (ty == 0)\n#pragma unroll\n      for (int j = 0; j < VEC; ++j)\n        if (kc0 + j < K) {\n";
+    for (const auto& pl : gplanes_) c_ += "          g" + pl.first + "[(i64)blockIdx.y * K + kc0 + j] = " + pl.first + "[j];\n";
+    c_ += "        }\n    __threadfence();\n    __syncthreads();\n    __shared__ bool olast;\n";
+    c_ += "    if (threadIdx.x == 0) olast = atomicAdd((unsigned*)p.scratch + blockIdx.x, 1u) == gridDim.y - 1;\n";
+    c_ += "    __syncthreads();\n    if (!olast) return;\n    __threadfence();\n";
+    c_ += "    // The last block: split y in thread row y % TY, in split order, then across the rows.\n";
+    init_accs(2);
+    c_ += "    for (int y = ty; y < (int)gridDim.y; y += TY) {\n";
+    if (any_welford_) c_ += "      const float ny = (float)(min(RR, (i64)(y + 1) * rps) - min(RR, (i64)y * rps));\n";
+    c_ += "#pragma unroll\n      for (int j = 0; j < VEC; ++j)\n        if (kc0 + j < K) {\n"
+          "          const i64 at = (i64)y * K + kc0 + j;\n";
+    for (const Acc& a : accs_) {
+      if (a.welford()) {
+        c_ += "          const Welford x = welford_merge({wn, " + a.m() + "[j], " + a.q() + "[j]}, {ny, __ldcg(g" + a.m() +
+              " + at), __ldcg(g" + a.q() + " + at)});\n";
+        c_ += "          " + a.m() + "[j] = x.mean;\n          " + a.q() + "[j] = x.m2;\n";
+      } else {
+        c_ += "          " + a.a() + "[j] = " + combine(partial_op(*a.st), a.a() + "[j]", "__ldcg(g" + a.a() + " + at)") + ";\n";
+      }
+    }
+    c_ += "        }\n";
+    if (any_welford_) c_ += "      wn += ny;\n";
+    c_ += "    }\n";
+    block_combine(2);
+    c_ += "    if (threadIdx.x == 0) ((unsigned*)p.scratch)[blockIdx.x] = 0u;  // for the next launch\n  }\n";
+  }
+
+  // The kept-level epilogue, by thread row 0, column by column: the reductions' results (as
+  // the inner template and the reference define them), the math on them, the stores.
+  void epilogue() {
+    c_ += "  if (ty != 0) return;\n#pragma unroll\n  for (int j = 0; j < VEC; ++j) {\n    const i64 col = kc0 + j;\n"
+          "    if (col >= K) break;\n";
+    std::map<int, std::string> results;
+    auto declare = [&](int v, const std::string& expr) {
+      const std::string name = "r" + num(v);
+      const DType t = w_.dt(v);
+      c_ += "    const " + std::string(compute_type(t)) + " " + name + " = " +
+            (is_floating(t) && t != DType::F32 && t != DType::F64
+                 ? (t == DType::F16 ? "round_f16(" : "round_bf16(") + expr + ")"
+                 : expr) +
+            ";\n";
+      results[v] = name;
+    };
+    for (const Acc& a : accs_) {
+      const Node& n = w_.f.nodes()[a.st->node];
+      if (a.welford()) {
+        const std::string corr = num(n.attrs.correction);
+        declare(n.out[0], a.q() + "[j] / (float)(RR - " + corr + " > 0 ? RR - " + corr + " : 0)");
+        declare(n.out[1], a.m() + "[j]");
+      } else if (a.st->kind == Op::Mean) {
+        declare(n.out[0], a.a() + "[j] / (" + a.ct() + ")RR");
+      } else {
+        declare(n.out[0], a.a() + "[j]");
+      }
+    }
+    ExprEmitter em(w_.f, [&](int v) -> std::string {
+      if (auto it = results.find(v); it != results.end()) return it->second;
+      if (!w_.is_input(v)) return "";
+      const int k = w_.operand_index.at(v);
+      return load_convert(w_.dt(v), w_.ptr(k) + "[" + (is(k, Access::Col) ? kept_off(k, "j") : "0") + "]");
+    });
+    em.set_narrow_results(w_.narrow_results());
+    for (int k : w_.output_slots()) {
+      const std::string val = w_.stored_value(em, k, I(2));
+      c_ += "    " + std::string(is(k, Access::Scalar) ? "if (col == 0) " : "") + w_.ptr(k) + "[" +
+            (is(k, Access::Col) ? kept_off(k, "j") : "0") + "] = " + store_convert(w_.dt(w_.op(k).value), val) + ";\n";
+    }
+    c_ += "  }\n}\n";
+  }
+
+  Writer& w_;
+  const KernelParams& P_;
+  std::string& c_;
+  std::vector<Acc> accs_;
+  bool any_welford_ = false;
+  std::vector<int> ins_;
+  std::vector<std::pair<std::string, std::string>> gplanes_;  // (array, type), 8-byte first
+};
+
+}  // namespace
+
+void write_outer(Writer& w, KernelSource& out) { OuterWriter(w, out).write(); }
+
+}  // namespace solder::codegen_detail

@@ -1,0 +1,270 @@
+// The outer (column) reduction scheduler: which scheduler takes which access pattern on the
+// H100 profile (and why the others could not), its plans' parts, and every kernel of its
+// template compiling for sm_90a without spills for f32/f16/bf16 at odd sizes and in the grid
+// form. The GPU tier (tests/gpu/outer_reduction_test.cpp) runs them against the reference.
+#include <gtest/gtest.h>
+
+#include "frontend/run_inputs.h"
+#include "ops/workloads.h"
+#include "pipeline/compile_kernel.h"
+#include "pipeline/pipeline.h"
+#include "runtime/device_info.h"
+#include "schedule/launch_grid.h"
+#include "schedule/scheduler.h"
+#include "solder/error.h"
+#include "solder/executor.h"
+
+using namespace solder;
+
+namespace {
+
+std::vector<std::vector<int64_t>> contiguous_strides(const std::vector<std::vector<int64_t>>& shapes) {
+  std::vector<std::vector<int64_t>> out;
+  for (const auto& sh : shapes) {
+    std::vector<int64_t> st(sh.size());
+    int64_t acc = 1;
+    for (int d = static_cast<int>(sh.size()) - 1; d >= 0; --d) {
+      st[d] = acc;
+      acc *= sh[d];
+    }
+    out.push_back(st);
+  }
+  return out;
+}
+
+// The scheduler choice for kernel segment 0 of `f` at `sizes`; `input_strides` (per fusion
+// input, empty: contiguous) gives views such as transposes. Also the candidates.
+struct Choice {
+  std::string scheduler;
+  std::vector<std::string> passed_over;
+  std::vector<KernelPlan> plans;
+  LaunchFacts facts;
+};
+Choice choice_for(const Fusion& f, const Bindings& sizes, const std::vector<std::vector<int64_t>>& input_strides = {}) {
+  SegmentedFusion sf = lower(f);
+  const Bindings b = bind_shapes(sf.fusion, resolve_input_shapes(f, {}, sizes));
+  int si = 0;
+  while (sf.segments.at(si).kind != SegmentKind::Kernel) ++si;
+  const Segment& s = sf.segments.at(si);
+  const KernelShape ks = analyze_kernel(sf.fusion, s);
+  std::vector<std::vector<int64_t>> shapes;
+  for (int v : ks.operands) shapes.push_back(eval_shape(sf.fusion.value(v).shape, b));
+  std::vector<std::vector<int64_t>> strides = contiguous_strides(shapes);
+  for (size_t i = 0; i < input_strides.size(); ++i)
+    if (!input_strides[i].empty())
+      for (size_t k = 0; k < ks.operands.size(); ++k)
+        if (ks.operands[k] == sf.fusion.inputs()[i]) strides[k] = input_strides[i];
+  Choice c;
+  c.facts = kernel_facts(sf, si, ks, shapes, strides, std::vector<uint64_t>(ks.operands.size(), kAlignClass));
+  const DeviceInfo dev = h100_profile();
+  const ScheduleContext cx{sf.fusion, s, si, ks, c.facts, dev};
+  const SchedulerChoice sc = choose_scheduler(cx);
+  c.scheduler = sc.scheduler->name();
+  c.passed_over = sc.passed_over;
+  c.plans = sc.scheduler->candidates(cx);
+  return c;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += x + "\n";
+  return s;
+}
+
+Fusion reduce_program(DType t, std::vector<int64_t> shape_syms_dims, Op op, std::vector<int64_t> axes) {
+  Fusion f("outer_probe");
+  Shape shape;
+  const char* names[] = {"A", "B", "H", "W"};
+  for (size_t i = 0; i < shape_syms_dims.size(); ++i)
+    shape.push_back(shape_syms_dims[i] > 0 ? Dim(shape_syms_dims[i]) : Dim::sym(names[i]));
+  Tensor x = f.input("x", t, shape);
+  Tensor xf = t == DType::F32 ? x : cast(x, DType::F32);
+  switch (op) {
+    case Op::Sum: f.output(sum(xf, axes)); break;
+    case Op::Mean: f.output(cast(mean(xf, axes, true), t)); break;  // keepdim: the cast joins the kernel
+    case Op::Max: f.output(max(x, axes)); break;
+    default: {
+      VarMean vm = var_mean(xf, axes);
+      f.output(vm.var);
+      f.output(vm.mean);
+    }
+  }
+  return f;
+}
+
+}  // namespace
+
+TEST(OuterScheduler, TakesReductionsOverNonInnermostDims) {
+  // Column sum, var_mean over dim 0, a mean over the middle axis, batch-norm statistics over
+  // [N, 28, 28, C] (channels last).
+  for (const auto& [name, sizes] : std::vector<std::pair<std::string, Bindings>>{
+           {"outer_colsum_bf16", {{"B", 16384}, {"H", 3072}}},
+           {"outer_var_mean_bf16", {{"B", 100352}, {"H", 512}}},
+           {"outer_mean_mid_f16", {{"B", 8192}, {"H", 1024}}},
+           {"outer_bn_stats_f16", {{"B", 32}, {"H", 512}}}}) {
+    const Choice c = choice_for(make_workload(name), sizes);
+    EXPECT_EQ(c.scheduler, "outer") << name << "\n" << joined(c.passed_over);
+    ASSERT_FALSE(c.plans.empty());
+    const KernelPlan& p = c.plans.front();
+    EXPECT_EQ(p.shape.category, KernelCategory::Outer) << name;
+    EXPECT_EQ(p.params.vec * (name.find("bf16") != std::string::npos || name.find("f16") != std::string::npos ? 2 : 4), 16)
+        << name << ": 16-byte loads along the kept axis";
+    EXPECT_EQ(p.operands[0].access, Access::Full) << name;
+    EXPECT_EQ(p.params.threads, 256);
+    EXPECT_EQ(p.params.threads / p.params.rows_per_block, 32) << name << ": a warp's worth of vectors per row";
+    // Few kept tiles: the rows split over the grid.
+    EXPECT_TRUE(p.params.grid_split) << name;
+    // The last candidate is the one that always compiles: a single element, a single row.
+    EXPECT_EQ(c.plans.back().params.vec, 1);
+    EXPECT_EQ(c.plans.back().params.unroll, 1);
+  }
+}
+
+TEST(OuterScheduler, TransposedViewOfARowReductionIsAnOuterOne) {
+  // sum over dim 1 of x[H, B] whose memory is [B, H] (a transposed view): the reduced dim is
+  // not the memory-innermost, so the outer template reads it in coalesced vectors.
+  Fusion f("sum_rows_of_transposed");
+  Tensor x = f.input("x", DType::F32, {Dim::sym("H"), Dim::sym("B")});
+  f.output(sum(x, {1}));
+  const Choice c = choice_for(f, {{"B", 4096}, {"H", 1024}}, {{1, 1024}});
+  EXPECT_EQ(c.scheduler, "outer") << joined(c.passed_over);
+  EXPECT_EQ(c.plans.front().params.vec, 4);
+  // The same program on a contiguous input is a row reduction.
+  const Choice rows = choice_for(f, {{"B", 4096}, {"H", 1024}});
+  EXPECT_EQ(rows.scheduler, "inner");
+  EXPECT_NE(joined(rows.passed_over).find("outer: no input has a kept dim as its memory-innermost"), std::string::npos)
+      << joined(rows.passed_over);
+}
+
+TEST(OuterScheduler, LeavesRowReductionsNormsAndPointwiseToTheOthers) {
+  for (const char* w : {"w1_layer_norm_fused", "w5_softmax_bf16", "w5_rms_norm_bf16"}) {
+    const Choice c = choice_for(make_workload(w), {{"B", 8192}, {"H", 4096}});
+    EXPECT_EQ(c.scheduler, "inner") << w;
+    EXPECT_NE(joined(c.passed_over).find("outer: "), std::string::npos) << w;
+  }
+  EXPECT_EQ(choice_for(make_workload("w5_gelu_bias_bf16"), {{"B", 8192}, {"H", 4096}}).scheduler, "pointwise");
+  EXPECT_EQ(choice_for(make_workload("w2_fp8_bf16_e4m3_sat"), {{"N", 1 << 20}}).scheduler, "full_reduction");
+
+  // Softmax over dim 0: element outputs, the outer persistent form (not built): inner takes it.
+  Fusion sm("softmax_dim0");
+  Tensor x = sm.input("x", DType::F32, {Dim::sym("B"), Dim::sym("H")});
+  sm.output(softmax(x, 0));
+  const Choice c = choice_for(sm, {{"B", 8192}, {"H", 4096}});
+  EXPECT_EQ(c.scheduler, "inner");
+  EXPECT_NE(joined(c.passed_over).find("element outputs need the outer persistent form (not built)"), std::string::npos)
+      << joined(c.passed_over);
+
+  // Batch-norm statistics of an NCHW activation: the kept channel lies between reduced dims.
+  Fusion bn("bn_nchw");
+  Tensor a = bn.input("x", DType::F32, {Dim::sym("B"), Dim::sym("H"), Dim(28 * 28)});
+  bn.output(sum(a, {0, 2}));
+  EXPECT_EQ(choice_for(bn, {{"B", 32}, {"H", 512}}).scheduler, "inner");
+}
+
+TEST(OuterScheduler, VectorWidthFollowsAlignmentAndStrides) {
+  const Fusion f = make_workload("outer_colsum_bf16");
+  // H = 3070: rows are not 16-byte multiples; 4 bytes are (2 elements).
+  EXPECT_EQ(choice_for(f, {{"B", 4096}, {"H", 3070}}).plans.front().params.vec, 2);
+  EXPECT_EQ(choice_for(f, {{"B", 4096}, {"H", 3071}}).plans.front().params.vec, 1);
+  // Many kept tiles and few rows: the block form.
+  EXPECT_FALSE(choice_for(f, {{"B", 64}, {"H", 1 << 22}}).plans.front().params.grid_split);
+  // The mean over the middle axis: vectors never straddle the outer kept index (H % vec).
+  EXPECT_EQ(choice_for(make_workload("outer_mean_mid_f16"), {{"B", 512}, {"H", 1028}}).plans.front().params.vec, 4);
+}
+
+TEST(OuterScheduler, PlansPrintParseAndValidate) {
+  const Choice c = choice_for(make_workload("outer_var_mean_bf16"), {{"B", 100352}, {"H", 512}});
+  for (const KernelPlan& p : c.plans) {
+    EXPECT_TRUE(p.problems().empty()) << p.params.str();
+    EXPECT_EQ(parse_params(p.params.str()), p.params) << p.params.str();
+  }
+  EXPECT_NE(c.plans.front().params.str().find("grid_split"), std::string::npos);
+  KernelPlan bad = c.plans.front();
+  bad.params.rows_per_block = 3;  // 256 threads do not split into rows of 3
+  EXPECT_FALSE(bad.problems().empty());
+  bad = c.plans.front();
+  bad.shape.category = KernelCategory::Pointwise;  // grid_split is an outer part
+  EXPECT_FALSE(bad.problems().empty());
+  bad.shape.category = KernelCategory::Inner;
+  EXPECT_FALSE(bad.problems().empty());
+}
+
+TEST(OuterScheduler, GridFormSplitsTallInputsIntoWholeWaves) {
+  const Choice c = choice_for(make_workload("outer_var_mean_bf16"), {{"B", 100352}, {"H", 512}});
+  const KernelPlan& p = c.plans.front();
+  const DeviceInfo dev = h100_profile();
+  const Grid g = launch_grid(p, c.facts, dev, 4);
+  EXPECT_EQ(g.x, 2u);  // 512 columns / (32 threads x 8)
+  EXPECT_EQ(int64_t{g.x} * g.y, int64_t{dev.sm_count} * 4);  // one wave of 4 blocks per SM
+  // The column sum: 12 tiles; 64 splits at most (8 steps of 4 rows per thread): one wave.
+  const Choice cs = choice_for(make_workload("outer_colsum_bf16"), {{"B", 16384}, {"H", 3072}});
+  const Grid gs = launch_grid(cs.plans.front(), cs.facts, dev, 4);
+  EXPECT_EQ(gs.x, 12u);
+  EXPECT_EQ(gs.y, 44u);  // 528 resident / 12
+  // Rows enough for two waves: two.
+  const Choice tall = choice_for(make_workload("outer_colsum_bf16"), {{"B", 1 << 20}, {"H", 3072}});
+  const Grid gt = launch_grid(tall.plans.front(), tall.facts, dev, 4);
+  EXPECT_EQ(int64_t{gt.x} * gt.y, 2 * 528 / 12 * 12);
+  EXPECT_GT(outer_scratch_bytes(p, c.facts, g, 8), int64_t{g.y} * 512 * 8 - 1);
+  // The block form needs no scratch.
+  KernelPlan block = p;
+  block.params.grid_split = false;
+  const Grid gb = launch_grid(block, c.facts, dev, 8);
+  EXPECT_EQ(gb.y, 1u);
+  EXPECT_EQ(outer_scratch_bytes(block, c.facts, gb, 8), 0);
+}
+
+// Every kernel of the template: ptxas fits it without spills (f32/f16/bf16; sum, mean, max,
+// var_mean; odd sizes, single-column and grid-form sizes; middle and leading axes).
+TEST(OuterKernels, CompileWithoutSpills) {
+  struct Case {
+    std::vector<int64_t> dims;  // 0: a symbol
+    std::vector<int64_t> axes;
+    Bindings sizes;
+  };
+  const std::vector<Case> cases = {
+      {{0, 0}, {0}, {{"A", 63}, {"B", 89}}},
+      {{0, 0}, {0}, {{"A", 100352}, {"B", 512}}},
+      {{0, 0}, {0}, {{"A", 7}, {"B", 3}}},
+      {{0, 0, 0}, {1}, {{"A", 5}, {"B", 301}, {"H", 36}}},
+      {{0, 0, 0}, {0, 1}, {{"A", 5}, {"B", 301}, {"H", 1030}}},
+  };
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (Op op : {Op::Sum, Op::Mean, Op::Max, Op::VarMean})
+      for (const Case& cs : cases) {
+        Fusion f = reduce_program(t, cs.dims, op, cs.axes);
+        const std::string what = std::string(dtype_name(t)) + " " + op_name(op) + " " + std::to_string(cs.sizes.at("A"));
+        Executor ex(f);
+        const auto records = ex.compile_for(resolve_input_shapes(f, {}, cs.sizes));
+        ASSERT_EQ(records.size(), 1u) << what;
+        EXPECT_EQ(records[0].category, "outer-reduction") << what;
+        EXPECT_EQ(records[0].spill_bytes, 0) << what << ": " << records[0].params;
+        EXPECT_GT(records[0].registers, 0) << what;
+      }
+  for (const char* w : {"outer_colsum_bf16", "outer_var_mean_bf16", "outer_mean_mid_f16", "outer_bn_stats_f16"})
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 16384}, {"H", 3072}}, {{"B", 37}, {"H", 1030}}, {{"B", 3}, {"H", 7}}}) {
+      Fusion f = make_workload(w);
+      Executor ex(f);
+      for (const auto& r : ex.compile_for(resolve_input_shapes(f, {}, b))) {
+        EXPECT_EQ(r.category, "outer-reduction") << w;
+        EXPECT_EQ(r.spill_bytes, 0) << w << ": " << r.params;
+      }
+    }
+}
+
+// What matters in the emitted code (grep checks): 16-byte loads of the column input along the
+// kept axis, the grid form's last-block finish with its counter reset, no spills.
+TEST(OuterKernels, SixteenByteColumnLoadsAndASelfResettingGridForm) {
+  Fusion f = make_workload("outer_var_mean_bf16");
+  Executor ex(f);
+  std::vector<KernelSourceInfo> sources;
+  const auto records = ex.compile_for(resolve_input_shapes(f, {}, {{"B", 100352}, {"H", 512}}), &sources);
+  ASSERT_EQ(sources.size(), 1u);
+  const std::string& src = sources[0].source;
+  EXPECT_NE(src.find("constexpr int VEC = 8"), std::string::npos);
+  EXPECT_NE(src.find("ld_vec<u16, VEC>(P0 + (r + (i64)u * TY) * rs0 + kb0)"), std::string::npos) << "16-byte row loads";
+  EXPECT_NE(src.find("atomicAdd((unsigned*)p.scratch + blockIdx.x, 1u) == gridDim.y - 1"), std::string::npos);
+  EXPECT_NE(src.find("((unsigned*)p.scratch)[blockIdx.x] = 0u"), std::string::npos) << "the counter resets itself";
+  EXPECT_NE(src.find("welford_merge"), std::string::npos);
+  EXPECT_EQ(records[0].spill_bytes, 0) << sources[0].ptxas_log;
+}
