@@ -19,7 +19,34 @@ kernels (solder.dynamo; docs/python.md); solder.compile_report() says what it di
 """
 import sys
 
-from . import _solder
+
+def _load_nvrtc_from_wheel():
+    """Loads NVRTC from the nvidia-cuda-nvrtc wheel (pip install solder[nvrtc]) when no CUDA
+    toolkit provides it: once loaded, it serves the extension's link to it by name, and the
+    wheel's include/ beside lib/ gives NVRTC the CUDA headers."""
+    import ctypes
+    import glob
+    import os
+
+    for base in sys.path:
+        for lib in ("cu*/lib", "cuda_nvrtc/lib"):
+            for path in sorted(glob.glob(os.path.join(base, "nvidia", lib, "libnvrtc.so.*")), reverse=True):
+                if "alt" in os.path.basename(path):
+                    continue
+                try:
+                    ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+                    return True
+                except OSError:
+                    pass
+    return False
+
+
+try:
+    from . import _solder
+except ImportError as e:
+    if "nvrtc" not in str(e) or not _load_nvrtc_from_wheel():
+        raise
+    from . import _solder
 from ._solder import *  # noqa: F401,F403  (Fusion, Tensor, Executor, the op builders)
 
 

@@ -143,6 +143,11 @@ def _full(cx, size, value, dtype=None, layout=None, device=None, pin_memory=None
     return solder.expand(c, cx.dims(size)) if len(size) else c
 
 
+def _full_like(cx, x, value, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    dt = solder_dtype(dtype or cx.node.meta["val"].dtype)
+    return solder.expand(cx.fusion.constant(_scalar(value, "fill value"), dt), cx.shape_of(cx.node.args[0]))
+
+
 def _scalar_tensor(cx, value, dtype=None, layout=None, device=None, pin_memory=None):
     return cx.fusion.constant(_scalar(value), solder_dtype(dtype or cx.node.meta["val"].dtype))
 
@@ -169,6 +174,12 @@ def _sum(cx, x, dims=None, keepdim=False, dtype=None):
     elif x.dtype in ("bool", "i32"):
         x = solder.cast(x, "i64")  # torch sums integers in int64
     return solder.sum(x, _axes(dims), keepdim)
+
+
+def _any(cx, x, dims=None, keepdim=False):
+    # any = max(x != 0) over the axes, as bool (Solder has no boolean reduction).
+    nz = solder.cast(solder.ne(x, 0.0) if x.dtype != "bool" else x, "f32")
+    return solder.gt(solder.max(nz, _axes(dims), keepdim), 0.0)
 
 
 def _var_mean(cx, x, dims=None, correction=None, keepdim=False):
@@ -322,11 +333,11 @@ POINTWISE = {
     aten.clamp_max: lambda cx, x, hi: _clamp(cx, x, None, hi), aten.hardtanh: _clamp,
     aten._to_copy: _to_copy, prims.convert_element_type: _convert,
     aten.clone: _identity, aten.alias: _identity, aten.detach: _identity,
-    aten.full: _full, aten.scalar_tensor: _scalar_tensor,
+    aten.full: _full, aten.full_like: _full_like, aten.scalar_tensor: _scalar_tensor,
 }
 REDUCTIONS = {
     aten.sum: _sum, aten.mean: _reduction(solder.mean), aten.amax: _reduction(solder.max),
-    aten.amin: _reduction(solder.min), aten.var_mean: _var_mean, aten.var: _var,
+    aten.amin: _reduction(solder.min), aten.any: _any, aten.var_mean: _var_mean, aten.var: _var,
     aten.native_layer_norm: _native_layer_norm,
     aten._softmax: _softmax(solder.softmax), aten._log_softmax: _softmax(solder.log_softmax),
 }

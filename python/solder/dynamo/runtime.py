@@ -165,7 +165,8 @@ class GraphReplay:
             for _ in range(2):
                 self.fn(*args)
         torch.cuda.current_stream().wait_stream(s)
-        static = [a if (not isinstance(a, torch.Tensor) or i in self.static_positions) else a.clone()
+        static = [a if (not isinstance(a, torch.Tensor) or i in self.static_positions
+                        or isinstance(a, torch.nn.Parameter)) else a.clone()
                   for i, a in enumerate(args)]
         graph = torch.cuda.CUDAGraph()
         keep = solder.CaptureRetention()
