@@ -16,6 +16,11 @@ if [ -x build/pyenv/bin/python ] && build/pyenv/bin/python -c "import torch" 2>/
   build/pyenv/bin/python -c "import sys, torch, os; print(os.path.dirname(os.path.dirname(torch.__file__)))" \
     >"$VENV/lib/$("$PY" -c 'import sys; print(f"python{sys.version_info[0]}.{sys.version_info[1]}")')/site-packages/setup-torch.pth"
 fi
+# The compiler build/ was configured with, so that ccache serves build/'s objects.
+if [ -f build/CMakeCache.txt ]; then
+  CXX=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build/CMakeCache.txt)
+  export CXX
+fi
 t0=$(date +%s)
 "$PY" -m pip install -q "$ROOT" 2>&1 | tail -20
 echo "pip_check: installed in $(( $(date +%s) - t0 )) s"

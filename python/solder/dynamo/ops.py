@@ -355,6 +355,12 @@ MATMUL = {
     aten.matmul: lambda cx, a, b: solder.matmul(a, b), aten.addmm: _addmm, aten.linear: _linear,
 }
 
+# Views that are free in eager (metadata): at a partition's edge they are left to eager, so
+# that a partition gives its output whole and torch makes the view (no copy into a strided
+# output), and reads its inputs through eager's views with any strides.
+METADATA_VIEWS = {aten.view, aten._unsafe_view, aten.reshape, aten.expand, aten.permute, aten.transpose, aten.t,
+                  aten.squeeze, aten.unsqueeze, aten.slice, aten.select, aten.alias, aten.detach}
+
 _OUT_OF_PLACE_ONLY = "out= overloads are not lowered (functionalized graphs have none)"
 
 RULES = {}

@@ -13,7 +13,9 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 from .lower import LoweringError, Region, lower
-from .ops import Unsupported, kind_of, rule_for, solder_dtype
+from torch.fx.node import _get_qualified_name
+
+from .ops import METADATA_VIEWS, Unsupported, kind_of, rule_for, solder_dtype
 
 _MAX_ROUNDS = 16
 
@@ -87,11 +89,16 @@ def _fuses_something(nodes):
 def plan(gm, min_ops=1):
     """Partitions `gm`'s graph, lowering each partition to check it. Returns a Plan."""
     order = {n: i for i, n in enumerate(gm.graph.nodes)}
+    views = {_get_qualified_name(n.target) for n in gm.graph.nodes
+             if n.op == "call_function" and getattr(n.target, "overloadpacket", None) in METADATA_VIEWS}
     blocked, reasons = {}, {}
     for _ in range(_MAX_ROUNDS):
         reasons.clear()
-        partitioner = CapabilityBasedPartitioner(gm, _Support(blocked, reasons), allows_single_node_partition=True)
-        proposed = [list(p.nodes) for p in partitioner.propose_partitions()]
+        partitioner = CapabilityBasedPartitioner(gm, _Support(blocked, reasons), allows_single_node_partition=True,
+                                                 non_compute_ops=sorted(views))
+        proposed = partitioner.propose_partitions()
+        partitioner.remove_bookend_non_compute_ops(proposed)
+        proposed = [list(p.nodes) for p in proposed if p.nodes]
         kept, retry = [], False
         for nodes in proposed:
             if not _fuses_something(nodes):
@@ -111,10 +118,14 @@ def plan(gm, min_ops=1):
                 continue
             kept.append(nodes)
         if not retry:
-            eager = dict(reasons)
-            eager.update(blocked)
-            # Not ops that fall back: getitems of an eager op, size arithmetic, asserts.
-            eager = {n: r for n, r in eager.items()
-                     if n.op == "call_function" and n.target is not operator.getitem and _tensors(n.meta.get("val"))}
+            fused = {n for p in kept for n in p}
+            eager = {}
+            # Every op outside the partitions, with its reason; not ops: getitems of an eager
+            # op, size arithmetic, asserts.
+            for n in gm.graph.nodes:
+                if (n.op != "call_function" or n in fused or n.target is operator.getitem
+                        or not _tensors(n.meta.get("val"))):
+                    continue
+                eager[n] = blocked.get(n) or reasons.get(n) or "a view at a partition's edge: free in eager"
             return Plan([sorted(p, key=order.__getitem__) for p in kept], eager)
     raise RuntimeError("solder: partitioning did not settle")
