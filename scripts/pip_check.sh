@@ -1,32 +1,36 @@
 #!/usr/bin/env bash
 # pip install . into a fresh virtual environment (seeing the system's packages), then, from
 # outside the source tree: import solder, the README's Python example on host tensors, the
-# installed CLI, and the Python tests against the installed package (no PYTHONPATH).
+# installed CLI and stubs, and the Python tests against the installed package (no PYTHONPATH).
 # After scripts/setup.sh the build (build-pip/) is mostly ccache hits.
-#   VENV=/tmp/solder-pip ./scripts/pip_check.sh
+#   VENV=/tmp/solder-pip ./scripts/pip_check.sh     (INSTALL=0: check an existing install)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 VENV=${VENV:-$ROOT/build-pip/venv}
-rm -rf "$VENV"
-python3 -m venv --system-site-packages "$VENV"
 PY=$VENV/bin/python
-# torch for the backend's tests: the one scripts/setup.sh put in build/pyenv, where there is one.
-if [ -x build/pyenv/bin/python ] && build/pyenv/bin/python -c "import torch" 2>/dev/null; then
-  build/pyenv/bin/python -c "import sys, torch, os; print(os.path.dirname(os.path.dirname(torch.__file__)))" \
-    >"$VENV/lib/$("$PY" -c 'import sys; print(f"python{sys.version_info[0]}.{sys.version_info[1]}")')/site-packages/setup-torch.pth"
+if [ "${INSTALL:-1}" = 1 ]; then
+  rm -rf "$VENV"
+  python3 -m venv --system-site-packages "$VENV"
+  # torch for the backend's tests: the one scripts/setup.sh put in build/pyenv, where there is one.
+  if [ -x build/pyenv/bin/python ] && build/pyenv/bin/python -c "import torch" 2>/dev/null; then
+    site=$("$PY" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+    build/pyenv/bin/python -c "import torch, os; print(os.path.dirname(os.path.dirname(torch.__file__)))" \
+      >"$site/build-pyenv.pth"
+  fi
+  # The compiler build/ was configured with, so that ccache serves build/'s objects.
+  if [ -f build/CMakeCache.txt ]; then
+    CXX=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build/CMakeCache.txt)
+    export CXX
+  fi
+  t0=$(date +%s)
+  "$PY" -m pip install -q "$ROOT" 2>&1 | tail -20
+  echo "pip_check: installed in $(( $(date +%s) - t0 )) s"
 fi
-# The compiler build/ was configured with, so that ccache serves build/'s objects.
-if [ -f build/CMakeCache.txt ]; then
-  CXX=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build/CMakeCache.txt)
-  export CXX
-fi
-t0=$(date +%s)
-"$PY" -m pip install -q "$ROOT" 2>&1 | tail -20
-echo "pip_check: installed in $(( $(date +%s) - t0 )) s"
 cd "$(mktemp -d)"
-"$PY" -c "import solder, os; assert 'site-packages' in solder.__file__, solder.__file__; print('import solder:', solder.__file__)"
-"$PY" - <<'PY'
+pkg=$("$PY" -c "import solder, os; print(os.path.dirname(solder.__file__))")
+case $pkg in */site-packages/solder) echo "import solder: $pkg" ;; *) echo "solder imported from $pkg"; exit 1 ;; esac
+"$PY" - <<'EOF_PY'
 import numpy as np, solder
 f = solder.Fusion("ln")
 x = f.input("x", "f32", ["B", "H"])
@@ -36,7 +40,7 @@ ex = solder.Executor(f)
 (y,) = ex(np.random.rand(4, 33).astype(np.float32), np.ones(33, np.float32))
 assert y.shape == (4, 33), y.shape
 print("README example on host arrays: ok")
-PY
+EOF_PY
 "$VENV/bin/solder" --help >/dev/null && echo "solder CLI on PATH: ok"
-ls "$("$PY" -c 'import solder, os; print(os.path.dirname(solder.__file__))')"/_solder.pyi >/dev/null && echo "type stubs: ok"
+[ -f "$pkg/_solder.pyi" ] && echo "type stubs: ok"
 "$PY" -m unittest discover -s "$ROOT/python/tests" 2>&1 | tail -4

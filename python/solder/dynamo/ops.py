@@ -122,7 +122,8 @@ def _masked_fill(cx, x, mask, value):
 def _to_copy(cx, x, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
              memory_format=None):
     src = cx.node.args[0].meta["val"]
-    if device is not None and torch.device(device) != src.device:
+    dev = None if device is None else torch.device(device)
+    if dev is not None and (dev.type != src.device.type or (dev.index is not None and dev.index != src.device.index)):
         raise Unsupported(f"_to_copy moves to another device ({src.device} -> {device})")
     if layout not in (None, torch.strided):
         raise Unsupported(f"_to_copy to layout {layout}")
