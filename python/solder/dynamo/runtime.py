@@ -30,7 +30,10 @@ class OutputSpec:
         self.stride = tuple(fake.stride()) if static else None
         # Dims from the largest stride to the smallest: the layout to keep for any sizes.
         self.order = sorted(range(fake.dim()), key=lambda d: (-_hint(fake.stride()[d]), d))
-        self.contiguous = static and (fake.numel() == 0 or _is_contiguous(self.shape, self.stride))
+        if static:
+            self.contiguous = fake.numel() == 0 or _is_contiguous(self.shape, self.stride)
+        else:
+            self.contiguous = self.order == list(range(fake.dim()))
 
     def strides_for(self, shape):
         strides, acc = [0] * len(shape), 1
