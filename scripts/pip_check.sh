@@ -10,7 +10,12 @@ ROOT=$PWD
 VENV=${VENV:-$ROOT/build-pip/venv}
 PY=$VENV/bin/python
 if [ "${INSTALL:-1}" = 1 ]; then
-  rm -rf "$VENV"
+  probe=$(mktemp -d)
+  if ! python3 -m pip download -q --no-deps -d "$probe" scikit-build-core nanobind >/dev/null 2>&1; then
+    echo "pip_check: skipped (pip cannot fetch the build requirements: no network?)"
+    exit 0
+  fi
+  rm -rf "$probe" "$VENV"
   python3 -m venv --system-site-packages "$VENV"
   # torch for the backend's tests: the one scripts/setup.sh put in build/pyenv, where there is one.
   if [ -x build/pyenv/bin/python ] && build/pyenv/bin/python -c "import torch" 2>/dev/null; then
