@@ -11,7 +11,7 @@ export SOLDER_ROOT=$PWD SOLDER_CACHE_DIR=${SOLDER_CACHE_DIR:-/tmp/solder-cache}
 BIN=build-device
 if [ "${PREBUILT:-0}" != 1 ]; then
   t0=$(date +%s)
-  if cmake -S . -B $BIN -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLDER_BUILD_TESTS=OFF \
+  if cmake -S . -B $BIN -G Ninja -DCMAKE_BUILD_TYPE=Release \
        -DPython_EXECUTABLE="$(command -v python3)" >"$OUT/build.log" 2>&1 &&
      cmake --build $BIN -j "$(nproc)" >>"$OUT/build.log" 2>&1; then
     echo "device build ok in $(( $(date +%s) - t0 )) s"
