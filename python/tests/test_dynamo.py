@@ -107,6 +107,21 @@ class Partitioning(unittest.TestCase):
         self.assertIn("addmm", ops)
         self.assertIn("relu", ops)
 
+    def test_views_at_a_partition_edge_stay_eager(self):
+        # As around attention: a partition's result is viewed (split heads) by an eager op. The
+        # view stays in eager (free), so the partition gives a contiguous tensor, no copy.
+        def f(x, w):
+            h = torch.relu(x @ w).view(2, 3, 4, 2).permute(0, 2, 1, 3)
+            return torch.cumsum(h, 2)
+
+        p = plan(aten_graph(f, torch.randn(2, 3, 8), torch.randn(8, 8)))
+        self.assertEqual(len(p.partitions), 1)
+        ops = {n.target.overloadpacket.__name__ for n in p.partitions[0]}
+        self.assertIn("relu", ops)
+        self.assertNotIn("permute", ops)
+        edge = [r for n, r in p.eager.items() if n.target.overloadpacket.__name__ == "permute"]
+        self.assertEqual(edge, ["a view at a partition's edge: free in eager"])
+
     def test_lowering_failure_blocks_the_node_and_repartitions(self):
         # div with rounding_mode passes the table but not the rule: that node alone goes eager.
         def f(x):
