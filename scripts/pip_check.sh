@@ -4,6 +4,8 @@
 # installed CLI and stubs, and the Python tests against the installed package (no PYTHONPATH).
 # After scripts/setup.sh the build (build-pip/) is mostly ccache hits.
 #   VENV=/tmp/solder-pip ./scripts/pip_check.sh     (INSTALL=0: check an existing install)
+#   OFFLINE=1 ./scripts/pip_check.sh   (no network: scikit-build-core and nanobind already installed,
+#                                       e.g. the GPU machine; also runs the README's GPU example)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -11,7 +13,10 @@ VENV=${VENV:-$ROOT/build-pip/venv}
 PY=$VENV/bin/python
 if [ "${INSTALL:-1}" = 1 ]; then
   probe=$(mktemp -d)
-  if ! python3 -m pip download -q --no-deps -d "$probe" scikit-build-core nanobind >/dev/null 2>&1; then
+  PIP_ARGS=()
+  if [ "${OFFLINE:-0}" = 1 ]; then
+    PIP_ARGS=(--no-build-isolation --no-deps)
+  elif ! python3 -m pip download -q --no-deps -d "$probe" scikit-build-core nanobind >/dev/null 2>&1; then
     echo "pip_check: skipped (pip cannot fetch the build requirements: no network?)"
     exit 0
   fi
@@ -29,7 +34,7 @@ if [ "${INSTALL:-1}" = 1 ]; then
     export CXX
   fi
   t0=$(date +%s)
-  "$PY" -m pip install -q "$ROOT" 2>&1 | tail -20
+  "$PY" -m pip install -q "${PIP_ARGS[@]}" "$ROOT" 2>&1 | tail -20
   echo "pip_check: installed in $(( $(date +%s) - t0 )) s"
 fi
 cd "$(mktemp -d)"
@@ -45,6 +50,29 @@ ex = solder.Executor(f)
 (y,) = ex(np.random.rand(4, 33).astype(np.float32), np.ones(33, np.float32))
 assert y.shape == (4, 33), y.shape
 print("README example on host arrays: ok")
+EOF_PY
+"$PY" - <<'EOF_PY'
+try:
+    import torch
+    gpu = torch.cuda.is_available()
+except ImportError:
+    gpu = False
+if gpu:  # the README's example as written
+    import solder, torch
+    f = solder.Fusion("ln")
+    x = f.input("x", "f16", ["B", "H"])
+    w = f.input("w", "f16", ["H"])
+    f.output(solder.layer_norm(x, 1, w))
+    ex = solder.Executor(f)
+    xs = torch.randn(8192, 5140, device="cuda").half()
+    ws = torch.randn(5140, device="cuda").half()
+    (y,) = ex(xs, ws)
+    want = torch.nn.functional.layer_norm(xs.float(), (5140,), ws.float()).half()
+    torch.testing.assert_close(y, want, atol=2e-2, rtol=1e-2)
+    print(ex.explain([[8192, 5140], [5140]]).splitlines()[0])
+    g = ex.capture(xs, ws)
+    g.replay()
+    print("README example on the GPU: ok")
 EOF_PY
 "$VENV/bin/solder" --help >/dev/null && echo "solder CLI on PATH: ok"
 [ -f "$pkg/_solder.pyi" ] && echo "type stubs: ok"
