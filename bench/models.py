@@ -7,7 +7,7 @@
 Random weights, configs built in code (no downloads). Per model and dtype, µs per forward
 (median of --repeats timings of --iters forwards, CUDA events) for: eager; torch.compile
 (Inductor, default mode); backend="solder"; backend="solder" with CUDA-graph replay
-(mode="reduce-overhead"). Each compiled output is compared with eager's (allclose within the
+(mode="reduce-overhead"); backend="solder" with matmuls left to torch (options={"matmul": "eager"}). Each compiled output is compared with eager's (allclose within the
 dtype's tolerance) and Solder's partition report is printed after the table.
 """
 import argparse
@@ -127,9 +127,10 @@ def run_case(name, dtype_name, args):
         want = model(x).clone()
         row["eager"] = time_us(model, x, args.iters, args.repeats)
         variants = [("inductor", dict()), ("solder", dict(backend="solder")),
-                    ("solder+graphs", dict(backend="solder", mode="reduce-overhead"))]
+                    ("solder+graphs", dict(backend="solder", mode="reduce-overhead")),
+                    ("solder-mm-eager", dict(backend="solder", options={"matmul": "eager"}))]
         if args.device == "cpu":
-            variants = [v for v in variants if v[0] == "solder"]
+            variants = [v for v in variants if v[0] in ("solder", "solder-mm-eager")]
         for label, kw in variants:
             if label not in args.variants:
                 continue
@@ -156,13 +157,13 @@ def run_case(name, dtype_name, args):
 
 
 def table(rows, variants):
-    head = ["model", "dtype", "shape", "eager µs"] + [f"{v} µs" for v in variants] + ["solder vs eager", "solder vs inductor", "allclose"]
+    head = ["model", "dtype", "shape", "eager µs"] + [f"{v} µs" for v in variants] + ["best solder vs eager", "best solder vs inductor", "allclose"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cells = [r["model"], r["dtype"], r["shape"], f"{r['eager']:.1f}"]
         for v in variants:
             cells.append(f"{r[v]:.1f}" if v in r else ("error" if v + "_error" in r else "-"))
-        best = min((r[v] for v in ("solder", "solder+graphs") if v in r), default=None)
+        best = min((r[v] for v in ("solder", "solder+graphs", "solder-mm-eager") if v in r), default=None)
         cells.append(f"{r['eager'] / best:.2f}x" if best else "-")
         cells.append(f"{r['inductor'] / best:.2f}x" if best and "inductor" in r else "-")
         oks = [f"{v}:{'yes' if r[v + '_ok'] else 'NO'}" for v in variants if v + "_ok" in r]
@@ -175,7 +176,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", default="gpt2,llama,vit")
     ap.add_argument("--dtypes", default="fp32,bf16")
-    ap.add_argument("--variants", default="inductor,solder,solder+graphs")
+    ap.add_argument("--variants", default="inductor,solder,solder+graphs,solder-mm-eager",
+                    help="solder-mm-eager: backend='solder' with matmuls left to torch")
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--small", action="store_true", help="tiny widths and sequences (smoke test)")
     ap.add_argument("--iters", type=int, default=20)

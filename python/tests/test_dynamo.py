@@ -107,6 +107,16 @@ class Partitioning(unittest.TestCase):
         self.assertIn("addmm", ops)
         self.assertIn("relu", ops)
 
+    def test_matmuls_can_be_left_to_torch(self):
+        g = aten_graph(lambda x, w, b: torch.relu(F.linear(x, w, b)) * 2, torch.randn(4, 8), torch.randn(6, 8),
+                       torch.randn(6))
+        p = plan(g, eager_matmul=True)
+        self.assertEqual(len(p.partitions), 1)
+        ops = {n.target.overloadpacket.__name__ for n in p.partitions[0]}
+        self.assertEqual(ops, {"relu", "mul"})
+        reasons = {n.target.overloadpacket.__name__: r for n, r in p.eager.items()}
+        self.assertIn("matmul='eager'", reasons["addmm"])
+
     def test_views_at_a_partition_edge_stay_eager(self):
         # As around attention: a partition's result is viewed (split heads) by an eager op. The
         # view stays in eager (free), so the partition gives a contiguous tensor, no copy.
@@ -185,6 +195,10 @@ class CompiledMatchesEager(unittest.TestCase):
             return y, torch.exp(x)[:, 1:3]
 
         self.check(f, torch.randn(4, 6))
+
+    def test_clone_of_a_strided_input_gets_the_traced_strides(self):
+        # The partition gives the (transposed) input back as it is: the copy must be contiguous.
+        self.check(lambda x: (x.t().contiguous(), torch.relu(x) * 2), torch.randn(4, 6))
 
     def test_cast_chain_and_clamp(self):
         def f(x):

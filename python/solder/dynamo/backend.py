@@ -19,7 +19,8 @@ from .partition import _tensors, plan
 from .runtime import GraphReplay, SolderKernel
 
 _OPTIONS = {"cudagraphs": "replay each compiled graph as a CUDA graph (also mode='reduce-overhead')",
-            "min_ops": "smallest partition (in ops) worth a Solder kernel (default 1)"}
+            "min_ops": "smallest partition (in ops) worth a Solder kernel (default 1)",
+            "matmul": "'solder' (default: matmuls join their partitions, through cuBLASLt) or 'eager' (torch runs them)"}
 _frames = {}  # dynamo frame id -> graphs compiled for it
 
 
@@ -42,7 +43,7 @@ def _static_inputs(n):
         return set()
 
 
-def compile_graph(gm, example_inputs, kind, cudagraphs, min_ops, compile_id):
+def compile_graph(gm, example_inputs, kind, cudagraphs, min_ops, compile_id, eager_matmul=False):
     """A callable running `gm` (an ATen graph from aot_autograd) with Solder partitions."""
     n_ops = sum(1 for n in gm.graph.nodes
                 if n.op == "call_function" and n.target is not operator.getitem and _tensors(n.meta.get("val")))
@@ -53,7 +54,7 @@ def compile_graph(gm, example_inputs, kind, cudagraphs, min_ops, compile_id):
     if compile_id is not None:
         _frames[compile_id[0]] = _frames.get(compile_id[0], 0) + 1
 
-    p = plan(gm, min_ops)
+    p = plan(gm, min_ops, eager_matmul)
     g.eager = [(n.name, _op_name(n.target), reason) for n, reason in p.eager.items()]
     for i, nodes in enumerate(p.partitions):
         name = f"{g.name}_fused_{i}"
@@ -106,16 +107,20 @@ def solder_backend(gm, example_inputs, mode=None, options=None):
         raise ValueError(f"solder backend: mode {mode!r} (takes 'default' or 'reduce-overhead')")
     cudagraphs = bool(opts.get("cudagraphs", mode == "reduce-overhead" or os.environ.get("SOLDER_CUDAGRAPHS") == "1"))
     min_ops = int(opts.get("min_ops", 1))
+    if opts.get("matmul", "solder") not in ("solder", "eager"):
+        raise ValueError(f"solder backend: option matmul={opts['matmul']!r} (takes 'solder' or 'eager')")
+    eager_matmul = opts.get("matmul") == "eager"
     compile_id = _compile_id()
 
     def compiler(kind):
-        return functools.partial(_compiler, kind=kind, cudagraphs=cudagraphs, min_ops=min_ops, compile_id=compile_id)
+        return functools.partial(_compiler, kind=kind, cudagraphs=cudagraphs, min_ops=min_ops, compile_id=compile_id,
+                                 eager_matmul=eager_matmul)
 
     return aot_autograd(fw_compiler=compiler("forward"), bw_compiler=compiler("backward"),
                         inference_compiler=compiler("inference"), decompositions=core_aten_decompositions(),
                         keep_inference_input_mutations=True)(gm, example_inputs)
 
 
-def _compiler(gm, example_inputs, kind, cudagraphs, min_ops, compile_id):
+def _compiler(gm, example_inputs, kind, cudagraphs, min_ops, compile_id, eager_matmul):
     # Backward graphs are not replayed as CUDA graphs (their inputs are saved activations).
-    return compile_graph(gm, example_inputs, kind, cudagraphs and kind != "backward", min_ops, compile_id)
+    return compile_graph(gm, example_inputs, kind, cudagraphs and kind != "backward", min_ops, compile_id, eager_matmul)

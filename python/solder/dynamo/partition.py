@@ -58,14 +58,16 @@ def static_check(node):
 
 
 class _Support(OperatorSupportBase):
-    def __init__(self, blocked, reasons):
+    def __init__(self, blocked, reasons, eager_matmul):
         super().__init__()
-        self.blocked, self.reasons = blocked, reasons
+        self.blocked, self.reasons, self.eager_matmul = blocked, reasons, eager_matmul
 
     def is_node_supported(self, submodules, node):
         if node in self.blocked:
             return False
         why = static_check(node)
+        if why is None and self.eager_matmul and kind_of(node.target) == "matmul":
+            why = "matmuls left to torch (option matmul='eager')"
         if why is not None:
             if node.op == "call_function":
                 self.reasons[node] = why
@@ -86,15 +88,16 @@ def _fuses_something(nodes):
     return bool(kinds & {"pointwise", "reduction"})
 
 
-def plan(gm, min_ops=1):
-    """Partitions `gm`'s graph, lowering each partition to check it. Returns a Plan."""
+def plan(gm, min_ops=1, eager_matmul=False):
+    """Partitions `gm`'s graph, lowering each partition to check it. Returns a Plan.
+    eager_matmul: matmuls run in torch (cuBLAS), Solder fuses what lies between them."""
     order = {n: i for i, n in enumerate(gm.graph.nodes)}
     views = {_get_qualified_name(n.target) for n in gm.graph.nodes
              if n.op == "call_function" and getattr(n.target, "overloadpacket", None) in METADATA_VIEWS}
     blocked, reasons = {}, {}
     for _ in range(_MAX_ROUNDS):
         reasons.clear()
-        partitioner = CapabilityBasedPartitioner(gm, _Support(blocked, reasons), allows_single_node_partition=True,
+        partitioner = CapabilityBasedPartitioner(gm, _Support(blocked, reasons, eager_matmul), allows_single_node_partition=True,
                                                  non_compute_ops=sorted(views))
         proposed = partitioner.propose_partitions()
         partitioner.remove_bookend_non_compute_ops(proposed)

@@ -35,6 +35,10 @@ class OutputSpec:
         else:
             self.contiguous = self.order == list(range(fake.dim()))
 
+    def empty(self, shape):
+        stride = self.stride if self.shape is not None else self.strides_for(shape)
+        return torch.empty_strided(shape, stride, dtype=self.dtype, device=self.device)
+
     def strides_for(self, shape):
         strides, acc = [0] * len(shape), 1
         for d in reversed(self.order):
@@ -65,7 +69,8 @@ class SolderKernel:
         self.ex = solder.Executor(lowered.fusion)
         self.tensor_inputs = lowered.tensor_inputs
         self.all_tensors = None  # whether every argument is a fusion input (known at first call)
-        self.specs = [OutputSpec(fake_outputs[j]) for j in self._fusion_output_positions()]
+        self.all_specs = [OutputSpec(f) for f in fake_outputs]
+        self.specs = [self.all_specs[j] for j in self._fusion_output_positions()]
         self.simple = all(kind == "fusion" for kind, _ in lowered.outputs) and all(s.contiguous for s in self.specs)
         self.tuple_out = tuple_out
         self.fallback = fallback  # the partition's eager GraphModule
@@ -107,22 +112,22 @@ class SolderKernel:
         shapes = None
         for spec in self.specs:
             if spec.shape is not None:
-                fused.append(torch.empty_strided(spec.shape, spec.stride, dtype=spec.dtype, device=spec.device))
+                fused.append(spec.empty(spec.shape))
             else:
                 if shapes is None:
                     shapes = self.ex.output_shapes([list(t.shape) for t in ins])
-                shape = shapes[len(fused)]
-                fused.append(torch.empty_strided(shape, spec.strides_for(shape), dtype=spec.dtype, device=spec.device))
+                fused.append(spec.empty(shapes[len(fused)]))
         if fused:
             self.ex(*ins, out=fused)
         outs = []
-        for kind, k in self.lowered.outputs:
+        # An output that is an input or another output unchanged (a clone): a copy with the
+        # traced strides, which need not be the source's.
+        for (kind, k), spec in zip(self.lowered.outputs, self.all_specs):
             if kind == "fusion":
                 outs.append(fused[k])
-            elif kind == "copy":
-                outs.append(ins[self.tensor_inputs.index(k)].clone())
-            else:
-                outs.append(fused[k].clone())
+                continue
+            src = ins[self.tensor_inputs.index(k)] if kind == "copy" else fused[k]
+            outs.append(spec.empty(tuple(src.shape)).copy_(src))
         return outs
 
 
