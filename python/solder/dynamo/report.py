@@ -90,8 +90,9 @@ def _event(g, message, warn):
 
 
 def note_recompile(g, previous):
-    _event(g, f"recompile: dynamo compiled this frame again (compile {g.compile_id}, after {previous}); "
-              "TORCH_LOGS=recompiles says which guard failed", warn=True)
+    _event(g, f"recompile: dynamo compiled this frame again (compile {g.compile_id}, after {previous}; dynamo "
+              "stops at torch._dynamo.config.recompile_limit); TORCH_LOGS=recompiles says which guard failed",
+           warn=True)
 
 
 def note_kernels(kernel, before):
