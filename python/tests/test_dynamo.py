@@ -107,6 +107,17 @@ class Partitioning(unittest.TestCase):
         self.assertIn("addmm", ops)
         self.assertIn("relu", ops)
 
+    def test_items_of_an_eager_op_stay_eager(self):
+        # max.dim gives (values, indices): Solder does not lower it, nor its getitems.
+        def f(x):
+            v, i = torch.max(x, dim=1)
+            return torch.exp(v) * 2, i
+
+        p = plan(aten_graph(f, torch.randn(4, 6)))
+        self.assertEqual(len(p.partitions), 1)
+        self.assertFalse(any(n.target is __import__("operator").getitem for n in p.partitions[0]))
+        self.assertIn("max", {n.target.overloadpacket.__name__ for n in p.eager})
+
     def test_matmuls_can_be_left_to_torch(self):
         g = aten_graph(lambda x, w, b: torch.relu(F.linear(x, w, b)) * 2, torch.randn(4, 8), torch.randn(6, 8),
                        torch.randn(6))

@@ -37,8 +37,11 @@ def static_check(node):
     except Unsupported as e:
         return str(e)
     if node.target is operator.getitem:
+        # An item of an op's results goes where the op goes (an eager op's items stay eager).
         src = node.args[0]
-        return None if isinstance(src, torch.fx.Node) and src.op == "call_function" else "getitem of a non-op"
+        if not (isinstance(src, torch.fx.Node) and src.op == "call_function"):
+            return "getitem of a non-op"
+        return static_check(src)
     val = node.meta.get("val")
     outs = _tensors(val)
     if not outs:
