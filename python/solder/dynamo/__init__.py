@@ -8,10 +8,20 @@ from .backend import compile_graph, solder_backend
 
 
 def _register():
-    from torch._dynamo import list_backends, register_backend
+    from torch._dynamo import register_backend
 
-    if "solder" not in list_backends(exclude_tags=()):
+    try:  # torch found the entry point and is loading this module: it registers the backend
+        from torch._dynamo.backends.registry import _BACKENDS
+
+        if _BACKENDS.get("solder") is not None:
+            return
+    except ImportError:
+        pass
+    # Not checked with list_backends(): it imports every backend (Inductor among them), seconds.
+    try:
         register_backend(solder_backend, name="solder")
+    except AssertionError:  # already registered (the entry point loaded this module)
+        pass
 
 
 _register()
