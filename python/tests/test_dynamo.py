@@ -270,6 +270,27 @@ class Report(unittest.TestCase):
         self.assertTrue(any("recompile" in str(x.message) for x in w), [str(x.message) for x in w])
         self.assertIn("recompile", solder.compile_report())
 
+    def test_a_partition_solder_cannot_run_falls_back_to_eager(self):
+        f = compiled(lambda x: torch.sigmoid(x) * 3)
+        x = torch.randn(3, 4)
+        with torch.no_grad():
+            f(x)
+            kernel = report.graphs()[0].partitions[0].kernel
+
+            class Broken:
+                runs = kernels_compiled = signatures = 0
+
+                def __call__(self, *args, **kwargs):
+                    raise ValueError("no plan for these inputs")
+
+            kernel.ex = Broken()
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                y = f(x)
+        torch.testing.assert_close(y, torch.sigmoid(x) * 3)
+        self.assertTrue(any("runs eagerly" in str(m.message) for m in w), [str(m.message) for m in w])
+        self.assertIn("no plan for these inputs", solder.compile_report())
+
     def test_environment_variable_prints_the_report(self):
         import contextlib
         import io

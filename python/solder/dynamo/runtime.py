@@ -92,8 +92,8 @@ class SolderKernel:
             else:
                 outs = self._run_strided(ins)
         except (ValueError, TypeError, RuntimeError) as e:
-            if self.ex.runs:  # it ran before: a real error, not a missing feature
-                raise
+            # A plan Solder cannot make for these inputs (a first call, or new sizes): the
+            # partition runs eagerly from now on, reported and warned.
             self.eager_reason = f"Solder could not run it ({e}); eager from now on"
             report.note_runtime_fallback(self)
             return self.fallback(*args)
