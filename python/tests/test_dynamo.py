@@ -128,6 +128,11 @@ class Partitioning(unittest.TestCase):
         reasons = {n.target.overloadpacket.__name__: r for n, r in p.eager.items()}
         self.assertIn("matmul='eager'", reasons["addmm"])
 
+    def test_a_lone_copy_is_not_a_partition(self):
+        p = plan(aten_graph(lambda x: torch.cumsum(x.t().contiguous(), 0), torch.randn(3, 4)))
+        self.assertEqual(p.partitions, [])
+        self.assertIn("copies only", p.eager[next(n for n in p.eager if n.target.overloadpacket.__name__ == "clone")])
+
     def test_views_at_a_partition_edge_stay_eager(self):
         # As around attention: a partition's result is viewed (split heads) by an eager op. The
         # view stays in eager (free), so the partition gives a contiguous tensor, no copy.

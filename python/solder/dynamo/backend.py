@@ -59,8 +59,14 @@ def compile_graph(gm, example_inputs, kind, cudagraphs, min_ops, compile_id, eag
     for i, nodes in enumerate(p.partitions):
         name = f"{g.name}_fused_{i}"
         sub, inputs, outputs = fuse_as_graphmodule(gm, nodes, name, always_return_tuple=True)
-        lowered = lower(Region(nodes, list(inputs), list(outputs)), name)
-        kernel = SolderKernel(name, lowered, [fake_of(o) for o in outputs], True, sub, g)
+        try:
+            lowered = lower(Region(nodes, list(inputs), list(outputs)), name)
+            kernel = SolderKernel(name, lowered, [fake_of(o) for o in outputs], True, sub, g)
+        except Exception as e:  # Solder refused the fusion (passes, segmentation): eager, reported
+            why = f"Solder refused its partition: {type(e).__name__}: {e}"
+            g.eager += [(n.name, _op_name(n.target), why) for n in nodes
+                        if n.target is not operator.getitem and _tensors(n.meta.get("val"))]
+            continue
         g.partitions.append(report.PartitionInfo(name, lowered.ops, kernel))
         insert_subgm(gm, sub, inputs, outputs)
         erase_nodes(gm, nodes)

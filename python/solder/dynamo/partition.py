@@ -117,10 +117,14 @@ def plan(gm, min_ops=1, eager_matmul=False):
                 continue
             region = Region.of(nodes, order)
             try:
-                lower(region)
+                lowered = lower(region)
             except LoweringError as e:
                 blocked[e.node] = e.reason
                 retry = True
+                continue
+            if not any(kind == "fusion" for kind, _ in lowered.outputs):
+                for n in nodes:  # e.g. a lone clone: its outputs are its inputs
+                    reasons[n] = "its partition computes nothing (copies only): nothing to fuse"
                 continue
             kept.append(nodes)
         if not retry:
