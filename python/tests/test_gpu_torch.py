@@ -9,7 +9,6 @@ import solder
 
 try:
     import torch
-    import torch.nn as nn
 
     HAVE_CUDA = torch.cuda.is_available()
 except ImportError:

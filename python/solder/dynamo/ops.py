@@ -161,7 +161,7 @@ def _axes(dims):
     return [dims] if isinstance(dims, int) else list(dims)
 
 
-def _reduction(fn, takes_dtype=True):
+def _reduction(fn):
     def rule(cx, x, dims=None, keepdim=False, dtype=None):
         if dtype is not None:
             x = solder.cast(x, solder_dtype(dtype))

@@ -1,8 +1,6 @@
 """Running a partitioned graph: each Solder partition becomes a SolderKernel (one compiled
 Executor, reused across calls), the rest runs as the eager ATen ops it is; optionally the
 whole graph is replayed as a CUDA graph."""
-import warnings
-
 import torch
 
 import solder
@@ -182,7 +180,3 @@ class GraphReplay:
             with keep:
                 outputs = self.fn(*static)
         return graph, static, keep, outputs
-
-
-def warn_recompile(message):
-    warnings.warn("solder: " + message, stacklevel=3)
