@@ -1,8 +1,9 @@
 // The Python frontend (module solder._solder): build a Fusion, run it on any DLPack tensors.
-// Tensors on the GPU (torch CUDA tensors) run through the Executor's device path on the
-// caller's stream; tensors in host memory (numpy, CPU torch) run on the CPU reference
-// executor. Outputs own their memory: torch tensors for GPU runs, numpy arrays for host runs
-// (python/solder/__init__.py turns those into CPU torch tensors when the inputs were torch).
+// Tensors on the GPU run through the Executor's device path on the caller's stream; tensors in
+// host memory (numpy, CPU torch) run on the CPU reference executor. torch tensors take the
+// exchange-table path of fast_call.cpp (outputs from torch's allocator); other frameworks go
+// through DLPack capsules here, GPU outputs then owned by Solder's allocator (as torch tensors)
+// and host outputs as numpy arrays (torch CPU tensors when the inputs were torch).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -13,7 +14,9 @@
 #include <memory>
 #include <variant>
 
+#include "fast_call.h"
 #include "ir/parser.h"
+#include "runtime/capture_retention.h"
 #include "ir/printer.h"
 #include "solder/error.h"
 #include "solder/executor.h"
@@ -24,6 +27,7 @@ namespace nb = nanobind;
 using namespace nb::literals;
 using solder::DType;
 using solder::Tensor;
+using solder_py::PyExecutor;
 
 namespace {
 
@@ -40,38 +44,17 @@ DType dtype_arg(const std::string& s) {
 solder::Shape shape_arg(const std::vector<DimArg>& dims) {
   solder::Shape s;
   for (const auto& d : dims)
-    s.push_back(std::holds_alternative<int64_t>(d) ? solder::Dim(std::get<int64_t>(d)) : solder::Dim::sym(std::get<std::string>(d)));
+    s.push_back(std::holds_alternative<int64_t>(d) ? solder::Dim(std::get<int64_t>(d)) : solder::parse_dim(std::get<std::string>(d)));
   return s;
 }
 
-// DLPack dtype codes (DLPack 1.1): int 0, uint 1, float 2, bfloat 4, bool 6, float8_e4m3fn 10,
-// float8_e5m2 12 (numbers, so that nanobind versions without the fp8 names still build).
 nb::dlpack::dtype to_dlpack(DType t) {
-  auto dt = [](uint8_t code, uint8_t bits) { return nb::dlpack::dtype{code, bits, 1}; };
-  switch (t) {
-    case DType::F64: return dt(2, 64);
-    case DType::F32: return dt(2, 32);
-    case DType::F16: return dt(2, 16);
-    case DType::BF16: return dt(4, 16);
-    case DType::F8E4M3: return dt(10, 8);
-    case DType::F8E5M2: return dt(12, 8);
-    case DType::I64: return dt(0, 64);
-    case DType::I32: return dt(0, 32);
-    case DType::Bool: return dt(6, 8);
-  }
-  throw solder::Error("python: no DLPack dtype for " + std::string(solder::dtype_name(t)));
+  nb::dlpack::dtype d{0, 0, 1};
+  solder_py::dlpack_of_dtype(t, d.code, d.bits);
+  return d;
 }
 
-DType from_dlpack(nb::dlpack::dtype d, size_t index) {
-  for (DType t : {DType::F64, DType::F32, DType::F16, DType::BF16, DType::F8E4M3, DType::F8E5M2, DType::I64, DType::I32,
-                  DType::Bool}) {
-    nb::dlpack::dtype x = to_dlpack(t);
-    if (x.code == d.code && x.bits == d.bits && d.lanes == 1) return t;
-  }
-  throw nb::type_error(("input " + std::to_string(index) + ": unsupported DLPack dtype (code " + std::to_string(d.code) +
-                        ", " + std::to_string(d.bits) + " bits)")
-                           .c_str());
-}
+DType from_dlpack(nb::dlpack::dtype d, size_t index) { return solder_py::dtype_of_dlpack(d.code, d.bits, d.lanes, index); }
 
 std::vector<int64_t> dims_of(const Array& a) {
   std::vector<int64_t> v(a.ndim());
@@ -96,36 +79,14 @@ nb::object export_array(T t, void* data, int device_type, int device_id) {
   return nb::cast(nb::ndarray<F>(data, shape.size(), shape.data(), owner, strides.data(), to_dlpack(dt), device_type, device_id));
 }
 
-// A host array as a HostTensor: the bytes its strides span, copied, then made dense by the
-// project's own strided copy (views, transposes and broadcasts all arrive this way).
 solder::HostTensor host_tensor_of(const Array& a, size_t index) {
-  solder::HostTensor h;
-  h.dtype = from_dlpack(a.dtype(), index);
-  h.shape = dims_of(a);
-  h.strides = strides_of(a);
-  int64_t lo = 0, hi = 0;  // element offsets of the lowest and highest addressed elements
-  for (size_t d = 0; d < h.shape.size(); ++d) {
-    if (h.shape[d] == 0) return solder::HostTensor::empty(h.dtype, h.shape);
-    (h.strides[d] < 0 ? lo : hi) += (h.shape[d] - 1) * h.strides[d];
-  }
-  const int64_t esize = solder::dtype_size(h.dtype);
-  const auto* first = static_cast<const std::byte*>(a.data()) + lo * esize;
-  h.storage = std::make_shared<std::vector<std::byte>>(first, first + (hi - lo + 1) * esize);
-  h.offset = -lo;
-  return h.contiguous();
+  return solder_py::host_tensor_from(a.data(), from_dlpack(a.dtype(), index), dims_of(a), strides_of(a));
 }
 
-// Whether the inputs are GPU tensors (else host arrays), after checking their count and that
-// they are all on one side.
 bool on_gpu(const solder::Executor& ex, const std::vector<Array>& inputs) {
-  if (inputs.size() != ex.fusion().inputs().size())
-    throw nb::value_error(("fusion '" + ex.fusion().name() + "' takes " + std::to_string(ex.fusion().inputs().size()) +
-                           " inputs, got " + std::to_string(inputs.size()))
-                              .c_str());
-  bool any_cuda = false, any_host = false;
-  for (const auto& a : inputs) (a.device_type() == nb::device::cuda::value ? any_cuda : any_host) = true;
-  if (any_cuda && any_host) throw nb::value_error("inputs are on different devices: all on one GPU, or all in host memory");
-  return any_cuda;
+  std::vector<int32_t> types;
+  for (const auto& a : inputs) types.push_back(a.device_type());
+  return solder_py::check_devices(ex, types);
 }
 
 // GPU inputs as DeviceTensors viewing the caller's memory.
@@ -193,6 +154,65 @@ std::vector<nb::object> run(solder::Executor& ex, const std::vector<Array>& inpu
   }
   return out;
 }
+
+// torch's current stream on a device when torch is loaded (its raw call: no Stream object),
+// else the default stream.
+uintptr_t current_stream(int device) {
+  nb::dict modules = nb::borrow<nb::dict>(PyImport_GetModuleDict());
+  if (!modules.contains("torch")) return 0;
+  return nb::cast<uintptr_t>(modules["torch"].attr("_C").attr("_cuda_getCurrentRawStream")(device));
+}
+
+bool from_torch(nb::handle o) {
+  nb::object mod = nb::getattr(o.type(), "__module__", nb::none());
+  return nb::isinstance<nb::str>(mod) && nb::cast<std::string>(mod).rfind("torch", 0) == 0;
+}
+
+// The call through DLPack capsules: numpy, and frameworks without the exchange table.
+nb::list call_dlpack(PyExecutor& pe, nb::args args, nb::handle out, nb::handle stream) {
+  std::vector<Array> in;
+  for (nb::handle a : args) in.push_back(nb::cast<Array>(a));
+  nb::list result;
+  const bool gpu = on_gpu(pe.ex, in);
+  if (!gpu && !out.is_none()) throw nb::value_error("out= takes GPU tensors or torch tensors");
+  if (!gpu) {
+    std::vector<nb::object> res = run(pe.ex, in, 0);
+    bool torch = args.size() && from_torch(args[0]);
+    nb::object to_torch = torch ? nb::module_::import_("torch").attr("from_numpy") : nb::object();
+    for (auto& r : res) result.append(torch ? to_torch(r) : r);
+    return result;
+  }
+  uintptr_t s = stream.is_none() ? current_stream(in[0].device_id()) : nb::cast<uintptr_t>(stream);
+  if (!out.is_none()) {
+    std::vector<Array> o;
+    for (nb::handle t : out) o.push_back(nb::cast<Array>(t));
+    std::vector<solder::DeviceTensor> dev = device_tensors_of(o);
+    pe.ex.run(device_tensors_of(in), reinterpret_cast<CUstream>(s), &dev);
+    return nb::list(out);
+  }
+  for (auto& r : run(pe.ex, in, s)) result.append(r);
+  return result;
+}
+
+nb::list call(PyExecutor& pe, nb::args args, nb::kwargs kwargs) {
+  nb::handle out = nb::none(), stream = nb::none();
+  for (auto [k, v] : kwargs) {
+    std::string key = nb::cast<std::string>(k);
+    if (key == "out") out = v;
+    else if (key == "stream") stream = v;
+    else throw nb::type_error(("unexpected keyword argument '" + key + "' (takes out=, stream=)").c_str());
+  }
+  if (auto r = solder_py::call_exchange(pe, args, out, stream)) return *r;
+  return call_dlpack(pe, args, out, stream);
+}
+
+// CUDA graph capture by the caller (torch.cuda.graph): while one is entered on a thread, the
+// buffers Solder's runs address (intermediates, kernels' scratch) are kept in it, so the graph
+// can replay on them; keep it as long as the graph.
+struct PyRetention {
+  std::vector<std::shared_ptr<void>> keep;
+  std::unique_ptr<solder::CaptureRetention> scope;
+};
 
 Tensor binary(Tensor (*fn)(const Tensor&, const Tensor&), Tensor (*fs)(const Tensor&, double),
               Tensor (*sf)(double, const Tensor&), const Operand& a, const Operand& b) {
@@ -303,26 +323,53 @@ NB_MODULE(_solder, m) {
            "stream"_a = 0)
       .def_prop_ro("outputs", &PyCapturedRun::outputs);
 
-  nb::class_<solder::Executor>(m, "Executor")
-      .def("__init__",
-           [](solder::Executor* ex, const solder::Fusion& f, const std::string& plan) {
-             new (ex) solder::Executor(f, solder::ExecutorOptions{plan});
-           },
-           "fusion"_a, "plan"_a = "",
+  nb::class_<PyExecutor>(m, "Executor")
+      .def(nb::init<const solder::Fusion&, const std::string&>(), "fusion"_a, "plan"_a = "",
            "plan: pins kernel plans (ExecutorOptions::plan), e.g. 'threads_per_row=512,prefetch=0' or '1:unroll=1'")
-      .def("run", &run, "inputs"_a, "stream"_a = 0,
+      .def("__call__", &call,
+           "ex(*tensors, out=None, stream=None) -> list of outputs. GPU tensors run on the GPU (on `stream`, "
+           "default: torch's current stream), host tensors on the CPU reference executor. torch tensors are read "
+           "without DLPack capsules and outputs come from torch's allocator, or are written into out=.")
+      .def("run", [](PyExecutor& pe, const std::vector<Array>& in, uintptr_t stream) { return run(pe.ex, in, stream); },
+           "inputs"_a, "stream"_a = 0,
            "Runs on DLPack tensors: GPU tensors on the GPU (on `stream`, a CUDA stream handle), giving "
            "torch tensors; host tensors on the CPU reference executor, giving numpy arrays.")
-      .def("capture", &capture, "inputs"_a, "stream"_a = 0,
+      .def("capture", [](PyExecutor& pe, const std::vector<Array>& in, uintptr_t stream) { return capture(pe.ex, in, stream); },
+           "inputs"_a, "stream"_a = 0,
            "Runs once on GPU tensors and records the run as a CUDA graph (see CapturedRun): replay() "
            "then relaunches every step with one graph launch, reading whatever the inputs hold.")
-      .def("explain", &solder::Executor::explain, "input_shapes"_a, "input_strides"_a = std::vector<std::vector<int64_t>>{},
+      .def("explain",
+           [](const PyExecutor& pe, const std::vector<std::vector<int64_t>>& shapes,
+              const std::vector<std::vector<int64_t>>& strides) { return pe.ex.explain(shapes, strides); },
+           "input_shapes"_a, "input_strides"_a = std::vector<std::vector<int64_t>>{},
            "The steps a run on inputs of these shapes (and strides in elements; contiguous where not given) takes: "
            "scheduler, plan, rejected candidates, registers, spills, occupancy, views and copies. Needs no GPU.")
-      .def("launches", [](const solder::Executor& ex) {
+      .def("output_shapes", [](PyExecutor& pe, const std::vector<std::vector<int64_t>>& shapes) { return pe.output_shapes(shapes); },
+           "input_shapes"_a, "Output sizes for these input sizes")
+      .def("launches", [](const PyExecutor& pe) {
         std::vector<std::string> names;
-        for (const auto& r : ex.last_launches()) names.push_back(r.name);
+        for (const auto& r : pe.ex.last_launches()) names.push_back(r.name);
         return names;
       }, "Kernel names of the last run, in launch order")
-      .def_prop_ro("kernels_compiled", [](const solder::Executor& ex) { return ex.stats().kernels_compiled; });
+      .def("launch_categories", [](const PyExecutor& pe) {
+        std::vector<std::string> cats;
+        for (const auto& r : pe.ex.last_launches()) cats.push_back(r.category);
+        return cats;
+      }, "Categories of the last run's steps (pointwise, inner-reduction, matmul, copy, view, ...)")
+      .def_prop_ro("kernels_compiled", [](const PyExecutor& pe) { return pe.ex.stats().kernels_compiled; })
+      .def_prop_ro("signatures", [](const PyExecutor& pe) { return pe.ex.stats().signatures; },
+                   "Distinct input signatures planned (the first call of each)")
+      .def_prop_ro("runs", [](const PyExecutor& pe) { return pe.ex.stats().runs; });
+
+  nb::class_<PyRetention>(m, "CaptureRetention",
+                          "with CaptureRetention() as keep: inside a caller's CUDA graph capture, keeps the buffers "
+                          "Solder's runs use alive as long as this object")
+      .def(nb::init<>())
+      .def("__enter__", [](PyRetention& r) -> PyRetention& {
+        if (r.scope) throw nb::value_error("CaptureRetention entered twice");
+        r.scope = std::make_unique<solder::CaptureRetention>(r.keep);
+        return r;
+      }, nb::rv_policy::reference)
+      .def("__exit__", [](PyRetention& r, nb::args) { r.scope.reset(); })
+      .def("__len__", [](const PyRetention& r) { return r.keep.size(); });
 }

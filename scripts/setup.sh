@@ -15,9 +15,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 BUILD=${BUILD_DIR:-build}
-# The Python frontend builds with nanobind and is tested with numpy, both from PyPI into a
-# virtual environment in the build folder (seeing the system's packages, torch among them).
-# Without them (no network, no venv module) the rest builds and CMake says it was skipped.
+case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac  # the venv's python is passed to CMake by path
+# The Python frontend builds with nanobind and is tested with numpy and torch (the torch.compile
+# backend's tests run on CPU graphs), all from PyPI into a virtual environment in the build
+# folder (seeing the system's packages). Without them (no network, no venv module) the rest
+# builds and CMake or the tests say what was skipped. SOLDER_TORCH=0 leaves torch out.
 PY=$BUILD/pyenv/bin/python
 mkdir -p "$BUILD"
 [ -x "$PY" ] || python3 -m venv --system-site-packages "$BUILD/pyenv" >/dev/null 2>&1 || true
@@ -26,7 +28,12 @@ if [ -x "$PY" ] && ! "$PY" -c "import nanobind, numpy" 2>/dev/null; then
   "$PY" -m pip install -q nanobind numpy >"$BUILD/pip.log" 2>&1 ||
     echo "setup: pip install failed (see $BUILD/pip.log); the Python frontend will be skipped"
 fi
+if [ -x "$PY" ] && [ "${SOLDER_TORCH:-1}" = 1 ] && ! "$PY" -c "import torch" 2>/dev/null; then
+  echo "setup: installing torch into $BUILD/pyenv (for the torch.compile backend's CPU tests)"
+  "$PY" -m pip install -q "torch==2.11.*" >>"$BUILD/pip.log" 2>&1 ||
+    echo "setup: torch install failed (see $BUILD/pip.log); the backend's tests will be skipped"
+fi
 PYARG=()
-[ -x "$PY" ] && PYARG=(-DPython_EXECUTABLE="$PWD/$PY")
+[ -x "$PY" ] && PYARG=(-DPython_EXECUTABLE="$PY")
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} "${PYARG[@]}" >/dev/null
 cmake --build "$BUILD" -j "$(nproc)"

@@ -9,48 +9,75 @@
     (y,) = ex(torch.randn(8192, 4096, device="cuda", dtype=torch.half),
               torch.randn(4096, device="cuda", dtype=torch.half))
 
-Inputs travel through DLPack: GPU tensors run on the GPU (on torch's current stream), host
-tensors (numpy, CPU torch) on the CPU reference executor. Outputs come back as torch tensors
-for GPU runs and in the inputs' framework for host runs.
+GPU tensors run on the GPU (on torch's current stream), host tensors (numpy, CPU torch) on the
+CPU reference executor. torch tensors are read in C (no DLPack capsule per call) and outputs
+come from torch's caching allocator, or go where `out=` says; numpy and other frameworks go
+through DLPack.
+
+torch.compile(model, backend="solder") lowers the parts of a model Solder supports to fused
+kernels (solder.dynamo; docs/python.md); solder.compile_report() says what it did.
 """
-from . import _solder
-from ._solder import *  # noqa: F401,F403  (Fusion, Tensor, the op builders)
+import sys
 
 
-def _framework_of(t):
-    return type(t).__module__.split(".")[0]
+def _load_nvrtc_from_wheel():
+    """Loads NVRTC from the nvidia-cuda-nvrtc wheel (pip install solder[nvrtc]) when no CUDA
+    toolkit provides it: once loaded, it serves the extension's link to it by name, and the
+    wheel's include/ beside lib/ gives NVRTC the CUDA headers."""
+    import ctypes
+    import glob
+    import os
+
+    for base in sys.path:
+        for lib in ("cu*/lib", "cuda_nvrtc/lib"):
+            for path in sorted(glob.glob(os.path.join(base, "nvidia", lib, "libnvrtc.so.*")), reverse=True):
+                if "alt" in os.path.basename(path):
+                    continue
+                try:
+                    ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+                    return True
+                except OSError:
+                    pass
+    return False
 
 
-def _stream_of(t):
-    if _framework_of(t) == "torch" and t.is_cuda:
-        import torch
-
-        return torch.cuda.current_stream(t.device).cuda_stream
-    return 0
-
-
-def _to_framework(arrays, like):
-    if _framework_of(like) == "torch":
-        import torch
-
-        return [a if isinstance(a, torch.Tensor) else torch.from_numpy(a) for a in arrays]
-    return arrays
+try:
+    from . import _solder
+except ImportError as e:
+    if "nvrtc" not in str(e) or not _load_nvrtc_from_wheel():
+        raise
+    from . import _solder
+from ._solder import *  # noqa: F401,F403  (Fusion, Tensor, Executor, the op builders)
 
 
 class Executor(_solder.Executor):
-    """Compiles and runs a Fusion; one kernel per size class (no recompiles across sizes)."""
+    """Compiles and runs a Fusion; one kernel per size class (no recompiles across sizes).
 
-    def __call__(self, *inputs, stream=None):
-        if not inputs:
-            return self.run([], 0 if stream is None else stream)
-        if stream is None:
-            stream = _stream_of(inputs[0])
-        return _to_framework(self.run(list(inputs), stream), inputs[0])
+    ex(*tensors, out=None, stream=None) returns the outputs as a list."""
 
     def capture(self, *inputs, stream=None):
         """Records one run on these GPU tensors as a CUDA graph: `c = ex.capture(a, b)`, then
         write new values into a and b (in place) and `c.replay()`; `c.outputs` holds the results.
         Replays launch on `stream` (default: torch's current stream), one graph launch each."""
-        if stream is None and inputs:
-            stream = _stream_of(inputs[0])
+        if stream is None and inputs and type(inputs[0]).__module__.startswith("torch"):
+            import torch
+
+            stream = torch._C._cuda_getCurrentRawStream(inputs[0].device.index)
         return super().capture(list(inputs), 0 if stream is None else stream)
+
+
+def compile_report():
+    """What torch.compile(backend="solder") did in this process: per compiled graph, its
+    partitions, their kernels, every op that ran eagerly and why, and every recompile."""
+    from .dynamo import report
+
+    return report.text()
+
+
+# torch.compile finds the backend through the package's entry point once installed; when
+# solder is imported from a build tree with torch already loaded, register it here too.
+if "torch" in sys.modules:
+    try:
+        from . import dynamo  # noqa: F401
+    except ImportError:
+        pass

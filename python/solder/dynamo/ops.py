@@ -1,0 +1,389 @@
+"""What Solder lowers from core ATen: one rule per op overload, in tables by kind.
+
+A rule takes the lowering context and the node's arguments (fx Nodes already replaced by
+solder Tensors) and returns a solder Tensor, or a tuple of them for multi-output ops. A rule
+raises Unsupported (with the reason) for argument values Solder cannot express; the
+partitioner then leaves that node to eager and reports why.
+"""
+import math
+import operator
+
+import torch
+
+import solder
+
+aten = torch.ops.aten
+prims = torch.ops.prims
+
+
+class Unsupported(Exception):
+    """A node Solder does not lower; the message says why (it goes into the report)."""
+
+
+_DTYPES = {
+    torch.float64: "f64", torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
+    torch.int64: "i64", torch.int32: "i32", torch.bool: "bool",
+}
+if hasattr(torch, "float8_e4m3fn"):
+    _DTYPES[torch.float8_e4m3fn] = "f8e4m3"
+    _DTYPES[torch.float8_e5m2] = "f8e5m2"
+
+
+def solder_dtype(dt):
+    try:
+        return _DTYPES[dt]
+    except KeyError:
+        raise Unsupported(f"dtype {dt} has no Solder type") from None
+
+
+def _scalar(v, what="scalar"):
+    if isinstance(v, bool):
+        return float(v)
+    if isinstance(v, (int, float)):
+        return float(v)
+    raise Unsupported(f"{what} {v!r} is not a number Solder can take")
+
+
+def _const_int(v, what):
+    if isinstance(v, int):
+        return v
+    if isinstance(v, torch.SymInt) and v.node.is_constant():
+        return int(v)
+    raise Unsupported(f"{what} must be a static int, got {v!r}")
+
+
+def _is_tensor(x):
+    return isinstance(x, solder.Tensor)
+
+
+# ---- pointwise ---------------------------------------------------------------------------
+
+def _unary(fn):
+    return lambda cx, x: fn(x)
+
+
+def _binary(fn):
+    def rule(cx, a, b):
+        if not _is_tensor(a) and not _is_tensor(b):
+            raise Unsupported("both operands are scalars")
+        a = a if _is_tensor(a) else _scalar(a)
+        b = b if _is_tensor(b) else _scalar(b)
+        return fn(a, b)
+    return rule
+
+
+def _with_alpha(fn):
+    def rule(cx, a, b, alpha=1):
+        if alpha != 1:
+            b = solder.mul(b, _scalar(alpha, "alpha")) if _is_tensor(b) else _scalar(b) * _scalar(alpha)
+        return _binary(fn)(cx, a, b)
+    return rule
+
+
+def _div(cx, a, b, rounding_mode=None):
+    if rounding_mode is not None:
+        raise Unsupported(f"div with rounding_mode={rounding_mode!r}")
+    return _binary(solder.div)(cx, a, b)
+
+
+def _rsub(cx, a, b, alpha=1):
+    return _with_alpha(lambda x, y: solder.sub(y, x))(cx, a, b, alpha)
+
+
+def _gelu(cx, x, approximate="none"):
+    if approximate == "tanh":
+        return solder.gelu_tanh(x)
+    if approximate == "none":
+        return solder.gelu(x)
+    raise Unsupported(f"gelu approximate={approximate!r}")
+
+
+def _clamp(cx, x, lo=None, hi=None):
+    lo = -math.inf if lo is None else _scalar(lo, "clamp bound")
+    hi = math.inf if hi is None else _scalar(hi, "clamp bound")
+    return solder.clamp(x, lo, hi)
+
+
+def _where(cx, c, a, b):
+    if not _is_tensor(a) or not _is_tensor(b):
+        # A scalar branch becomes a constant of the result's dtype (torch's promotion of a
+        # wrapped number): the node's own meta says which.
+        dt = solder_dtype(cx.node.meta["val"].dtype)
+        a = a if _is_tensor(a) else cx.fusion.constant(_scalar(a), dt)
+        b = b if _is_tensor(b) else cx.fusion.constant(_scalar(b), dt)
+    return solder.where(c, a, b)
+
+
+def _masked_fill(cx, x, mask, value):
+    v = value if _is_tensor(value) else cx.fusion.constant(_scalar(value), x.dtype)
+    return solder.where(mask, v, x)
+
+
+def _to_copy(cx, x, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
+             memory_format=None):
+    src = cx.node.args[0].meta["val"]
+    dev = None if device is None else torch.device(device)
+    if dev is not None and (dev.type != src.device.type or (dev.index is not None and dev.index != src.device.index)):
+        raise Unsupported(f"_to_copy moves to another device ({src.device} -> {device})")
+    if layout not in (None, torch.strided):
+        raise Unsupported(f"_to_copy to layout {layout}")
+    return x if dtype is None else solder.cast(x, solder_dtype(dtype))
+
+
+def _convert(cx, x, dtype):
+    return solder.cast(x, solder_dtype(dtype))
+
+
+def _identity(cx, x, *args, **kwargs):
+    return x
+
+
+def _full(cx, size, value, dtype=None, layout=None, device=None, pin_memory=None):
+    dt = solder_dtype(dtype or cx.node.meta["val"].dtype)
+    c = cx.fusion.constant(_scalar(value, "fill value"), dt)
+    return solder.expand(c, cx.dims(size)) if len(size) else c
+
+
+def _full_like(cx, x, value, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    dt = solder_dtype(dtype or cx.node.meta["val"].dtype)
+    return solder.expand(cx.fusion.constant(_scalar(value, "fill value"), dt), cx.shape_of(cx.node.args[0]))
+
+
+def _scalar_tensor(cx, value, dtype=None, layout=None, device=None, pin_memory=None):
+    return cx.fusion.constant(_scalar(value), solder_dtype(dtype or cx.node.meta["val"].dtype))
+
+
+# ---- reductions --------------------------------------------------------------------------
+
+def _axes(dims):
+    if dims is None:
+        return []
+    return [dims] if isinstance(dims, int) else list(dims)
+
+
+def _reduction(fn):
+    def rule(cx, x, dims=None, keepdim=False, dtype=None):
+        if dtype is not None:
+            x = solder.cast(x, solder_dtype(dtype))
+        return fn(x, _axes(dims), keepdim)
+    return rule
+
+
+def _sum(cx, x, dims=None, keepdim=False, dtype=None):
+    if dtype is not None:
+        x = solder.cast(x, solder_dtype(dtype))
+    elif x.dtype in ("bool", "i32"):
+        x = solder.cast(x, "i64")  # torch sums integers in int64
+    return solder.sum(x, _axes(dims), keepdim)
+
+
+def _any(cx, x, dims=None, keepdim=False):
+    # any = max(x != 0) over the axes, as bool (Solder has no boolean reduction).
+    nz = solder.cast(solder.ne(x, 0.0) if x.dtype != "bool" else x, "f32")
+    return solder.gt(solder.max(nz, _axes(dims), keepdim), 0.0)
+
+
+def _var_mean(cx, x, dims=None, correction=None, keepdim=False):
+    c = 1 if correction is None else correction
+    if c != int(c):
+        raise Unsupported(f"var_mean correction {correction!r} is not an integer")
+    v, m = solder.var_mean(x, _axes(dims), int(c), keepdim)
+    return (v, m)
+
+
+def _var(cx, x, dims=None, correction=None, keepdim=False):
+    return _var_mean(cx, x, dims, correction, keepdim)[0]
+
+
+def _native_layer_norm(cx, x, normalized_shape, weight=None, bias=None, eps=1e-5):
+    k = len(normalized_shape)
+    y = solder.layer_norm(x, k, weight, bias, eps)
+    # mean and rstd (training saves them); Solder drops what no output uses.
+    xf = x if x.dtype in ("f32", "f64") else solder.cast(x, "f32")
+    var, mean = solder.var_mean(xf, list(range(-k, 0)), 0, True)
+    return (y, mean, solder.rsqrt(var + eps))
+
+
+def _softmax(fn):
+    def rule(cx, x, dim, half_to_float=False):
+        if half_to_float:
+            x = solder.cast(x, "f32")
+        return fn(x, dim)
+    return rule
+
+
+# ---- views -------------------------------------------------------------------------------
+
+def _reshape(cx, x, size):
+    return solder.reshape(x, cx.dims(size))
+
+
+def _expand(cx, x, size, implicit=False):
+    shape = cx.shape_of(cx.node.args[0])
+    lead = len(size) - len(shape)
+    dims = [shape[i - lead] if (isinstance(s, int) and s == -1) else s for i, s in enumerate(size)]
+    return solder.expand(x, cx.dims(dims))
+
+
+def _squeeze(cx, x, dims=None):
+    shape = cx.node.args[0].meta["val"].shape
+    rank = len(shape)
+    axes = range(rank) if dims is None else _axes(dims)
+    axes = [a % rank for a in axes if shape[a % rank] == 1] if rank else []
+    return solder.squeeze(x, axes) if axes else x
+
+
+def _slice(cx, x, dim=0, start=None, end=None, step=1):
+    size = cx.node.args[0].meta["val"].shape[dim]
+    start = 0 if start is None else _const_int(start, "slice start")
+    end = None if end is None else _const_int(end, "slice end")
+    step = _const_int(step, "slice step")
+    if step < 1:
+        raise Unsupported(f"slice step {step}")
+    if isinstance(size, int) or (isinstance(size, torch.SymInt) and size.node.is_constant()):
+        n = int(size)  # normalise negative and out-of-range bounds as torch does
+        start = min(max(start + n if start < 0 else start, 0), n)
+        end = n if end is None else min(max(end + n if end < 0 else end, 0), n)
+        end = max(end, start)
+        if start == 0 and end == n and step == 1:
+            return x
+    else:
+        if start < 0 or (end is not None and end < 0):
+            raise Unsupported("slice with negative bounds on a symbolic size")
+        if end is not None and end >= 2**62:
+            end = None
+    return solder.slice(x, dim, start, 2**63 - 1 if end is None else end, step)
+
+
+def _select(cx, x, dim, index):
+    size = cx.node.args[0].meta["val"].shape[dim]
+    index = _const_int(index, "select index")
+    if index < 0:
+        index += _const_int(size, "select of a negative index on a symbolic size")
+    return solder.squeeze(solder.slice(x, dim, index, index + 1, 1), [dim])
+
+
+def _split_with_sizes(cx, x, sizes, dim=0):
+    out, at = [], 0
+    for s in sizes:
+        s = _const_int(s, "split size")
+        out.append(solder.slice(x, dim, at, at + s, 1))
+        at += s
+    return tuple(out)
+
+
+def _split(cx, x, size, dim=0):
+    n = _const_int(cx.node.args[0].meta["val"].shape[dim], "split of a symbolic size")
+    size = _const_int(size, "split size")
+    return _split_with_sizes(cx, x, [min(size, n - a) for a in range(0, n, size)], dim)
+
+
+def _unbind(cx, x, dim=0):
+    n = _const_int(cx.node.args[0].meta["val"].shape[dim], "unbind of a symbolic size")
+    return tuple(solder.squeeze(solder.slice(x, dim, i, i + 1, 1), [dim]) for i in range(n))
+
+
+def _t(cx, x):
+    return solder.transpose(x, 0, 1) if len(cx.shape_of(cx.node.args[0])) == 2 else x
+
+
+def _cat(cx, xs, dim=0):
+    # torch lets an empty 1-D tensor join any cat; Solder wants equal ranks.
+    xs = [t for t, n in zip(xs, cx.node.args[0]) if not (len(n.meta["val"].shape) == 1 and n.meta["val"].shape[0] == 0)]
+    if len(xs) == 1:
+        return xs[0]
+    return solder.cat(xs, dim)
+
+
+# ---- matmul ------------------------------------------------------------------------------
+
+def _addmm(cx, bias, a, b, beta=1, alpha=1):
+    if beta != 1 or alpha != 1:
+        raise Unsupported(f"addmm with beta={beta} alpha={alpha}")
+    bias_shape = cx.node.args[0].meta["val"].shape
+    if len(bias_shape) == 1 and bias.dtype == a.dtype:
+        # x @ W + b with W[K, N]: linear takes w[N, K], so the transpose is a view of W.
+        return solder.linear(a, solder.transpose(b, 0, 1), bias)
+    return solder.add(solder.matmul(a, b), bias)
+
+
+def _linear(cx, x, w, bias=None):
+    return solder.linear(x, w, bias)
+
+
+def _getitem(cx, seq, i):
+    return seq[i]
+
+
+# The tables. Keys are OpOverloadPackets (any overload) or specific OpOverloads.
+POINTWISE = {
+    aten.neg: _unary(solder.neg), aten.abs: _unary(solder.abs), aten.exp: _unary(solder.exp),
+    aten.log: _unary(solder.log), aten.sqrt: _unary(solder.sqrt), aten.rsqrt: _unary(solder.rsqrt),
+    aten.reciprocal: _unary(solder.reciprocal), aten.tanh: _unary(solder.tanh),
+    aten.sigmoid: _unary(solder.sigmoid), aten.erf: _unary(solder.erf), aten.sin: _unary(solder.sin),
+    aten.cos: _unary(solder.cos), aten.relu: _unary(solder.relu), aten.silu: _unary(solder.silu),
+    aten.logical_not: _unary(solder.logical_not), aten.gelu: _gelu,
+    aten.add: _with_alpha(solder.add), aten.sub: _with_alpha(solder.sub), aten.rsub: _rsub,
+    aten.mul: _binary(solder.mul), aten.div: _div, aten.pow: _binary(solder.pow),
+    aten.maximum: _binary(solder.maximum), aten.minimum: _binary(solder.minimum),
+    aten.eq: _binary(solder.eq), aten.ne: _binary(solder.ne), aten.lt: _binary(solder.lt),
+    aten.le: _binary(solder.le), aten.gt: _binary(solder.gt), aten.ge: _binary(solder.ge),
+    aten.logical_and: _binary(solder.logical_and), aten.logical_or: _binary(solder.logical_or),
+    aten.where: _where, aten.masked_fill: _masked_fill,
+    aten.clamp: _clamp, aten.clamp_min: lambda cx, x, lo: _clamp(cx, x, lo, None),
+    aten.clamp_max: lambda cx, x, hi: _clamp(cx, x, None, hi), aten.hardtanh: _clamp,
+    aten._to_copy: _to_copy, prims.convert_element_type: _convert,
+    aten.clone: _identity, aten.alias: _identity, aten.detach: _identity,
+    aten.full: _full, aten.full_like: _full_like, aten.scalar_tensor: _scalar_tensor,
+}
+REDUCTIONS = {
+    aten.sum: _sum, aten.mean: _reduction(solder.mean), aten.amax: _reduction(solder.max),
+    aten.amin: _reduction(solder.min), aten.any: _any, aten.var_mean: _var_mean, aten.var: _var,
+    aten.native_layer_norm: _native_layer_norm,
+    aten._softmax: _softmax(solder.softmax), aten._log_softmax: _softmax(solder.log_softmax),
+}
+VIEWS = {
+    aten.view: _reshape, aten._unsafe_view: _reshape, aten.reshape: _reshape, aten.expand: _expand,
+    aten.permute: lambda cx, x, dims: solder.permute(x, list(dims)),
+    aten.transpose: lambda cx, x, a, b: solder.transpose(x, a, b), aten.t: _t,
+    aten.squeeze: _squeeze, aten.unsqueeze: lambda cx, x, d: solder.unsqueeze(x, d),
+    aten.slice: _slice, aten.select: _select, aten.cat: _cat,
+    aten.split_with_sizes: _split_with_sizes, aten.split: _split, aten.unbind: _unbind,
+    operator.getitem: _getitem,
+}
+MATMUL = {
+    aten.mm: lambda cx, a, b: solder.matmul(a, b), aten.bmm: lambda cx, a, b: solder.matmul(a, b),
+    aten.matmul: lambda cx, a, b: solder.matmul(a, b), aten.addmm: _addmm, aten.linear: _linear,
+}
+
+# Views that are free in eager (metadata): at a partition's edge they are left to eager, so
+# that a partition gives its output whole and torch makes the view (no copy into a strided
+# output), and reads its inputs through eager's views with any strides.
+METADATA_VIEWS = {aten.view, aten._unsafe_view, aten.reshape, aten.expand, aten.permute, aten.transpose, aten.t,
+                  aten.squeeze, aten.unsqueeze, aten.slice, aten.select, aten.alias, aten.detach}
+
+_OUT_OF_PLACE_ONLY = "out= overloads are not lowered (functionalized graphs have none)"
+
+RULES = {}
+for table, kind in ((POINTWISE, "pointwise"), (REDUCTIONS, "reduction"), (VIEWS, "view"), (MATMUL, "matmul")):
+    for op, fn in table.items():
+        RULES[op] = (fn, kind)
+
+
+def rule_for(target):
+    """(rule, kind) for a call_function target, or raises Unsupported with the reason."""
+    if target in RULES:
+        return RULES[target]
+    packet = getattr(target, "overloadpacket", None)
+    if packet is not None and packet in RULES:
+        if target._overloadname in ("out",) or target._overloadname.endswith("_out"):
+            raise Unsupported(_OUT_OF_PLACE_ONLY)
+        return RULES[packet]
+    raise Unsupported("no Solder lowering for this op")
+
+
+def kind_of(target):
+    try:
+        return rule_for(target)[1]
+    except Unsupported:
+        return None

@@ -1,0 +1,373 @@
+"""torch.compile(backend="solder") on the CPU: partition decisions on small FX graphs, and
+compiled models against eager, their Solder partitions run by the CPU reference executor.
+Skipped where torch is not installed (scripts/setup.sh installs it into build/pyenv)."""
+import os
+import re
+import unittest
+import warnings
+
+import solder
+
+try:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    HAVE_TORCH = True
+except ImportError:
+    HAVE_TORCH = False
+
+if HAVE_TORCH:
+    import solder.dynamo
+    from solder.dynamo import report
+    from solder.dynamo.partition import plan
+
+
+def aten_graph(fn, *args):
+    """The core-ATen inference graph of fn, as the backend receives it."""
+    from torch._decomp import core_aten_decompositions
+    from torch._functorch.aot_autograd import aot_export_module
+
+    class Wrap(nn.Module):
+        def forward(self, *xs):
+            out = fn(*xs)
+            return out if isinstance(out, tuple) else (out,)
+
+    with torch.no_grad():
+        gm, _ = aot_export_module(Wrap(), args, trace_joint=False, decompositions=core_aten_decompositions())
+    return gm
+
+
+def compiled(model, **kw):
+    torch._dynamo.reset()
+    return torch.compile(model, backend="solder", **kw)
+
+
+class Block(nn.Module):
+    """A GPT-2-like block: layer norm, projections, tanh GELU, a softmax over scores."""
+
+    def __init__(self, d=32):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        q, k, v = self.qkv(self.ln1(x)).split(x.shape[-1], dim=-1)
+        s = torch.softmax(q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5, dim=-1)
+        x = x + self.proj(s @ v)
+        return x + self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+
+class RmsSwiGlu(nn.Module):
+    """A Llama-like MLP: RMSNorm in fp32, SwiGLU, rotate-half (slices + cat)."""
+
+    def __init__(self, d=32, h=48):
+        super().__init__()
+        self.w = nn.Parameter(torch.rand(d) + 0.5)
+        self.gate, self.up, self.down = nn.Linear(d, h, bias=False), nn.Linear(d, h, bias=False), nn.Linear(h, d, bias=False)
+
+    def forward(self, x):
+        hf = x.float()
+        hf = hf * torch.rsqrt(hf.pow(2).mean(-1, keepdim=True) + 1e-6)
+        h = self.w * hf.to(x.dtype)
+        h1, h2 = h[..., : h.shape[-1] // 2], h[..., h.shape[-1] // 2:]
+        rot = torch.cat((-h2, h1), dim=-1)
+        return x + self.down(F.silu(self.gate(h + rot)) * self.up(h))
+
+
+@unittest.skipUnless(HAVE_TORCH, "needs torch (scripts/setup.sh installs it into build/pyenv)")
+class Partitioning(unittest.TestCase):
+    def test_backend_is_registered(self):
+        self.assertIn("solder", torch._dynamo.list_backends(exclude_tags=()))
+
+    def test_pointwise_and_norm_fuse_unsupported_op_falls_back_with_reason(self):
+        def f(x, w):
+            y = F.layer_norm(x, (x.shape[-1],), w) * 2 + 1
+            return torch.cumsum(torch.sigmoid(y), 0)
+
+        p = plan(aten_graph(f, torch.randn(4, 8), torch.randn(8)))
+        self.assertEqual(len(p.partitions), 1)
+        fused = {n.target.overloadpacket.__name__ for n in p.partitions[0] if hasattr(n.target, "overloadpacket")}
+        self.assertTrue({"native_layer_norm", "mul", "add", "sigmoid"} <= fused, fused)
+        eager = {n.target.overloadpacket.__name__: r for n, r in p.eager.items()}
+        self.assertIn("cumsum", eager)
+        self.assertIn("no Solder lowering", eager["cumsum"])
+
+    def test_matmul_alone_is_left_to_eager(self):
+        p = plan(aten_graph(lambda a, b: (a @ b).t(), torch.randn(4, 8), torch.randn(8, 3)))
+        self.assertEqual(p.partitions, [])
+        self.assertTrue(any("nothing to fuse" in r for r in p.eager.values()), p.eager)
+
+    def test_matmul_joins_its_epilogue(self):
+        p = plan(aten_graph(lambda x, w, b: torch.relu(F.linear(x, w, b)), torch.randn(4, 8), torch.randn(6, 8),
+                            torch.randn(6)))
+        self.assertEqual(len(p.partitions), 1)
+        ops = {n.target.overloadpacket.__name__ for n in p.partitions[0]}
+        self.assertIn("addmm", ops)
+        self.assertIn("relu", ops)
+
+    def test_items_of_an_eager_op_stay_eager(self):
+        # max.dim gives (values, indices): Solder does not lower it, nor its getitems.
+        def f(x):
+            v, i = torch.max(x, dim=1)
+            return torch.exp(v) * 2, i
+
+        p = plan(aten_graph(f, torch.randn(4, 6)))
+        self.assertEqual(len(p.partitions), 1)
+        self.assertFalse(any(n.target is __import__("operator").getitem for n in p.partitions[0]))
+        self.assertIn("max", {n.target.overloadpacket.__name__ for n in p.eager})
+
+    def test_matmuls_can_be_left_to_torch(self):
+        g = aten_graph(lambda x, w, b: torch.relu(F.linear(x, w, b)) * 2, torch.randn(4, 8), torch.randn(6, 8),
+                       torch.randn(6))
+        p = plan(g, eager_matmul=True)
+        self.assertEqual(len(p.partitions), 1)
+        ops = {n.target.overloadpacket.__name__ for n in p.partitions[0]}
+        self.assertEqual(ops, {"relu", "mul"})
+        reasons = {n.target.overloadpacket.__name__: r for n, r in p.eager.items()}
+        self.assertIn("matmul='eager'", reasons["addmm"])
+
+    def test_a_lone_copy_is_not_a_partition(self):
+        p = plan(aten_graph(lambda x: torch.cumsum(x.t().contiguous(), 0), torch.randn(3, 4)))
+        self.assertEqual(p.partitions, [])
+        self.assertIn("copies only", p.eager[next(n for n in p.eager if n.target.overloadpacket.__name__ == "clone")])
+
+    def test_views_at_a_partition_edge_stay_eager(self):
+        # As around attention: a partition's result is viewed (split heads) by an eager op. The
+        # view stays in eager (free), so the partition gives a contiguous tensor, no copy.
+        def f(x, w):
+            h = torch.relu(x @ w).view(2, 3, 4, 2).permute(0, 2, 1, 3)
+            return torch.cumsum(h, 2)
+
+        p = plan(aten_graph(f, torch.randn(2, 3, 8), torch.randn(8, 8)))
+        self.assertEqual(len(p.partitions), 1)
+        ops = {n.target.overloadpacket.__name__ for n in p.partitions[0]}
+        self.assertIn("relu", ops)
+        self.assertNotIn("permute", ops)
+        edge = [r for n, r in p.eager.items() if n.target.overloadpacket.__name__ == "permute"]
+        self.assertEqual(edge, ["a view at a partition's edge: free in eager"])
+
+    def test_lowering_failure_blocks_the_node_and_repartitions(self):
+        # div with rounding_mode passes the table but not the rule: that node alone goes eager.
+        def f(x):
+            return torch.div(torch.exp(x), 3, rounding_mode="floor") + torch.tanh(x)
+
+        p = plan(aten_graph(f, torch.randn(5, 6)))
+        reasons = {n.target.overloadpacket.__name__: r for n, r in p.eager.items()}
+        self.assertIn("div", reasons)
+        self.assertIn("rounding_mode", reasons["div"])
+        self.assertTrue(p.partitions)
+
+    def test_casts_and_reductions_fuse(self):
+        def f(x):
+            return (x.to(torch.float64) * 2).sum(0)
+
+        p = plan(aten_graph(f, torch.randn(3, 4)))
+        self.assertEqual(len(p.partitions), 1)
+        self.assertEqual(p.eager, {})
+
+
+@unittest.skipUnless(HAVE_TORCH, "needs torch (scripts/setup.sh installs it into build/pyenv)")
+class CompiledMatchesEager(unittest.TestCase):
+    def setUp(self):
+        torch.manual_seed(0)
+        report.clear()
+
+    def check(self, model, *args, atol=1e-5, rtol=1e-5, **kw):
+        with torch.no_grad():
+            want = model(*args)
+            got = compiled(model, **kw)(*args)
+        want = want if isinstance(want, tuple) else (want,)
+        got = got if isinstance(got, tuple) else (got,)
+        for g, w in zip(got, want):
+            self.assertEqual(g.dtype, w.dtype)
+            self.assertEqual(g.shape, w.shape)
+            self.assertEqual(g.stride(), w.stride())
+            torch.testing.assert_close(g, w, atol=atol, rtol=rtol)
+        self.assertTrue(report.graphs(), "nothing compiled")
+        self.assertTrue(any(g.partitions for g in report.graphs()), solder.compile_report())
+        return got
+
+    def test_gpt2_like_block(self):
+        self.check(Block().eval(), torch.randn(2, 5, 32))
+
+    def test_llama_like_mlp_in_bf16(self):
+        m = RmsSwiGlu().to(torch.bfloat16).eval()
+        self.check(m, torch.randn(2, 3, 32, dtype=torch.bfloat16), atol=3e-2, rtol=3e-2)
+
+    def test_masked_softmax_and_reductions(self):
+        def f(x, mask):
+            s = x.masked_fill(mask, float("-inf")).softmax(-1)
+            v, m = torch.var_mean(x, dim=-1, keepdim=True)
+            return s * (x - m) / torch.sqrt(v + 1e-5), x.amax(0), x.abs().mean()
+
+        x = torch.randn(6, 7)
+        self.check(f, x, torch.rand(6, 7) > 0.7)
+
+    def test_non_contiguous_outputs_keep_eager_strides(self):
+        def f(x):
+            y = (x * 2 + 1).transpose(0, 1)
+            return y, torch.exp(x)[:, 1:3]
+
+        self.check(f, torch.randn(4, 6))
+
+    def test_clone_of_a_strided_input_gets_the_traced_strides(self):
+        # The partition gives the (transposed) input back as it is: the copy must be contiguous.
+        self.check(lambda x: (x.t().contiguous(), torch.relu(x) * 2), torch.randn(4, 6))
+
+    def test_cast_chain_and_clamp(self):
+        def f(x):
+            return (x.to(torch.float16).float() * 3).clamp(-1, 2).to(torch.bfloat16)
+
+        self.check(f, torch.randn(9, 5), atol=1e-2, rtol=1e-2)
+
+    def test_dynamic_sizes_use_symbolic_dims(self):
+        m = Block().eval()
+        c = compiled(m, dynamic=True)
+        with torch.no_grad():
+            for b, s in ((2, 5), (3, 7)):
+                x = torch.randn(b, s, 32)
+                torch.testing.assert_close(c(x), m(x), atol=1e-5, rtol=1e-5)
+        kernels = [p.kernel for g in report.graphs() for p in g.partitions]
+        self.assertTrue(kernels)
+        # One compiled fusion for both sizes: its inputs are declared with size symbols.
+        self.assertTrue(any(re.search(r"input in\d+: f32\[s\d+", str(k.lowered.fusion)) for k in kernels),
+                        [str(k.lowered.fusion) for k in kernels])
+        self.assertEqual(len(report.graphs()), 1)
+
+    def test_training_graphs_compile_and_grads_match(self):
+        m = nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.LayerNorm(16), nn.Linear(16, 4))
+        x = torch.randn(5, 8)
+        m(x).square().sum().backward()
+        want = [p.grad.clone() for p in m.parameters()]
+        m.zero_grad()
+        compiled(m)(x).square().sum().backward()
+        for g, w in zip([p.grad for p in m.parameters()], want):
+            torch.testing.assert_close(g, w, atol=1e-4, rtol=1e-4)
+        self.assertIn("backward", solder.compile_report())
+
+
+@unittest.skipUnless(HAVE_TORCH, "needs torch (scripts/setup.sh installs it into build/pyenv)")
+class Report(unittest.TestCase):
+    def setUp(self):
+        report.clear()
+
+    def test_report_lists_partitions_kernels_and_fallbacks(self):
+        def f(x):
+            return torch.cumsum(torch.relu(x) * 2, 1)
+
+        with torch.no_grad():
+            compiled(f)(torch.randn(3, 4))
+        text = solder.compile_report()
+        self.assertIn("Solder partition", text)
+        self.assertIn("g0_fused_0", text)
+        self.assertIn("relu", text)
+        self.assertIn("cumsum x1: no Solder lowering for this op", text)
+
+    def test_recompile_is_reported_and_warned(self):
+        f = compiled(lambda x: torch.sigmoid(x) * 3, dynamic=False)
+        with torch.no_grad():
+            f(torch.randn(3, 4))
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                f(torch.randn(5, 4))
+        self.assertTrue(any("recompile" in str(x.message) for x in w), [str(x.message) for x in w])
+        self.assertIn("recompile", solder.compile_report())
+
+    def test_a_partition_solder_cannot_run_falls_back_to_eager(self):
+        f = compiled(lambda x: torch.sigmoid(x) * 3)
+        x = torch.randn(3, 4)
+        with torch.no_grad():
+            f(x)
+            kernel = report.graphs()[0].partitions[0].kernel
+
+            class Broken:
+                runs = kernels_compiled = signatures = 0
+
+                def __call__(self, *args, **kwargs):
+                    raise ValueError("no plan for these inputs")
+
+            kernel.ex = Broken()
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                y = f(x)
+        torch.testing.assert_close(y, torch.sigmoid(x) * 3)
+        self.assertTrue(any("runs eagerly" in str(m.message) for m in w), [str(m.message) for m in w])
+        self.assertIn("no plan for these inputs", solder.compile_report())
+
+    def test_environment_variable_prints_the_report(self):
+        import contextlib
+        import io
+
+        os.environ[report.ENV] = "1"
+        try:
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), torch.no_grad():
+                compiled(lambda x: torch.tanh(x) + 1)(torch.randn(2, 3))
+        finally:
+            del os.environ[report.ENV]
+        self.assertIn("Solder partition", err.getvalue())
+
+
+@unittest.skipUnless(HAVE_TORCH, "needs torch (scripts/setup.sh installs it into build/pyenv)")
+class TorchCall(unittest.TestCase):
+    """The Executor's call on torch CPU tensors: through torch's exchange table where torch has
+    it (no DLPack capsules), results as torch tensors, out= written in place."""
+
+    def fusion(self):
+        f = solder.Fusion("axpb")
+        x = f.input("x", "f32", ["B", "H"])
+        b = f.input("b", "f32", ["H"])
+        f.output(x * 2.0 + b)
+        f.output(solder.sum(x, [1]))
+        return f
+
+    def test_outputs_are_torch_tensors(self):
+        ex = solder.Executor(self.fusion())
+        x, b = torch.randn(3, 5), torch.randn(5)
+        y, s = ex(x, b)
+        self.assertIsInstance(y, torch.Tensor)
+        torch.testing.assert_close(y, x * 2 + b)
+        torch.testing.assert_close(s, x.sum(1))
+
+    def test_out_is_written_in_place_with_its_strides(self):
+        ex = solder.Executor(self.fusion())
+        x, b = torch.randn(4, 6).t(), torch.randn(4)  # transposed input
+        y = torch.empty(4, 6).t()  # transposed output
+        s = torch.empty(6)
+        res = ex(x, b, out=[y, s])
+        self.assertIs(res[0], y)
+        torch.testing.assert_close(y, x * 2 + b)
+        torch.testing.assert_close(s, x.sum(1))
+
+    def test_bad_arguments_say_what_is_wrong(self):
+        ex = solder.Executor(self.fusion())
+        with self.assertRaisesRegex(ValueError, "takes 2 inputs"):
+            ex(torch.randn(3, 5))
+        with self.assertRaisesRegex(ValueError, "outputs, got 1"):
+            ex(torch.randn(3, 5), torch.randn(5), out=[torch.empty(3, 5)])
+        with self.assertRaisesRegex(TypeError, "keyword"):
+            ex(torch.randn(3, 5), torch.randn(5), strem=0)
+
+    def test_uses_the_exchange_table_where_torch_has_it(self):
+        if not hasattr(torch.Tensor, "__dlpack_c_exchange_api__"):
+            self.skipTest("this torch has no DLPack exchange table")
+        # With __dlpack__ broken, only the exchange table can read the tensors.
+        ex = solder.Executor(self.fusion())
+        x, b = torch.randn(3, 5), torch.randn(5)
+        saved = torch.Tensor.__dlpack__
+
+        def refuse(*a, **k):
+            raise RuntimeError("__dlpack__ called")
+
+        torch.Tensor.__dlpack__ = refuse
+        try:
+            y, _ = ex(x, b)
+        finally:
+            torch.Tensor.__dlpack__ = saved
+        torch.testing.assert_close(y, x * 2 + b)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,131 @@
+"""The torch integration on the GPU: the fast call (torch's allocator and stream, out=), a
+caller's CUDA graph capture, and torch.compile(backend="solder") against eager. Runs where
+torch sees a CUDA device (scripts/device.sh); skipped elsewhere."""
+import os
+import sys
+import unittest
+
+import solder
+
+try:
+    import torch
+
+    HAVE_CUDA = torch.cuda.is_available()
+except ImportError:
+    HAVE_CUDA = False
+
+if HAVE_CUDA:
+    import solder.dynamo
+    from solder.dynamo import report
+
+    sys.path.insert(0, os.path.dirname(__file__))
+    from test_dynamo import Block, RmsSwiGlu
+
+
+def add_fusion(dtype="f32"):
+    f = solder.Fusion("add")
+    u = f.input("u", dtype, ["N"])
+    v = f.input("v", dtype, ["N"])
+    f.output(u + v)
+    return f
+
+
+def residual_norm_fusion():
+    # Two outputs and an intermediate: (x + r), layer_norm(x + r).
+    f = solder.Fusion("residual_ln")
+    x = f.input("x", "bf16", ["B", "H"])
+    r = f.input("r", "bf16", ["B", "H"])
+    w = f.input("w", "bf16", ["H"])
+    h = x + r
+    f.output(h)
+    f.output(solder.layer_norm(h, 1, w))
+    return f
+
+
+@unittest.skipUnless(HAVE_CUDA, "needs torch with a CUDA device")
+class FastCall(unittest.TestCase):
+    def test_outputs_come_from_torchs_allocator(self):
+        ex = solder.Executor(add_fusion())
+        u, v = torch.randn(1 << 20, device="cuda"), torch.randn(1 << 20, device="cuda")
+        ex(u, v)  # plans and compiles
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        (y,) = ex(u, v)
+        self.assertEqual(torch.cuda.memory_allocated() - before, y.numel() * 4)
+        torch.testing.assert_close(y, u + v)
+
+    def test_runs_on_the_current_stream(self):
+        ex = solder.Executor(residual_norm_fusion())
+        x, r = (torch.randn(64, 1000, device="cuda").bfloat16() for _ in range(2))
+        w = torch.randn(1000, device="cuda").bfloat16()
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            h, y = ex(x, r, w)
+        s.synchronize()
+        hf = (x + r).float()
+        torch.testing.assert_close(h, x + r)
+        want = torch.nn.functional.layer_norm(hf, (1000,), w.float()).bfloat16()
+        torch.testing.assert_close(y, want, atol=2e-2, rtol=2e-2)
+
+    def test_out_with_any_strides(self):
+        ex = solder.Executor(residual_norm_fusion())
+        x = torch.randn(300, 64, device="cuda").bfloat16().t()  # [64, 300], transposed
+        r = torch.randn(64, 300, device="cuda").bfloat16()
+        w = torch.randn(300, device="cuda").bfloat16()
+        h = torch.empty(300, 64, device="cuda", dtype=torch.bfloat16).t()
+        y = torch.empty(64, 300, device="cuda", dtype=torch.bfloat16)
+        res = ex(x, r, w, out=[h, y])
+        self.assertIs(res[0], h)
+        torch.testing.assert_close(h, x + r)
+
+    def test_a_callers_cuda_graph_replays_solder_kernels(self):
+        ex = solder.Executor(residual_norm_fusion())
+        x, r = (torch.randn(32, 4096, device="cuda").bfloat16() for _ in range(2))
+        w = torch.randn(4096, device="cuda").bfloat16()
+        ex(x, r, w)  # warm: plans and compiles outside the capture
+        torch.cuda.synchronize()
+        g = torch.cuda.CUDAGraph()
+        keep = solder.CaptureRetention()
+        with torch.cuda.graph(g, capture_error_mode="relaxed"), keep:
+            h, y = ex(x, r, w)
+        for _ in range(3):
+            x.copy_(torch.randn_like(x))
+            g.replay()
+            torch.cuda.synchronize()
+            torch.testing.assert_close(h, x + r)
+
+
+@unittest.skipUnless(HAVE_CUDA, "needs torch with a CUDA device")
+class CompiledOnGpu(unittest.TestCase):
+    def setUp(self):
+        torch.manual_seed(0)
+        report.clear()
+        torch._dynamo.reset()
+
+    def check(self, model, x, tol, **kw):
+        with torch.no_grad():
+            want = model(x)
+            c = torch.compile(model, backend="solder", **kw)
+            for _ in range(3):  # graph replays reuse static inputs: later calls must still match
+                x.copy_(torch.randn_like(x))
+                want = model(x)
+                torch.testing.assert_close(c(x), want, **tol)
+        text = solder.compile_report()
+        self.assertIn("launch(es)", text, text)
+        return text
+
+    def test_gpt2_like_block_fp32_and_bf16(self):
+        for dt, tol in ((torch.float32, dict(atol=1e-3, rtol=1e-3)), (torch.bfloat16, dict(atol=5e-2, rtol=5e-2))):
+            with self.subTest(dtype=dt):
+                self.check(Block(64).cuda().to(dt).eval(), torch.randn(4, 33, 64, device="cuda", dtype=dt), tol)
+
+    def test_llama_like_mlp_bf16_with_graph_replay(self):
+        m = RmsSwiGlu(64, 96).cuda().bfloat16().eval()
+        text = self.check(m, torch.randn(2, 40, 64, device="cuda", dtype=torch.bfloat16),
+                          dict(atol=5e-2, rtol=5e-2), mode="reduce-overhead")
+        self.assertIn("CUDA graph", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
