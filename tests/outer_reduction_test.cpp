@@ -34,19 +34,19 @@ std::vector<std::vector<int64_t>> contiguous_strides(const std::vector<std::vect
 
 // The scheduler choice for kernel segment 0 of `f` at `sizes`; `input_strides` (per fusion
 // input, empty: contiguous) gives views such as transposes. Also the candidates.
-struct Choice {
+struct Scheduled {
   std::string scheduler;
   std::vector<std::string> passed_over;
   std::vector<KernelPlan> plans;
   LaunchFacts facts;
 };
-Choice choice_for(const Fusion& f, const Bindings& sizes, const std::vector<std::vector<int64_t>>& input_strides = {}) {
+Scheduled choice_for(const Fusion& f, const Bindings& sizes, const std::vector<std::vector<int64_t>>& input_strides = {}) {
   SegmentedFusion sf = lower(f);
   const Bindings b = bind_shapes(sf.fusion, resolve_input_shapes(f, {}, sizes));
   int si = 0;
   while (sf.segments.at(si).kind != SegmentKind::Kernel) ++si;
   const Segment& s = sf.segments.at(si);
-  const KernelShape ks = analyze_kernel(sf.fusion, s);
+  KernelShape ks = analyze_kernel(sf.fusion, s);
   std::vector<std::vector<int64_t>> shapes;
   for (int v : ks.operands) shapes.push_back(eval_shape(sf.fusion.value(v).shape, b));
   std::vector<std::vector<int64_t>> strides = contiguous_strides(shapes);
@@ -54,7 +54,7 @@ Choice choice_for(const Fusion& f, const Bindings& sizes, const std::vector<std:
     if (!input_strides[i].empty())
       for (size_t k = 0; k < ks.operands.size(); ++k)
         if (ks.operands[k] == sf.fusion.inputs()[i]) strides[k] = input_strides[i];
-  Choice c;
+  Scheduled c;
   c.facts = kernel_facts(sf, si, ks, shapes, strides, std::vector<uint64_t>(ks.operands.size(), kAlignClass));
   const DeviceInfo dev = h100_profile();
   const ScheduleContext cx{sf.fusion, s, si, ks, c.facts, dev};
@@ -102,7 +102,7 @@ TEST(OuterScheduler, TakesReductionsOverNonInnermostDims) {
            {"outer_var_mean_bf16", {{"B", 100352}, {"H", 512}}},
            {"outer_mean_mid_f16", {{"B", 8192}, {"H", 1024}}},
            {"outer_bn_stats_f16", {{"B", 32}, {"H", 512}}}}) {
-    const Choice c = choice_for(make_workload(name), sizes);
+    const Scheduled c = choice_for(make_workload(name), sizes);
     EXPECT_EQ(c.scheduler, "outer") << name << "\n" << joined(c.passed_over);
     ASSERT_FALSE(c.plans.empty());
     const KernelPlan& p = c.plans.front();
@@ -126,11 +126,11 @@ TEST(OuterScheduler, TransposedViewOfARowReductionIsAnOuterOne) {
   Fusion f("sum_rows_of_transposed");
   Tensor x = f.input("x", DType::F32, {Dim::sym("H"), Dim::sym("B")});
   f.output(sum(x, {1}));
-  const Choice c = choice_for(f, {{"B", 4096}, {"H", 1024}}, {{1, 1024}});
+  const Scheduled c = choice_for(f, {{"B", 4096}, {"H", 1024}}, {{1, 1024}});
   EXPECT_EQ(c.scheduler, "outer") << joined(c.passed_over);
   EXPECT_EQ(c.plans.front().params.vec, 4);
   // The same program on a contiguous input is a row reduction.
-  const Choice rows = choice_for(f, {{"B", 4096}, {"H", 1024}});
+  const Scheduled rows = choice_for(f, {{"B", 4096}, {"H", 1024}});
   EXPECT_EQ(rows.scheduler, "inner");
   EXPECT_NE(joined(rows.passed_over).find("outer: no input has a kept dim as its memory-innermost"), std::string::npos)
       << joined(rows.passed_over);
@@ -138,7 +138,7 @@ TEST(OuterScheduler, TransposedViewOfARowReductionIsAnOuterOne) {
 
 TEST(OuterScheduler, LeavesRowReductionsNormsAndPointwiseToTheOthers) {
   for (const char* w : {"w1_layer_norm_fused", "w5_softmax_bf16", "w5_rms_norm_bf16"}) {
-    const Choice c = choice_for(make_workload(w), {{"B", 8192}, {"H", 4096}});
+    const Scheduled c = choice_for(make_workload(w), {{"B", 8192}, {"H", 4096}});
     EXPECT_EQ(c.scheduler, "inner") << w;
     EXPECT_NE(joined(c.passed_over).find("outer: "), std::string::npos) << w;
   }
@@ -149,7 +149,7 @@ TEST(OuterScheduler, LeavesRowReductionsNormsAndPointwiseToTheOthers) {
   Fusion sm("softmax_dim0");
   Tensor x = sm.input("x", DType::F32, {Dim::sym("B"), Dim::sym("H")});
   sm.output(softmax(x, 0));
-  const Choice c = choice_for(sm, {{"B", 8192}, {"H", 4096}});
+  const Scheduled c = choice_for(sm, {{"B", 8192}, {"H", 4096}});
   EXPECT_EQ(c.scheduler, "inner");
   EXPECT_NE(joined(c.passed_over).find("element outputs need the outer persistent form (not built)"), std::string::npos)
       << joined(c.passed_over);
@@ -173,7 +173,7 @@ TEST(OuterScheduler, VectorWidthFollowsAlignmentAndStrides) {
 }
 
 TEST(OuterScheduler, PlansPrintParseAndValidate) {
-  const Choice c = choice_for(make_workload("outer_var_mean_bf16"), {{"B", 100352}, {"H", 512}});
+  const Scheduled c = choice_for(make_workload("outer_var_mean_bf16"), {{"B", 100352}, {"H", 512}});
   for (const KernelPlan& p : c.plans) {
     EXPECT_TRUE(p.problems().empty()) << p.params.str();
     EXPECT_EQ(parse_params(p.params.str()), p.params) << p.params.str();
@@ -190,19 +190,19 @@ TEST(OuterScheduler, PlansPrintParseAndValidate) {
 }
 
 TEST(OuterScheduler, GridFormSplitsTallInputsIntoWholeWaves) {
-  const Choice c = choice_for(make_workload("outer_var_mean_bf16"), {{"B", 100352}, {"H", 512}});
+  const Scheduled c = choice_for(make_workload("outer_var_mean_bf16"), {{"B", 100352}, {"H", 512}});
   const KernelPlan& p = c.plans.front();
   const DeviceInfo dev = h100_profile();
   const Grid g = launch_grid(p, c.facts, dev, 4);
   EXPECT_EQ(g.x, 2u);  // 512 columns / (32 threads x 8)
   EXPECT_EQ(int64_t{g.x} * g.y, int64_t{dev.sm_count} * 4);  // one wave of 4 blocks per SM
   // The column sum: 12 tiles; 64 splits at most (8 steps of 4 rows per thread): one wave.
-  const Choice cs = choice_for(make_workload("outer_colsum_bf16"), {{"B", 16384}, {"H", 3072}});
+  const Scheduled cs = choice_for(make_workload("outer_colsum_bf16"), {{"B", 16384}, {"H", 3072}});
   const Grid gs = launch_grid(cs.plans.front(), cs.facts, dev, 4);
   EXPECT_EQ(gs.x, 12u);
   EXPECT_EQ(gs.y, 44u);  // 528 resident / 12
   // Rows enough for two waves: two.
-  const Choice tall = choice_for(make_workload("outer_colsum_bf16"), {{"B", 1 << 20}, {"H", 3072}});
+  const Scheduled tall = choice_for(make_workload("outer_colsum_bf16"), {{"B", 1 << 20}, {"H", 3072}});
   const Grid gt = launch_grid(tall.plans.front(), tall.facts, dev, 4);
   EXPECT_EQ(int64_t{gt.x} * gt.y, 2 * 528 / 12 * 12);
   EXPECT_GT(outer_scratch_bytes(p, c.facts, g, 8), int64_t{g.y} * 512 * 8 - 1);
