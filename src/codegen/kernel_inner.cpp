@@ -358,6 +358,15 @@ class InnerKernel {
     }
   }
   bool held(int v, int q) const { return persistent && mat.count(v) && sp.stage[v] < q; }
+  // The held value whose bits are computed value v's (v the narrow source of a value held in
+  // pass q), or -1: v's bits are then read there, not recomputed from inputs this pass has not
+  // loaded.
+  int held_as_bits(int v, int q) const {
+    if (w.is_input(v)) return -1;
+    for (const auto& [m, u] : narrow)
+      if (u == v && held(m, q)) return m;
+    return -1;
+  }
   std::string held_bits(int v) const { return "half_of(m" + num(v) + "[b][j / 2], j & 1)"; }
   std::string held_value(int v) const {
     if (!narrow.count(v)) return "m" + num(v) + "[b][j]";
@@ -450,6 +459,7 @@ class InnerKernel {
     pe.set_pairs(true);
     pe.set_raw_bits([&](int v) -> std::string {
       if (held(v, q)) return narrow.count(v) && narrow[v] == v ? "m" + num(v) + "[b][j2]" : std::string();
+      if (const int m = held_as_bits(v, q); m >= 0) return "m" + num(m) + "[b][j2]";
       if (!w.is_input(v)) return "";
       const int k = w.operand_index.at(v);
       return w.in_pairs(k) && std::count(ins.begin(), ins.end(), k) ? w.vector_pair(k) : std::string();
@@ -475,6 +485,7 @@ class InnerKernel {
     em.set_narrow_results(w.narrow_results());
     em.set_raw_bits([&](int v) {
       if (held(v, q)) return narrow.count(v) && narrow[v] == v ? held_bits(v) : std::string();
+      if (const int m = held_as_bits(v, q); m >= 0) return held_bits(m);
       if (sp.row_level[v]) return std::string();  // loaded once per row as a float, not as bits here
       if (w.is_input(v)) return w.elem_raw(v, true);
       const std::string pw = pair_word(v);
