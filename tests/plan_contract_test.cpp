@@ -39,12 +39,13 @@ Scheduled schedule(const std::string& workload, const Bindings& sizes) {
 TEST(SchedulerRegistry, EachCategoryHasItsScheduler) {
   Scheduled norm = schedule("w1_layer_norm_fused", {{"B", 8192}, {"H", 5140}});
   EXPECT_EQ(norm.scheduler, "inner");
-  ASSERT_EQ(norm.passed_over.size(), 1u);
+  ASSERT_EQ(norm.passed_over.size(), 2u);  // pointwise, and outer (a row reduction)
   EXPECT_EQ(norm.passed_over[0], "pointwise: the segment reduces");
+  EXPECT_EQ(norm.passed_over[1].rfind("outer: ", 0), 0u) << norm.passed_over[1];
   EXPECT_EQ(schedule("w5_gelu_bias_bf16", {{"B", 64}, {"H", 1024}}).scheduler, "pointwise");
   Scheduled amax = schedule("w2_fp8_bf16_e4m3_sat", {{"N", 1 << 20}});
   EXPECT_EQ(amax.scheduler, "full_reduction");
-  EXPECT_EQ(amax.passed_over.size(), 2u);
+  EXPECT_EQ(amax.passed_over.size(), 3u);
 }
 
 // Every candidate of every scheduler is a valid plan whose printed form reads back to itself.
