@@ -4,8 +4,10 @@
 // GB/s, % of a same-bytes copy, host overhead beside a raw launch, compile/recompile counts,
 // and torch eager / torch.compile on the same cases in the same run (bench/peers.py). Without
 // a GPU it says so and reports compile times, ptxas figures and reference runs.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <fstream>
 
 #include "bench/gpu_timer.h"
@@ -31,7 +33,20 @@ struct BenchArgs {
   double budget_ms = 1000;
   bool autotune = false;
   bool graphs = false;
+  bool keep_going = false;
 };
+
+// A sweep is the product of its axes: say so before building millions of cases.
+constexpr uint64_t kMaxSweepCases = 10000;
+void check_sweep_size(const BenchArgs& a) {
+  uint64_t n = a.programs.size();
+  for (const auto& axis : a.sizes) {
+    uint64_t values = 1 + static_cast<uint64_t>(std::count(axis.begin(), axis.end(), ','));
+    if (__builtin_mul_overflow(n, values, &n) || n > kMaxSweepCases)
+      throw Error("the sweep has more than " + std::to_string(kMaxSweepCases) +
+                  " cases (programs x the values of every --size axis); split it into smaller runs");
+  }
+}
 
 void write_file(const std::string& path, const std::string& text) {
   if (path.empty()) return;
@@ -64,6 +79,7 @@ nlohmann::json run_peers(const nlohmann::json& cases, const std::string& mode) {
 
 void run_bench(const BenchArgs& a) {
   if (a.programs.empty() && !a.sizes.empty()) throw Error("--size needs programs to sweep (or use --suite)");
+  check_sweep_size(a);
   auto cases = a.programs.empty() ? bench::suite_cases(a.suite) : bench::sweep_cases(a.programs, a.sizes);
   if (!a.workloads.empty()) {
     std::vector<bench::BenchCase> keep;
@@ -95,6 +111,7 @@ void run_bench(const BenchArgs& a) {
                 driver_unavailable_reason().c_str());
   }
   bench::ProgressBar bar(cases.size(), "bench");
+  size_t failed = 0;
   nlohmann::json peer_cases = nlohmann::json::array();
   for (const auto& c : cases) {
     bar.step(c.name);
@@ -105,11 +122,12 @@ void run_bench(const BenchArgs& a) {
       // A sweep cut short (a device time limit) keeps the rows it has.
       if (!a.json.empty()) bench::save_report(a.json, report);
       write_file(a.md, bench::report_markdown(report));
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {  // one bad case (even out of memory) keeps the sweep's other rows
       bench::BenchRecord r;
       r.name = c.name;
-      r.note = std::string("ERROR: ") + e.what();
+      r.note = std::string("ERROR: ") + (dynamic_cast<const std::bad_alloc*>(&e) ? "out of memory" : e.what());
       report.records.push_back(r);
+      ++failed;
     }
   }
   bar.finish();
@@ -130,14 +148,17 @@ void run_bench(const BenchArgs& a) {
   write_file(a.svg, bench::roofline_svg(report));
   if (gpu) {
     std::printf("%s", bench::report_terminal(report).c_str());
-    return;
+  } else {
+    // Without a GPU the timing columns would be empty: show what was measured instead.
+    bench::TextTable t({"case", "kernels", "max regs", "spill B", "compile ms", "note"});
+    for (const auto& r : report.records)
+      t.add_row({r.name, std::to_string(r.kernels), r.max_registers() < 0 ? "-" : std::to_string(r.max_registers()),
+                 std::to_string(r.total_spill_bytes()), bench::cell(r.compile_ms, 1), r.note});
+    std::printf("%s", t.terminal().c_str());
   }
-  // Without a GPU the timing columns would be empty: show what was measured instead.
-  bench::TextTable t({"case", "kernels", "max regs", "spill B", "compile ms", "note"});
-  for (const auto& r : report.records)
-    t.add_row({r.name, std::to_string(r.kernels), r.max_registers() < 0 ? "-" : std::to_string(r.max_registers()),
-               std::to_string(r.total_spill_bytes()), bench::cell(r.compile_ms, 1), r.note});
-  std::printf("%s", t.terminal().c_str());
+  if (failed && !a.keep_going)
+    throw Error(std::to_string(failed) + " of " + std::to_string(cases.size()) +
+                " bench cases failed (see ERROR above; --keep-going exits 0 anyway)");
 }
 }  // namespace
 
@@ -156,6 +177,7 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--budget-ms", a->budget_ms, "time budget per case for timed repetitions");
   cmd->add_flag("--autotune", a->autotune, "time the scheduler's candidates per case and keep the best (disk)");
   cmd->add_flag("--graphs", a->graphs, "also capture each case as a CUDA graph and time its replays (graph µs)");
+  cmd->add_flag("--keep-going", a->keep_going, "exit 0 even when some cases fail (they are still reported)");
   cmd->callback([a] { run_bench(*a); });
 }
 

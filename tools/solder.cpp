@@ -1,5 +1,7 @@
 // The `solder` command line. Subcommands are registered from tools/cmd_*.cpp.
 #include <cstdio>
+#include <exception>
+#include <new>
 
 #include "commands.h"
 #include "solder/error.h"
@@ -19,6 +21,12 @@ int main(int argc, char** argv) {
   } catch (const solder::Error& e) {
     std::fprintf(stderr, "solder: error: %s\n", e.what());
     return 1;
+  } catch (const std::bad_alloc&) {  // a limit let through more than the machine has
+    std::fprintf(stderr, "solder: error: out of memory (see SOLDER_MAX_TENSOR_GB and SOLDER_MAX_REFERENCE_GB)\n");
+    return 1;
+  } catch (const std::exception& e) {  // a bug, but still a message and a failing exit
+    std::fprintf(stderr, "solder: internal error: %s\n", e.what());
+    return 2;
   }
   return 0;
 }

@@ -1,8 +1,10 @@
 // run_reference: checks the inputs against the fusion's declarations, then evaluates the nodes
 // in order on dense double buffers, skipping nodes no output depends on and freeing each
 // buffer after its last use.
+#include <algorithm>
 #include <string>
 
+#include "ir/limits.h"
 #include "reference/eval.h"
 #include "reference/parallel.h"
 #include "solder/error.h"
@@ -53,6 +55,34 @@ Buf load(const HostTensor& t) {
   return b;
 }
 
+// The most the run will hold at once (doubles of live values, plus a broadcast copy per operand
+// of the node being evaluated), refused up front rather than met as bad_alloc or swapping.
+void check_memory(const Fusion& f, const Bindings& b, const std::vector<char>& needed, const std::vector<char>& run,
+                  const std::vector<int>& last_use, const std::vector<char>& is_output) {
+  auto doubles = [&](int v) {
+    double n = 1;
+    for (const auto& d : f.value(v).shape) n *= static_cast<double>(d.eval(b));
+    return 8 * n;
+  };
+  double live = 0, peak = 0;
+  for (int v : f.inputs())
+    if (needed[v]) live += doubles(v);
+  const auto& nodes = f.nodes();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!run[i]) continue;
+    double out = 0;
+    for (int o : nodes[i].out) out += doubles(o);
+    peak = std::max(peak, live + out * (1 + static_cast<double>(nodes[i].in.size())));
+    live += out;
+    for (int v : nodes[i].in)
+      if (last_use[v] == static_cast<int>(i) && !is_output[v]) live -= doubles(v);
+  }
+  const double limit = static_cast<double>(max_reference_bytes());
+  if (peak > limit)
+    throw Error("the reference run of " + f.name() + " needs about " + gigabytes(peak) + ", over the limit of " +
+                gigabytes(limit) + "; set SOLDER_MAX_REFERENCE_GB to raise it");
+}
+
 std::vector<Buf> eval_node(const Fusion& f, const Node& n, const std::vector<const Buf*>& in, const Bindings& b) {
   std::vector<ref::OutSpec> out;
   for (int id : n.out) {
@@ -93,6 +123,7 @@ std::vector<HostTensor> run_reference(const Fusion& f, const std::vector<HostTen
   }
   std::vector<char> is_output(nv, 0);
   for (int o : f.outputs()) is_output[o] = 1;
+  check_memory(f, bindings, needed, run, last_use, is_output);
 
   std::vector<Buf> vals(nv);
   for (size_t i = 0; i < f.inputs().size(); ++i)
