@@ -186,6 +186,9 @@ void check_case(const Case& c, const fs::path& scratch) {
   EXPECT_FALSE(o.signaled) << "killed by signal " << o.status << "\n" << shown;
   EXPECT_NE(o.status, 0) << "exit 0 on bad input\n" << shown;
   EXPECT_NE(o.output.find(c.want), std::string::npos) << "expected '" << c.want << "' in:\n" << shown;
+  // Under scripts/sanitize.sh: a sanitizer report is a failure even when the exit looked clean.
+  EXPECT_EQ(o.output.find("Sanitizer"), std::string::npos) << shown;
+  EXPECT_EQ(o.output.find("runtime error:"), std::string::npos) << shown;
 }
 
 }  // namespace

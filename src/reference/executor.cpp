@@ -2,6 +2,7 @@
 // in order on dense double buffers, skipping nodes no output depends on and freeing each
 // buffer after its last use.
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "ir/limits.h"
@@ -42,17 +43,45 @@ Bindings check_inputs(const Fusion& f, const std::vector<HostTensor>& inputs) {
   return bind_shapes(f, sizes);
 }
 
+// Integers load as exact int64 bits (buffer.h); everything else as doubles.
+double load_value(DType t, const std::byte* p) {
+  if (t == DType::I64) {
+    int64_t v;
+    std::memcpy(&v, p, sizeof v);
+    return ref::int_bits(v);
+  }
+  if (t == DType::I32) {
+    int32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return ref::int_bits(v);
+  }
+  return load_element(t, p);
+}
+
 Buf load(const HostTensor& t) {
-  Buf b{t.shape, Doubles(static_cast<size_t>(t.numel()))};
+  Buf b{t.shape, Doubles(static_cast<size_t>(t.numel())), t.dtype};
+  const int sz = dtype_size(t.dtype);
   if (t.is_contiguous()) {  // fast path: no per-element index arithmetic
-    const int sz = dtype_size(t.dtype);
     ref::parallel_for(t.numel(), [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) b.data[i] = load_element(t.dtype, t.data() + i * sz);
+      for (int64_t i = begin; i < end; ++i) b.data[i] = load_value(t.dtype, t.data() + i * sz);
     });
   } else {
-    for (int64_t i = 0; i < t.numel(); ++i) b.data[i] = t.get(i);
+    HostTensor dense = t.contiguous();
+    for (int64_t i = 0; i < t.numel(); ++i) b.data[i] = load_value(t.dtype, dense.data() + i * sz);
   }
   return b;
+}
+
+void store_value(DType t, double v, std::byte* p) {
+  if (t == DType::I64) {
+    int64_t x = ref::bits_int(v);
+    std::memcpy(p, &x, sizeof x);
+  } else if (t == DType::I32) {
+    auto x = static_cast<int32_t>(ref::bits_int(v));  // already wrapped to 32 bits
+    std::memcpy(p, &x, sizeof x);
+  } else {
+    store_element(t, v, p);
+  }
 }
 
 // The most the run will hold at once (doubles of live values, plus a broadcast copy per operand
@@ -135,7 +164,10 @@ std::vector<HostTensor> run_reference(const Fusion& f, const std::vector<HostTen
     std::vector<const Buf*> in;
     for (int v : n.in) in.push_back(&vals[v]);
     auto outs = eval_node(f, n, in, bindings);
-    for (size_t k = 0; k < outs.size(); ++k) vals[n.out[k]] = std::move(outs[k]);
+    for (size_t k = 0; k < outs.size(); ++k) {
+      vals[n.out[k]] = std::move(outs[k]);
+      vals[n.out[k]].dtype = f.value(n.out[k]).dtype;
+    }
     for (int v : n.in)
       if (last_use[v] == static_cast<int>(i) && !is_output[v]) vals[v] = Buf{};
   }
@@ -145,7 +177,7 @@ std::vector<HostTensor> run_reference(const Fusion& f, const std::vector<HostTen
     HostTensor t = HostTensor::empty(f.value(o).dtype, vals[o].shape);
     const int sz = dtype_size(t.dtype);
     ref::parallel_for(t.numel(), [&](int64_t begin, int64_t end) {
-      for (int64_t k = begin; k < end; ++k) store_element(t.dtype, vals[o].data[k], t.data() + k * sz);
+      for (int64_t k = begin; k < end; ++k) store_value(t.dtype, vals[o].data[k], t.data() + k * sz);
     });
     result.push_back(std::move(t));
   }
