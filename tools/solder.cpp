@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
 
 #include "commands.h"
 #include "solder/error.h"
@@ -14,6 +15,19 @@ int main(int argc, char** argv) {
   solder::cli::register_bench(app);
   solder::cli::register_profile(app);
   solder::cli::register_compare(app);
+  // CLI11 says only "A subcommand is required" for `solder frobnicate`: name the word.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string known;
+    bool found = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+      found = found || sub->get_name() == argv[1];
+    }
+    if (!found) {
+      std::fprintf(stderr, "solder: error: unknown command '%s' (commands: %s)\n", argv[1], known.c_str());
+      return 1;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
