@@ -21,8 +21,9 @@ int64_t checked_numel(const std::vector<int64_t>& shape, const std::string& what
 
 // The largest single tensor (host or device), SOLDER_MAX_TENSOR_GB (default 64).
 int64_t max_tensor_bytes();
-// What the CPU reference executor may hold at once, SOLDER_MAX_REFERENCE_GB (default 3/4 of
-// the machine's memory).
+// Host memory a run may take: the CPU reference executor's buffers at once, or the random
+// inputs `solder run` / `bench` make. SOLDER_MAX_REFERENCE_GB (default 3/4 of the machine's
+// memory).
 int64_t max_reference_bytes();
 // Throws "<what> needs N GB, limit M GB; set SOLDER_MAX_TENSOR_GB to raise it" when
 // numel * elem_bytes is over max_tensor_bytes() (or overflows).
