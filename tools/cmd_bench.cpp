@@ -1,9 +1,10 @@
 // `solder bench [--suite default|quick|norms | PROGRAM... --size SYM=V1,V2...] [--workload NAME]...
-//  [--json F] [--csv F] [--md F] [--svg F] [--peers auto|off|FILE]`: the benchmark suite, or a
+//  [--json F] [--csv F] [--md F] [--svg F] [--peers auto|off|FILE] [--keep-going]`: the benchmark suite, or a
 //  sweep of programs (.fusion files or workload names) over size axes. On a GPU: Solder's median time,
 // GB/s, % of a same-bytes copy, host overhead beside a raw launch, compile/recompile counts,
 // and torch eager / torch.compile on the same cases in the same run (bench/peers.py). Without
-// a GPU it says so and reports compile times, ptxas figures and reference runs.
+// a GPU it says so and reports compile times, ptxas figures and reference runs. A case that
+// fails is reported as ERROR and the run exits non-zero at the end (--keep-going: exit 0).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>

@@ -1,6 +1,7 @@
 // `solder compare A.json B.json [--threshold PCT]`: per-case verdicts between two
-// `solder bench` reports, judged against the noise each run measured. Always exits 0 (a
-// slowdown is information, not a failure); CI reads the counts from the summary line.
+// `solder bench` reports, judged against the noise each run measured. Exits 0 whatever the
+// verdicts (a slowdown is information, not a failure; CI reads the counts from the summary
+// line); a file that is not a report by the schema (bench/compare.h) is an error.
 #include <cmath>
 #include <cstdio>
 #include <memory>
