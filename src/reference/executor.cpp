@@ -103,8 +103,11 @@ void check_memory(const Fusion& f, const Bindings& b, const std::vector<char>& n
     for (int o : nodes[i].out) out += doubles(o);
     peak = std::max(peak, live + out * (1 + static_cast<double>(nodes[i].in.size())));
     live += out;
-    for (int v : nodes[i].in)
-      if (last_use[v] == static_cast<int>(i) && !is_output[v]) live -= doubles(v);
+    for (size_t k = 0; k < nodes[i].in.size(); ++k) {
+      int v = nodes[i].in[k];
+      bool first = std::find(nodes[i].in.begin(), nodes[i].in.begin() + k, v) == nodes[i].in.begin() + k;
+      if (first && last_use[v] == static_cast<int>(i) && !is_output[v]) live -= doubles(v);  // add(x, x) frees x once
+    }
   }
   const double limit = static_cast<double>(max_reference_bytes());
   if (peak > limit)
