@@ -19,6 +19,7 @@
 #include "bench/runner.h"
 #include "bench/text_table.h"
 #include "commands.h"
+#include "ir/limits.h"
 #include "runtime/device_info.h"
 #include "runtime/driver.h"
 #include "solder/error.h"
@@ -59,11 +60,16 @@ void write_file(const std::string& path, const std::string& text) {
 // Runs bench/peers.py on the case list; returns its JSON (or an {"error": ...} note).
 nlohmann::json run_peers(const nlohmann::json& cases, const std::string& mode) {
   if (mode == "off") return {{"error", "peers disabled (--peers off)"}};
-  if (mode != "auto") {
-    std::ifstream in(mode);
-    if (!in) throw Error("cannot read peers file " + mode);
-    return nlohmann::json::parse(in);
-  }
+  // Bounded reads: a peers "file" that is /dev/zero or a FIFO is an error, not a hang.
+  auto parse = [](const std::string& path) {
+    std::string text = read_bounded_file(path, kMaxProgramBytes, "peers file");
+    try {
+      return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+      throw Error("peers file '" + path + "' is not valid JSON: " + e.what());
+    }
+  };
+  if (mode != "auto") return parse(mode);
   std::string dir = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
   std::string cases_path = dir + "/solder_bench_cases.json", out_path = dir + "/solder_bench_peers.json";
   write_file(cases_path, nlohmann::json{{"cases", cases}}.dump(1));
@@ -73,9 +79,8 @@ nlohmann::json run_peers(const nlohmann::json& cases, const std::string& mode) {
   std::string cmd = "python3 " + script + " " + cases_path + " -o " + out_path + " 1>&2";
   std::fprintf(stderr, "bench: running peers: %s\n", cmd.c_str());
   int rc = std::system(cmd.c_str());
-  std::ifstream in(out_path);
-  if (rc != 0 || !in) return {{"error", "bench/peers.py failed (exit " + std::to_string(rc) + ")"}};
-  return nlohmann::json::parse(in);
+  if (rc != 0 || !std::ifstream(out_path)) return {{"error", "bench/peers.py failed (exit " + std::to_string(rc) + ")"}};
+  return parse(out_path);
 }
 
 void run_bench(const BenchArgs& a) {
