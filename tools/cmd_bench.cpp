@@ -1,11 +1,14 @@
 // `solder bench [--suite default|quick|norms | PROGRAM... --size SYM=V1,V2...] [--workload NAME]...
-//  [--json F] [--csv F] [--md F] [--svg F] [--peers auto|off|FILE]`: the benchmark suite, or a
+//  [--json F] [--csv F] [--md F] [--svg F] [--peers auto|off|FILE] [--keep-going]`: the benchmark suite, or a
 //  sweep of programs (.fusion files or workload names) over size axes. On a GPU: Solder's median time,
 // GB/s, % of a same-bytes copy, host overhead beside a raw launch, compile/recompile counts,
 // and torch eager / torch.compile on the same cases in the same run (bench/peers.py). Without
-// a GPU it says so and reports compile times, ptxas figures and reference runs.
+// a GPU it says so and reports compile times, ptxas figures and reference runs. A case that
+// fails is reported as ERROR and the run exits non-zero at the end (--keep-going: exit 0).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <fstream>
 
 #include "bench/gpu_timer.h"
@@ -16,6 +19,7 @@
 #include "bench/runner.h"
 #include "bench/text_table.h"
 #include "commands.h"
+#include "ir/limits.h"
 #include "runtime/device_info.h"
 #include "runtime/driver.h"
 #include "solder/error.h"
@@ -31,7 +35,20 @@ struct BenchArgs {
   double budget_ms = 1000;
   bool autotune = false;
   bool graphs = false;
+  bool keep_going = false;
 };
+
+// A sweep is the product of its axes: say so before building millions of cases.
+constexpr uint64_t kMaxSweepCases = 10000;
+void check_sweep_size(const BenchArgs& a) {
+  uint64_t n = a.programs.size();
+  for (const auto& axis : a.sizes) {
+    uint64_t values = 1 + static_cast<uint64_t>(std::count(axis.begin(), axis.end(), ','));
+    if (__builtin_mul_overflow(n, values, &n) || n > kMaxSweepCases)
+      throw Error("the sweep has more than " + std::to_string(kMaxSweepCases) +
+                  " cases (programs x the values of every --size axis); split it into smaller runs");
+  }
+}
 
 void write_file(const std::string& path, const std::string& text) {
   if (path.empty()) return;
@@ -43,11 +60,16 @@ void write_file(const std::string& path, const std::string& text) {
 // Runs bench/peers.py on the case list; returns its JSON (or an {"error": ...} note).
 nlohmann::json run_peers(const nlohmann::json& cases, const std::string& mode) {
   if (mode == "off") return {{"error", "peers disabled (--peers off)"}};
-  if (mode != "auto") {
-    std::ifstream in(mode);
-    if (!in) throw Error("cannot read peers file " + mode);
-    return nlohmann::json::parse(in);
-  }
+  // Bounded reads: a peers "file" that is /dev/zero or a FIFO is an error, not a hang.
+  auto parse = [](const std::string& path) {
+    std::string text = read_bounded_file(path, kMaxProgramBytes, "peers file");
+    try {
+      return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+      throw Error("peers file '" + path + "' is not valid JSON: " + e.what());
+    }
+  };
+  if (mode != "auto") return parse(mode);
   std::string dir = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
   std::string cases_path = dir + "/solder_bench_cases.json", out_path = dir + "/solder_bench_peers.json";
   write_file(cases_path, nlohmann::json{{"cases", cases}}.dump(1));
@@ -57,13 +79,13 @@ nlohmann::json run_peers(const nlohmann::json& cases, const std::string& mode) {
   std::string cmd = "python3 " + script + " " + cases_path + " -o " + out_path + " 1>&2";
   std::fprintf(stderr, "bench: running peers: %s\n", cmd.c_str());
   int rc = std::system(cmd.c_str());
-  std::ifstream in(out_path);
-  if (rc != 0 || !in) return {{"error", "bench/peers.py failed (exit " + std::to_string(rc) + ")"}};
-  return nlohmann::json::parse(in);
+  if (rc != 0 || !std::ifstream(out_path)) return {{"error", "bench/peers.py failed (exit " + std::to_string(rc) + ")"}};
+  return parse(out_path);
 }
 
 void run_bench(const BenchArgs& a) {
   if (a.programs.empty() && !a.sizes.empty()) throw Error("--size needs programs to sweep (or use --suite)");
+  check_sweep_size(a);
   auto cases = a.programs.empty() ? bench::suite_cases(a.suite) : bench::sweep_cases(a.programs, a.sizes);
   if (!a.workloads.empty()) {
     std::vector<bench::BenchCase> keep;
@@ -95,6 +117,7 @@ void run_bench(const BenchArgs& a) {
                 driver_unavailable_reason().c_str());
   }
   bench::ProgressBar bar(cases.size(), "bench");
+  size_t failed = 0;
   nlohmann::json peer_cases = nlohmann::json::array();
   for (const auto& c : cases) {
     bar.step(c.name);
@@ -105,11 +128,12 @@ void run_bench(const BenchArgs& a) {
       // A sweep cut short (a device time limit) keeps the rows it has.
       if (!a.json.empty()) bench::save_report(a.json, report);
       write_file(a.md, bench::report_markdown(report));
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {  // one bad case (even out of memory) keeps the sweep's other rows
       bench::BenchRecord r;
       r.name = c.name;
-      r.note = std::string("ERROR: ") + e.what();
+      r.note = std::string("ERROR: ") + (dynamic_cast<const std::bad_alloc*>(&e) ? "out of memory" : e.what());
       report.records.push_back(r);
+      ++failed;
     }
   }
   bar.finish();
@@ -130,14 +154,17 @@ void run_bench(const BenchArgs& a) {
   write_file(a.svg, bench::roofline_svg(report));
   if (gpu) {
     std::printf("%s", bench::report_terminal(report).c_str());
-    return;
+  } else {
+    // Without a GPU the timing columns would be empty: show what was measured instead.
+    bench::TextTable t({"case", "kernels", "max regs", "spill B", "compile ms", "note"});
+    for (const auto& r : report.records)
+      t.add_row({r.name, std::to_string(r.kernels), r.max_registers() < 0 ? "-" : std::to_string(r.max_registers()),
+                 std::to_string(r.total_spill_bytes()), bench::cell(r.compile_ms, 1), r.note});
+    std::printf("%s", t.terminal().c_str());
   }
-  // Without a GPU the timing columns would be empty: show what was measured instead.
-  bench::TextTable t({"case", "kernels", "max regs", "spill B", "compile ms", "note"});
-  for (const auto& r : report.records)
-    t.add_row({r.name, std::to_string(r.kernels), r.max_registers() < 0 ? "-" : std::to_string(r.max_registers()),
-               std::to_string(r.total_spill_bytes()), bench::cell(r.compile_ms, 1), r.note});
-  std::printf("%s", t.terminal().c_str());
+  if (failed && !a.keep_going)
+    throw Error(std::to_string(failed) + " of " + std::to_string(cases.size()) +
+                " bench cases failed (see ERROR above; --keep-going exits 0 anyway)");
 }
 }  // namespace
 
@@ -156,6 +183,7 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--budget-ms", a->budget_ms, "time budget per case for timed repetitions");
   cmd->add_flag("--autotune", a->autotune, "time the scheduler's candidates per case and keep the best (disk)");
   cmd->add_flag("--graphs", a->graphs, "also capture each case as a CUDA graph and time its replays (graph µs)");
+  cmd->add_flag("--keep-going", a->keep_going, "exit 0 even when some cases fail (they are still reported)");
   cmd->callback([a] { run_bench(*a); });
 }
 

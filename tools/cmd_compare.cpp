@@ -1,6 +1,8 @@
 // `solder compare A.json B.json [--threshold PCT]`: per-case verdicts between two
-// `solder bench` reports, judged against the noise each run measured. Always exits 0 (a
-// slowdown is information, not a failure); CI reads the counts from the summary line.
+// `solder bench` reports, judged against the noise each run measured. Exits 0 whatever the
+// verdicts (a slowdown is information, not a failure; CI reads the counts from the summary
+// line); a file that is not a report by the schema (bench/compare.h) is an error.
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -26,8 +28,9 @@ void register_compare(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->callback([opts] {
-    bench::BenchReport a = bench::load_report(opts->a);
-    bench::BenchReport b = bench::load_report(opts->b);
+    if (!std::isfinite(opts->threshold_pct)) throw Error("--threshold must be a finite number of percent");
+    bench::BenchReport a = bench::load_report_checked(opts->a);
+    bench::BenchReport b = bench::load_report_checked(opts->b);
     std::printf("A: %s (%s, %s)\nB: %s (%s, %s)\n\n", opts->a.c_str(), a.device.c_str(), a.date.c_str(),
                 opts->b.c_str(), b.device.c_str(), b.date.c_str());
     if (!a.device.empty() && !b.device.empty() && a.device != b.device)

@@ -27,6 +27,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "solder/dim.h"
@@ -208,6 +209,7 @@ class Fusion {
   std::vector<Value> values_;
   std::vector<Node> nodes_;
   std::vector<int> inputs_, outputs_;
+  std::unordered_map<std::string, int> by_name_;  // value name -> id: building stays linear
 };
 
 // Checks the invariants every pass must keep: operands precede uses, each node's outputs are
@@ -216,6 +218,9 @@ void verify(const Fusion& f);
 
 // Binds each input's symbolic dims to the concrete sizes given (by input order). Throws an
 // error naming the input and dim when a size disagrees with its declaration or another input.
+// Then checks every value of the fusion under those sizes, before anything runs: each dim
+// evaluates without overflow to a size >= 0, and each tensor's bytes fit int64 and the limit
+// of one tensor (src/ir/limits.h); an error names the value, its dim and the sizes.
 Bindings bind_shapes(const Fusion& f, const std::vector<std::vector<int64_t>>& input_sizes);
 std::vector<int64_t> eval_shape(const Shape& s, const Bindings& b);
 

@@ -29,8 +29,17 @@ struct Comparison {
   double geomean_ratio = 1;  // over matched cases with times
 };
 
+// Reads a report for comparison: a regular JSON file that follows the report schema (an object
+// with a "records" array of objects, each with a string "name" unique in the report, and known
+// fields of their types, times finite and >= 0). Throws solder::Error naming the file and the
+// first field that breaks the schema: a list, null or a stray object is not an empty report.
+BenchReport load_report_checked(const std::string& path);
+// The same check on parsed JSON; `what` names it in messages.
+void validate_report_json(const nlohmann::json& j, const std::string& what);
+
 Verdict classify(double a_median, double a_spread, double b_median, double b_spread, double floor,
                  CaseComparison* detail = nullptr);
+// Linear in the number of cases. `floor` must be finite and >= 0.
 Comparison compare_reports(const BenchReport& a, const BenchReport& b, double floor = 0.02);
 // The table (case, A µs, B µs, B/A, Δ%, needed %, verdict) and a summary line of counts.
 std::string format_comparison(const Comparison& c);

@@ -1,5 +1,6 @@
 #include "frontend/run_inputs.h"
 
+#include "ir/limits.h"
 #include "solder/error.h"
 
 namespace solder {
@@ -91,6 +92,15 @@ std::vector<HostTensor> make_random_inputs(const Fusion& f, const std::vector<st
   if (shapes.size() != f.inputs().size())
     throw Error("make_random_inputs: " + std::to_string(shapes.size()) + " shapes for " +
                 std::to_string(f.inputs().size()) + " inputs of fusion " + f.name());
+  // Refused before filling: random inputs of B = H = 2^32 would take minutes and all memory.
+  double bytes = 0;
+  for (size_t i = 0; i < shapes.size(); ++i)
+    bytes += static_cast<double>(checked_numel(shapes[i], "input " + f.value(f.inputs()[i]).name)) *
+             dtype_size(f.value(f.inputs()[i]).dtype);
+  const double limit = static_cast<double>(max_reference_bytes());
+  if (bytes > limit)
+    throw Error("the inputs of " + f.name() + " need " + gigabytes(bytes) + " of host memory, over the limit of " +
+                gigabytes(limit) + "; set SOLDER_MAX_REFERENCE_GB to raise it");
   std::vector<HostTensor> out;
   for (size_t i = 0; i < shapes.size(); ++i)
     out.push_back(random_tensor(f.value(f.inputs()[i]).dtype, shapes[i], seed + i));

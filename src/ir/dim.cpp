@@ -1,21 +1,62 @@
 #include "solder/dim.h"
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 
+#include "ir/limits.h"
 #include "solder/error.h"
 
 namespace solder {
 
 struct Dim::Node {
-  enum Kind { Const, Sym, Add, Mul } kind;
+  enum Kind { Const, Sym, Add, Mul, Min, CeilDiv } kind;
   int64_t value = 0;
   std::string name;
   std::shared_ptr<const Node> a, b;
+  int depth = 1;
 };
+
+namespace {
+using NodePtr = std::shared_ptr<const Dim::Node>;
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// Evaluates without throwing on overflow: false when some step does not fit int64.
+bool eval_node(const Dim::Node& n, const Bindings& b, int64_t& out) {
+  int64_t x = 0, y = 0;
+  switch (n.kind) {
+    case Dim::Node::Const: out = n.value; return true;
+    case Dim::Node::Sym: {
+      auto it = b.find(n.name);
+      if (it == b.end()) throw Error("size symbol '" + n.name + "' has no value bound");
+      out = it->second;
+      return true;
+    }
+    default: break;
+  }
+  if (!eval_node(*n.a, b, x) || !eval_node(*n.b, b, y)) return false;
+  switch (n.kind) {
+    case Dim::Node::Add: return !__builtin_add_overflow(x, y, &out);
+    case Dim::Node::Mul: return !__builtin_mul_overflow(x, y, &out);
+    case Dim::Node::Min: out = std::min(x, y); return true;
+    case Dim::Node::CeilDiv:
+      if (y <= 0) throw Error("size expression divides by " + std::to_string(y));
+      out = x <= 0 ? 0 : (x - 1) / y + 1;
+      return true;
+    default: return false;
+  }
+}
+}  // namespace
 
 Dim::Dim(int64_t v) : node_(std::make_shared<Node>(Node{Node::Const, v, {}, nullptr, nullptr})) {}
 
 Dim Dim::sym(std::string name) {
+  if (!is_identifier(name))
+    throw Error("size symbol '" + name + "' is not an identifier (letters, digits and '_', not starting with a digit)");
   return Dim(std::make_shared<Node>(Node{Node::Sym, 0, std::move(name), nullptr, nullptr}));
 }
 
@@ -26,58 +67,91 @@ std::optional<int64_t> Dim::const_value() const {
 }
 
 int64_t Dim::eval(const Bindings& b) const {
-  switch (node_->kind) {
-    case Node::Const: return node_->value;
-    case Node::Sym: {
-      auto it = b.find(node_->name);
-      if (it == b.end()) throw Error("size symbol '" + node_->name + "' has no value bound");
-      return it->second;
-    }
-    case Node::Add: return Dim(node_->a).eval(b) + Dim(node_->b).eval(b);
-    case Node::Mul: return Dim(node_->a).eval(b) * Dim(node_->b).eval(b);
-  }
-  return 0;
+  int64_t v = 0;
+  if (eval_node(*node_, b, v)) return v;
+  std::vector<std::string> syms;
+  collect_symbols(syms);
+  std::string vals;
+  for (const auto& s : syms) vals += (vals.empty() ? "" : ", ") + s + "=" + std::to_string(b.at(s));
+  throw Error("size " + str() + " overflows int64 for " + vals);
 }
 
 std::string Dim::str() const {
-  switch (node_->kind) {
-    case Node::Const: return std::to_string(node_->value);
-    case Node::Sym: return node_->name;
-    case Node::Add: return Dim(node_->a).str() + "+" + Dim(node_->b).str();
+  const Node& n = *node_;
+  switch (n.kind) {
+    case Node::Const: return std::to_string(n.value);
+    case Node::Sym: return n.name;
+    case Node::Add: return Dim(n.a).str() + "+" + Dim(n.b).str();
     case Node::Mul: {
-      auto wrap = [](const std::shared_ptr<const Node>& n) {
-        std::string s = Dim(n).str();
-        return n->kind == Node::Add ? "(" + s + ")" : s;
+      auto wrap = [](const NodePtr& p) {
+        std::string s = Dim(p).str();
+        return p->kind == Node::Add ? "(" + s + ")" : s;
       };
-      return wrap(node_->a) + "*" + wrap(node_->b);
+      return wrap(n.a) + "*" + wrap(n.b);
     }
+    case Node::Min: return "min(" + Dim(n.a).str() + ", " + Dim(n.b).str() + ")";
+    case Node::CeilDiv: return "ceildiv(" + Dim(n.a).str() + ", " + Dim(n.b).str() + ")";
   }
   return "?";
 }
 
 void Dim::collect_symbols(std::vector<std::string>& out) const {
   if (node_->kind == Node::Sym) {
-    for (const auto& s : out)
-      if (s == node_->name) return;
-    out.push_back(node_->name);
+    if (std::find(out.begin(), out.end(), node_->name) == out.end()) out.push_back(node_->name);
   } else if (node_->a) {
     Dim(node_->a).collect_symbols(out);
     Dim(node_->b).collect_symbols(out);
   }
 }
 
+bool Dim::as_product(int64_t& c, std::vector<Dim>& factors) const {
+  switch (node_->kind) {
+    case Node::Const: return !__builtin_mul_overflow(c, node_->value, &c);
+    case Node::Add: return false;
+    case Node::Mul: return Dim(node_->a).as_product(c, factors) && Dim(node_->b).as_product(c, factors);
+    default: {
+      std::string s = str();
+      auto at = std::lower_bound(factors.begin(), factors.end(), s, [](const Dim& d, const std::string& k) { return d.str() < k; });
+      factors.insert(at, *this);
+      return true;
+    }
+  }
+}
+
+namespace {
+NodePtr make(Dim::Node::Kind k, const NodePtr& a, const NodePtr& b) {
+  int depth = 1 + std::max(a->depth, b->depth);
+  if (depth > kMaxDimDepth)
+    throw Error("size expression is nested more than " + std::to_string(kMaxDimDepth) + " levels deep");
+  return std::make_shared<Dim::Node>(Dim::Node{k, 0, {}, a, b, depth});
+}
+}  // namespace
+
 Dim operator+(const Dim& a, const Dim& b) {
-  if (a.is_const() && b.is_const()) return Dim(*a.const_value() + *b.const_value());
+  if (a.is_const() && b.is_const()) return Dim(checked_add(*a.const_value(), *b.const_value(), "size expression"));
   if (b.const_value() == 0) return a;
   if (a.const_value() == 0) return b;
-  return Dim(std::make_shared<Dim::Node>(Dim::Node{Dim::Node::Add, 0, {}, a.node_, b.node_}));
+  return Dim(make(Dim::Node::Add, a.node_, b.node_));
 }
 
 Dim operator*(const Dim& a, const Dim& b) {
-  if (a.is_const() && b.is_const()) return Dim(*a.const_value() * *b.const_value());
+  if (a.is_const() && b.is_const()) return Dim(checked_mul(*a.const_value(), *b.const_value(), "size expression"));
   if (a.is_one()) return b;
   if (b.is_one()) return a;
-  return Dim(std::make_shared<Dim::Node>(Dim::Node{Dim::Node::Mul, 0, {}, a.node_, b.node_}));
+  return Dim(make(Dim::Node::Mul, a.node_, b.node_));
+}
+
+Dim Dim::min(const Dim& a, const Dim& b) {
+  if (a.is_const() && b.is_const()) return Dim(std::min(*a.const_value(), *b.const_value()));
+  if (a == b) return a;
+  return Dim(make(Node::Min, a.node_, b.node_));
+}
+
+Dim Dim::ceildiv(const Dim& a, const Dim& b) {
+  if (auto d = b.const_value(); !d || *d <= 0) throw Error("ceildiv(" + a.str() + ", " + b.str() + "): the divisor must be a positive constant");
+  if (b.is_one()) return a;
+  if (auto n = a.const_value()) return Dim(*n <= 0 ? 0 : (*n - 1) / *b.const_value() + 1);
+  return Dim(make(Node::CeilDiv, a.node_, b.node_));
 }
 
 std::string shape_str(const Shape& s) {
@@ -88,37 +162,64 @@ std::string shape_str(const Shape& s) {
 
 namespace {
 // Recursive descent over: sum := prod ('+' prod)* ; prod := atom ('*' atom)* ;
-// atom := ['-'] digits | identifier | '(' sum ')'
+// atom := ['-'] digits | identifier | ('min' | 'ceildiv') '(' sum ',' sum ')' | '(' sum ')'.
+// Parentheses nest at most kMaxDimDepth deep (the recursion is bounded).
 struct DimParser {
   const std::string& t;
   size_t p = 0;
+  int depth = 0;
   void skip() {
     while (p < t.size() && std::isspace(static_cast<unsigned char>(t[p]))) ++p;
   }
   [[noreturn]] void fail(const std::string& what) {
-    throw Error("bad size expression '" + t + "' at column " + std::to_string(p + 1) + ": " + what);
+    std::string shown = t.size() > 80 ? t.substr(0, 77) + "..." : t;
+    throw Error("bad size expression '" + shown + "' at column " + std::to_string(p + 1) + ": " + what);
+  }
+  void expect(char c) {
+    skip();
+    if (p >= t.size() || t[p] != c) fail(std::string("expected '") + c + "'");
+    ++p;
+  }
+  Dim nested() {
+    if (++depth > kMaxDimDepth) fail("nested more than " + std::to_string(kMaxDimDepth) + " levels deep");
+    Dim d = sum();
+    --depth;
+    return d;
   }
   Dim atom() {
     skip();
     if (p >= t.size()) fail("expected a size");
     if (t[p] == '(') {
       ++p;
-      Dim d = sum();
-      skip();
-      if (p >= t.size() || t[p] != ')') fail("expected ')'");
-      ++p;
+      Dim d = nested();
+      expect(')');
       return d;
     }
     size_t s = p;
     if (t[p] == '-') ++p;
     if (p < t.size() && std::isdigit(static_cast<unsigned char>(t[p]))) {
       while (p < t.size() && std::isdigit(static_cast<unsigned char>(t[p]))) ++p;
-      return Dim(static_cast<int64_t>(std::stoll(t.substr(s, p - s))));
+      int64_t v = 0;
+      auto [end, ec] = std::from_chars(t.data() + s, t.data() + p, v);
+      if (ec != std::errc() || end != t.data() + p) fail("the number does not fit int64");
+      return Dim(v);
     }
     p = s;
     if (!(std::isalpha(static_cast<unsigned char>(t[p])) || t[p] == '_')) fail("expected a number or a name");
     while (p < t.size() && (std::isalnum(static_cast<unsigned char>(t[p])) || t[p] == '_')) ++p;
-    return Dim::sym(t.substr(s, p - s));
+    std::string name = t.substr(s, p - s);
+    size_t after = p;
+    skip();
+    if ((name == "min" || name == "ceildiv") && p < t.size() && t[p] == '(') {
+      ++p;
+      Dim a = nested();
+      expect(',');
+      Dim b = nested();
+      expect(')');
+      return name == "min" ? Dim::min(a, b) : Dim::ceildiv(a, b);
+    }
+    p = after;
+    return Dim::sym(name);
   }
   Dim prod() {
     Dim d = atom();
@@ -141,10 +242,16 @@ struct DimParser {
 
 Dim parse_dim(const std::string& text) {
   DimParser ps{text};
-  Dim d = ps.sum();
-  ps.skip();
-  if (ps.p != text.size()) ps.fail("unexpected character");
-  return d;
+  try {
+    Dim d = ps.sum();
+    ps.skip();
+    if (ps.p != text.size()) ps.fail("unexpected character");
+    return d;
+  } catch (const Error& e) {
+    std::string m = e.what();
+    if (m.rfind("bad size expression", 0) == 0) throw;
+    ps.fail(m);  // an overflow or depth error from building the Dim: say where
+  }
 }
 
 }  // namespace solder

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "ir/infer.h"
+#include "ir/limits.h"
 #include "solder/error.h"
 
 namespace solder {
@@ -97,24 +98,33 @@ std::string Fusion::fresh_name() {
 }
 
 int Fusion::find(const std::string& value_name) const {
-  for (size_t i = 0; i < values_.size(); ++i)
-    if (values_[i].name == value_name) return static_cast<int>(i);
-  return -1;
+  auto it = by_name_.find(value_name);
+  return it == by_name_.end() ? -1 : it->second;
 }
 
 void Fusion::rename(int id, const std::string& name) {
   int other = find(name);
   if (other >= 0 && other != id) throw Error("the name '" + name + "' is already used in fusion " + name_);
-  values_.at(id).name = name;
+  Value& v = values_.at(id);
+  if (auto it = by_name_.find(v.name); it != by_name_.end() && it->second == id) by_name_.erase(it);
+  v.name = name;
+  by_name_[name] = id;
 }
 
 Tensor Fusion::input(const std::string& name, DType dtype, Shape shape) {
   if (find(name) >= 0) throw Error("input '" + name + "': the name is already used in fusion " + name_);
-  for (const auto& d : shape)
-    if (auto c = d.const_value(); c && *c < 0)
-      throw Error("input '" + name + "': negative size in " + shape_str(shape));
+  if (shape.size() > static_cast<size_t>(kMaxRank))
+    throw Error("input '" + name + "' has rank " + std::to_string(shape.size()) + ", more than the " +
+                std::to_string(kMaxRank) + " dims a tensor may have");
+  for (const auto& d : shape) {
+    int64_t c = 1;
+    std::vector<Dim> factors;
+    if (d.as_product(c, factors) && c < 0)  // -3, B*-2; a sum such as H+-2 is checked at bind time
+      throw Error("input '" + name + "': negative size " + d.str() + " in " + shape_str(shape));
+  }
   values_.push_back(Value{dtype, std::move(shape), name, -1});
   int id = static_cast<int>(values_.size()) - 1;
+  by_name_[name] = id;
   inputs_.push_back(id);
   return Tensor(this, id);
 }
@@ -169,9 +179,15 @@ std::vector<int> Fusion::add(Op op, const std::vector<int>& in_ids, const Attrs&
   std::vector<Inferred> outs = infer(*this, op, in, attrs);
   Node n{op, in, {}, attrs};
   int node_index = static_cast<int>(nodes_.size());
+  for (auto& o : outs)
+    if (o.shape.size() > static_cast<size_t>(kMaxRank))
+      throw Error(std::string(op_name(op)) + ": the result would have rank " + std::to_string(o.shape.size()) +
+                  ", more than the " + std::to_string(kMaxRank) + " dims a tensor may have");
   for (auto& o : outs) {
-    values_.push_back(Value{o.dtype, std::move(o.shape), fresh_name(), node_index});
+    std::string fresh = fresh_name();
+    values_.push_back(Value{o.dtype, std::move(o.shape), fresh, node_index});
     n.out.push_back(static_cast<int>(values_.size()) - 1);
+    by_name_[fresh] = n.out.back();
   }
   nodes_.push_back(std::move(n));
   return nodes_.back().out;
@@ -224,6 +240,43 @@ void verify(const Fusion& f) {
     if (!defined[o]) throw Error("verify: output " + vals[o].name + " is never defined");
 }
 
+namespace {
+std::string bound_sizes(const Bindings& b) {
+  std::string s;
+  for (const auto& [k, v] : b) s += (s.empty() ? "" : ", ") + k + "=" + std::to_string(v);
+  return s.empty() ? "no sizes bound" : s;
+}
+
+// Every value's size under `b`, so no executor meets a wrapped, negative or absurd size.
+void check_value_sizes(const Fusion& f, const Bindings& b) {
+  const int64_t limit = max_tensor_bytes();
+  for (const Value& v : f.values()) {
+    auto what = [&] {  // built only for a message
+      return (v.producer < 0 ? "input " : "value ") + v.name +
+             (v.producer < 0 ? "" : " (" + std::string(op_name(f.nodes()[v.producer].op)) + ")") + " " +
+             std::string(dtype_name(v.dtype)) + shape_str(v.shape);
+    };
+    int64_t n = 1;
+    for (size_t d = 0; d < v.shape.size(); ++d) {
+      int64_t size = 0;
+      try {
+        size = v.shape[d].eval(b);
+      } catch (const Error& e) {
+        throw Error(what() + ": dim " + std::to_string(d) + ": " + e.what());
+      }
+      if (size < 0)
+        throw Error(what() + ": dim " + std::to_string(d) + " (" + v.shape[d].str() + ") is " + std::to_string(size) +
+                    " for " + bound_sizes(b));
+      if (__builtin_mul_overflow(n, size, &n))
+        throw Error(what() + ": the element count overflows int64 for " + bound_sizes(b));
+    }
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(n, int64_t{dtype_size(v.dtype)}, &bytes) || bytes > limit)
+      check_tensor_bytes(n, dtype_size(v.dtype), what() + " for " + bound_sizes(b));
+  }
+}
+}  // namespace
+
 Bindings bind_shapes(const Fusion& f, const std::vector<std::vector<int64_t>>& sizes) {
   if (sizes.size() != f.inputs().size())
     throw Error("fusion " + f.name() + " takes " + std::to_string(f.inputs().size()) + " inputs, got " +
@@ -246,7 +299,12 @@ Bindings bind_shapes(const Fusion& f, const std::vector<std::vector<int64_t>>& s
           if (syms.size() == 1 && dim.str() == syms[0] && !b.count(syms[0])) b[syms[0]] = got;
           continue;
         }
-        int64_t want = dim.eval(b);
+        int64_t want = 0;
+        try {
+          want = dim.eval(b);
+        } catch (const Error& e) {
+          throw Error("input " + v.name + " is declared " + shape_str(v.shape) + ": dim " + std::to_string(d) + ": " + e.what());
+        }
         if (want != got)
           throw Error("input " + v.name + " is declared " + shape_str(v.shape) + ": dim " + std::to_string(d) +
                       " (" + dim.str() + ") is " + std::to_string(want) + " from the other inputs, got " +
@@ -254,6 +312,7 @@ Bindings bind_shapes(const Fusion& f, const std::vector<std::vector<int64_t>>& s
       }
     }
   }
+  check_value_sizes(f, b);
   return b;
 }
 

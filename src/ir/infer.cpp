@@ -30,36 +30,31 @@ int64_t norm_axis(const Fusion& f, Op op, const std::vector<int>& in, int64_t ax
   return axis < 0 ? axis + rank : axis;
 }
 
-// Splits a pure product into (constant factor, sorted symbol factors); false if it has a sum.
-bool factorize(const Dim& d, int64_t& c, std::vector<std::string>& syms) {
-  std::string s = d.str();
-  if (s.find('+') != std::string::npos) return false;
-  size_t p = 0;
-  while (p <= s.size()) {
-    size_t q = s.find('*', p);
-    std::string tok = s.substr(p, q == std::string::npos ? std::string::npos : q - p);
-    if (!tok.empty() && (std::isdigit(static_cast<unsigned char>(tok[0])) || tok[0] == '-'))
-      c *= std::stoll(tok);
-    else
-      syms.push_back(tok);
-    if (q == std::string::npos) break;
-    p = q + 1;
-  }
-  return true;
-}
-
+// A pure product as (constant factor, factors sorted by text); ok = false if it has a sum.
 struct Product {
   int64_t c = 1;
-  std::vector<std::string> syms;
+  std::vector<Dim> factors;
   bool ok = true;
-  void mul(const Dim& d) { ok = ok && factorize(d, c, syms); }
-  void sort() { std::sort(syms.begin(), syms.end()); }
+  void mul(const Dim& d) { ok = ok && d.as_product(c, factors); }
+  std::vector<std::string> names() const {
+    std::vector<std::string> r;
+    for (const auto& d : factors) r.push_back(d.str());
+    return r;
+  }
 };
 
-Dim product_dim(int64_t c, const std::vector<std::string>& syms) {
+Dim product_dim(int64_t c, const std::vector<Dim>& factors) {
   Dim d(c);
-  for (const auto& s : syms) d = d * Dim::sym(s);
+  for (const auto& f : factors) d = d * f;
   return d;
+}
+
+// A size that is negative for every positive binding: a negative constant, or a product with
+// a negative constant factor (B*-2). Sums (H+-2) may be fine and are checked at bind time.
+bool surely_negative(const Dim& d) {
+  Product p;
+  p.mul(d);
+  return p.ok && p.c < 0;
 }
 
 }  // namespace
@@ -179,6 +174,8 @@ std::vector<Inferred> infer(const Fusion& f, Op op, const std::vector<int>& in, 
           Shape out = tgt;
           size_t off = tgt.size() - x.shape.size();
           for (size_t i = 0; i < tgt.size(); ++i) {
+            if (tgt[i].const_value() != -1 && surely_negative(tgt[i]))
+              fail(f, op, in, "negative size " + tgt[i].str() + " in " + shape_str(tgt));
             if (i >= off) {
               const Dim& d = x.shape[i - off];
               if (tgt[i].const_value() == -1) out[i] = d;
@@ -200,25 +197,23 @@ std::vector<Inferred> infer(const Fusion& f, Op op, const std::vector<int>& in, 
               if (infer_at >= 0) fail(f, op, in, "only one -1 is allowed in " + shape_str(attrs.shape));
               infer_at = static_cast<int>(i);
             } else {
-              if (auto c = attrs.shape[i].const_value(); c && *c < 0)
-                fail(f, op, in, "negative size in " + shape_str(attrs.shape));
+              if (surely_negative(attrs.shape[i]))
+                fail(f, op, in, "negative size " + attrs.shape[i].str() + " in " + shape_str(attrs.shape));
               want.mul(attrs.shape[i]);
             }
           }
           if (!have.ok || !want.ok) fail(f, op, in, "cannot reason about sizes with sums in them");
-          have.sort();
-          want.sort();
           if (infer_at >= 0) {
-            std::vector<std::string> rest = have.syms;
-            for (const auto& s : want.syms) {
-              auto it = std::find(rest.begin(), rest.end(), s);
+            std::vector<Dim> rest = have.factors;
+            for (const auto& w : want.factors) {
+              auto it = std::find(rest.begin(), rest.end(), w);
               if (it == rest.end()) fail(f, op, in, "cannot infer -1 in " + shape_str(attrs.shape));
               rest.erase(it);
             }
-            if (want.c == 0 || have.c % want.c)
+            if (want.c <= 0 || have.c % want.c)
               fail(f, op, in, "cannot infer -1 in " + shape_str(attrs.shape));
             attrs.shape[infer_at] = product_dim(have.c / want.c, rest);
-          } else if (have.c != want.c || have.syms != want.syms) {
+          } else if (have.c != want.c || have.names() != want.names()) {
             fail(f, op, in, "target " + shape_str(attrs.shape) + " has a different number of elements");
           }
           return {{x.dtype, attrs.shape}};
@@ -259,25 +254,27 @@ std::vector<Inferred> infer(const Fusion& f, Op op, const std::vector<int>& in, 
           if (attrs.step < 1) fail(f, op, in, "step must be >= 1");
           const Dim& d = x.shape[attrs.axis];
           Shape out = x.shape;
+          // Bounds past the dim clamp to it, as in torch (x[0:100] of 4 elements has 4).
           if (auto n = d.const_value()) {
             auto clampi = [&](int64_t v) {
               if (v == kSliceToEnd) return *n;
-              if (v < 0) v += *n;
+              if (v < 0) v = v < -*n ? 0 : v + *n;
               return std::clamp<int64_t>(v, 0, *n);
             };
             attrs.start = clampi(attrs.start);
             attrs.end = clampi(attrs.end);
-            int64_t len = std::max<int64_t>(0, (attrs.end - attrs.start + attrs.step - 1) / attrs.step);
+            // ceil((end - start) / step) without forming end - start + step - 1 (step may be huge).
+            int64_t len = attrs.end > attrs.start ? (attrs.end - attrs.start - 1) / attrs.step + 1 : 0;
             out[attrs.axis] = Dim(len);
           } else {
             if (attrs.start < 0 || (attrs.end != kSliceToEnd && attrs.end < attrs.start))
               fail(f, op, in, "a slice of symbolic dim " + d.str() + " needs 0 <= start <= end");
-            if (attrs.end == kSliceToEnd) {
-              if (attrs.step != 1) fail(f, op, in, "a strided slice to the end of a symbolic dim is not supported");
-              out[attrs.axis] = d + Dim(-attrs.start);
-            } else {
-              out[attrs.axis] = Dim((attrs.end - attrs.start + attrs.step - 1) / attrs.step);
-            }
+            if (attrs.end == kSliceToEnd && attrs.step != 1)
+              fail(f, op, in, "a strided slice to the end of a symbolic dim is not supported");
+            // min(d, end) - min(d, start) elements in steps of `step`; min(d, 0) is 0.
+            Dim end = attrs.end == kSliceToEnd ? d : Dim::min(d, Dim(attrs.end));
+            Dim span = attrs.start == 0 ? end : end + Dim(-1) * Dim::min(d, Dim(attrs.start));
+            out[attrs.axis] = Dim::ceildiv(span, Dim(attrs.step));
           }
           return {{x.dtype, out}};
         }

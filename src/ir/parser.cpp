@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "ir/limits.h"
 #include "ir/text_lexer.h"
 #include "solder/error.h"
 
@@ -327,12 +328,7 @@ class Parser {
 Fusion parse_fusion(const std::string& text, const std::string& filename) { return Parser(text, filename).parse(); }
 
 Fusion load_fusion_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read fusion file '" + path + "': " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw Error("error while reading fusion file '" + path + "'");
-  return parse_fusion(ss.str(), path);
+  return parse_fusion(read_bounded_file(path, kMaxProgramBytes, "fusion file"), path);
 }
 
 }  // namespace solder

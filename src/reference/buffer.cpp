@@ -1,5 +1,6 @@
 #include "reference/buffer.h"
 
+#include <cmath>
 #include <list>
 #include <mutex>
 #include <new>
@@ -66,6 +67,19 @@ void give_block(void* p, size_t bytes) {
   }
   for (void* q : evicted) ::operator delete(q);
 }
+
+double value_at(const Buf& b, int64_t i) {
+  return holds_int(b.dtype) ? static_cast<double>(bits_int(b.data[i])) : b.data[i];
+}
+
+int64_t trunc_int(double v) {
+  if (std::isnan(v)) return 0;
+  if (v <= -0x1p63) return INT64_MIN;
+  if (v >= 0x1p63) return INT64_MAX;
+  return static_cast<int64_t>(v);
+}
+
+int64_t int_at(const Buf& b, int64_t i) { return holds_int(b.dtype) ? bits_int(b.data[i]) : trunc_int(b.data[i]); }
 
 int64_t numel(const Sizes& shape) {
   int64_t n = 1;

@@ -1,9 +1,11 @@
 #pragma once
 // The reference executor's value representation: a dense row-major array of doubles, each
-// already rounded to its value's dtype. Doubles hold every narrow format and i32 exactly;
-// i64 beyond 2^53 loses precision (acceptable for an oracle of float kernels).
+// already rounded to its value's dtype. Doubles hold every float format and bool exactly.
+// Integers (i32, i64) are held exactly as the int64's bits in each double's slot, so i64
+// beyond 2^53 stays exact and integer arithmetic wraps as torch's does (see int_at).
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <string>
 #include <utility>
@@ -44,7 +46,29 @@ using Doubles = std::vector<double, Recycling<double>>;
 struct Buf {
   Sizes shape;
   Doubles data;
+  DType dtype = DType::F64;  // set by the executor; says how `data` holds values
 };
+
+inline bool holds_int(DType t) { return t == DType::I32 || t == DType::I64; }
+inline double int_bits(int64_t v) {
+  double d;
+  std::memcpy(&d, &v, sizeof d);
+  return d;
+}
+inline int64_t bits_int(double d) {
+  int64_t v;
+  std::memcpy(&v, &d, sizeof v);
+  return v;
+}
+// Two's-complement wrap to t's width (i32 keeps the low 32 bits), as torch's integer ops do.
+inline int64_t wrap_int(DType t, uint64_t v) {
+  return t == DType::I32 ? static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(v))) : static_cast<int64_t>(v);
+}
+// A double truncated toward zero to int64, clamped to its range (NaN -> 0).
+int64_t trunc_int(double v);
+// Element i as a double (integers converted) / as an integer (floats truncated, clamped).
+double value_at(const Buf& b, int64_t i);
+int64_t int_at(const Buf& b, int64_t i);
 
 int64_t numel(const Sizes& shape);
 Sizes row_major_strides(const Sizes& shape);

@@ -75,6 +75,19 @@ std::vector<Buf> eval_reduce(const Node& n, const Buf& in, const std::vector<Out
     throw Error(std::string(op_name(n.op)) + ": reduction over an empty set of elements (input " +
                 sizes_str(in.shape) + ") has no identity");
 
+  if (holds_int(out.at(0).dtype)) {  // sum to i64 (wrapping), max/min of integers: exact
+    std::vector<int64_t> iacc(static_cast<size_t>(slots), n.op == Op::Max ? INT64_MIN : n.op == Op::Min ? INT64_MAX : 0);
+    for_each_slot([&](int64_t s, int64_t i) {
+      int64_t x = int_at(in, i);
+      if (n.op == Op::Sum) iacc[s] = static_cast<int64_t>(static_cast<uint64_t>(iacc[s]) + static_cast<uint64_t>(x));
+      else if (n.op == Op::Max) iacc[s] = std::max(iacc[s], x);
+      else if (n.op == Op::Min) iacc[s] = std::min(iacc[s], x);
+      else throw Error(std::string("reference: ") + op_name(n.op) + " on integers");
+    });
+    Buf b{out[0].shape, Doubles(static_cast<size_t>(slots))};
+    for (int64_t k = 0; k < slots; ++k) b.data[k] = int_bits(wrap_int(out[0].dtype, static_cast<uint64_t>(iacc[k])));
+    return {b};
+  }
   Doubles acc(static_cast<size_t>(slots), 0.0);
   switch (n.op) {
     case Op::Sum:

@@ -40,12 +40,11 @@ Buf permute(const Node& n, const Buf& x, const Sizes& out_shape) {
 Buf slice(const Node& n, const Buf& x, const Sizes& out_shape) {
   const auto& a = n.attrs;
   const int64_t size = x.shape.at(a.axis);
-  // Constant dims arrive normalized; symbolic ones keep 0 <= start <= end (or end = to-the-end).
-  int64_t start = a.start, end = a.end == kSliceToEnd ? size : a.end;
-  if (start < 0 || start > size || end > size)
-    fail(n, "slice [" + std::to_string(start) + ":" + std::to_string(end) + "] is out of range for size " +
-                std::to_string(size));
-  int64_t len = std::max<int64_t>(0, (end - start + a.step - 1) / a.step);
+  // Constant dims arrive normalized; symbolic ones keep 0 <= start <= end (or end = to-the-end),
+  // and bounds past the dim clamp to it, as in torch and the IR's shape rule.
+  if (a.start < 0 || a.step < 1) fail(n, "slice start " + std::to_string(a.start) + " / step " + std::to_string(a.step) + " not normalized");
+  int64_t start = std::min(a.start, size), end = std::min(a.end, size);
+  int64_t len = end > start ? (end - start - 1) / a.step + 1 : 0;
   if (out_shape.at(a.axis) != len)
     fail(n, "slice length " + std::to_string(len) + " differs from the IR's " + std::to_string(out_shape[a.axis]));
   int64_t outer = 1, inner = 1;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "ir/limits.h"
 #include "solder/error.h"
 
 namespace solder {
@@ -35,11 +36,12 @@ HostTensor HostTensor::empty(DType t, std::vector<int64_t> shape) {
   r.dtype = t;
   r.shape = std::move(shape);
   r.strides.assign(r.shape.size(), 0);
-  int64_t n = 1;
-  for (int d = r.rank() - 1; d >= 0; --d) {
-    if (r.shape[d] < 0) throw Error("HostTensor::empty: negative size in " + shape_text(r.shape));
-    r.strides[d] = n;
-    n *= r.shape[d];
+  const int64_t n = checked_numel(r.shape, "HostTensor " + shape_text(r.shape));
+  check_tensor_bytes(n, dtype_size(t), "a host tensor " + std::string(dtype_name(t)) + shape_text(r.shape));
+  int64_t st = 1;
+  for (int d = r.rank() - 1; d >= 0; --d) {  // checked_numel bounds every partial product
+    r.strides[d] = st;
+    st *= r.shape[d];
   }
   r.storage = std::make_shared<std::vector<std::byte>>(static_cast<size_t>(n * dtype_size(t)));
   return r;
@@ -47,7 +49,8 @@ HostTensor HostTensor::empty(DType t, std::vector<int64_t> shape) {
 
 int64_t HostTensor::numel() const {
   int64_t n = 1;
-  for (auto s : shape) n *= s;
+  for (auto s : shape)
+    if (s < 0 || __builtin_mul_overflow(n, s, &n)) return checked_numel(shape, "HostTensor " + shape_text(shape));  // throws
   return n;
 }
 

@@ -1,7 +1,11 @@
 // Two-level kernel cache: a per-process map, backed by one validated file per key on disk.
 #include "runtime/kernel_cache.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <atomic>
 #include <cstdio>
@@ -47,10 +51,30 @@ std::string default_dir() {
   return "off";
 }
 
-std::optional<std::vector<char>> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+constexpr off_t kMaxEntryBytes = off_t{256} << 20;
+
+// An entry opens only as a regular file of bounded size. Anything else found under its name
+// (a directory, a FIFO, a symlink to /dev/zero, a huge file) is Corrupt: rebuilt and replaced,
+// never a blocking open, an endless read or an exception.
+enum class EntryRead { Missing, Ok, Corrupt };
+EntryRead read_entry(const std::string& path, std::vector<char>& out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT ? EntryRead::Missing : EntryRead::Corrupt;
+  struct stat st {};
+  EntryRead r = EntryRead::Corrupt;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= kMaxEntryBytes) {
+    out.resize(static_cast<size_t>(st.st_size));
+    size_t got = 0;
+    while (got < out.size()) {
+      ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    if (got == out.size()) r = EntryRead::Ok;
+  }
+  ::close(fd);
+  return r;
 }
 
 // Writes to a private temp name, then rename()s over the entry: readers in other processes see
@@ -122,9 +146,15 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const std::string& key,
     bool corrupt = false;
     std::string path = impl_->disk ? entry_path(key) : "";
     if (!path.empty()) {
-      if (auto bytes = read_file(path)) {
-        if (auto k = decode_cache_entry(*bytes, key)) result = std::make_shared<const CompiledKernel>(std::move(*k));
+      std::vector<char> bytes;
+      EntryRead read = read_entry(path, bytes);
+      if (read == EntryRead::Ok) {
+        if (auto k = decode_cache_entry(bytes, key)) result = std::make_shared<const CompiledKernel>(std::move(*k));
         else corrupt = true;
+      } else if (read == EntryRead::Corrupt) {
+        corrupt = true;
+        std::error_code ec;
+        if (fs::is_directory(fs::symlink_status(path, ec))) fs::remove(path, ec);  // rename() cannot replace a directory
       }
     }
     bool from_disk = result != nullptr;
