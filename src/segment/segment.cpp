@@ -27,9 +27,32 @@ struct Builder {
   std::vector<int> seg_of;        // value id -> producing segment (-1: fusion input or constant)
   std::vector<char> is_const;     // value produced by a constant node (inlined into kernels)
   std::vector<char> depends_full; // value depends on a full reduction within its segment
+  // A constant that a view, cat or matmul reads: those read memory, not inlined values, so the
+  // constant gets a one-node kernel that writes it (listed before its first such reader). That
+  // kernel takes no other node (sealed), and seg_of keeps the constant at -1: kernels still
+  // inline it and never join that kernel for it.
+  std::vector<int> const_seg;  // value id -> its materializing segment (-1: none)
+  std::set<int> sealed;
 
   explicit Builder(const Fusion& fu)
-      : f(fu), seg_of(fu.values().size(), -1), is_const(fu.values().size(), 0), depends_full(fu.values().size(), 0) {}
+      : f(fu),
+        seg_of(fu.values().size(), -1),
+        is_const(fu.values().size(), 0),
+        depends_full(fu.values().size(), 0),
+        const_seg(fu.values().size(), -1) {}
+
+  void materialize_constant(int v) {
+    if (const_seg[v] >= 0) return;
+    const Value& val = f.value(v);
+    Segment s;
+    s.kind = SegmentKind::Kernel;
+    s.category = KernelCategory::Pointwise;
+    s.domain = val.shape;
+    s.nodes = {val.producer};
+    segs.push_back(std::move(s));
+    const_seg[v] = static_cast<int>(segs.size()) - 1;
+    sealed.insert(const_seg[v]);
+  }
 
   int open_kernel(KernelCategory c, Shape domain) {
     Segment s;
@@ -43,7 +66,7 @@ struct Builder {
   // Can node `n` join kernel segment `si`? May widen a pointwise domain or change category.
   bool try_join(int si, const Node& n) {
     Segment& s = segs[si];
-    if (s.kind != SegmentKind::Kernel) return false;
+    if (s.kind != SegmentKind::Kernel || sealed.count(si)) return false;
     bool dep_full = false;
     for (int x : n.in)
       if (seg_of[x] == si && depends_full[x]) dep_full = true;
@@ -105,6 +128,9 @@ struct Builder {
       return;
     }
     if (is_view(n.op) || kind == OpKind::Cat || kind == OpKind::Matmul) {
+      // Before the segment is made: this step reads its constants from memory.
+      for (int x : n.in)
+        if (is_const[x]) materialize_constant(x);
       Segment s;
       s.kind = is_view(n.op) ? SegmentKind::View : kind == OpKind::Cat ? SegmentKind::Cat : SegmentKind::Matmul;
       segs.push_back(std::move(s));
@@ -122,7 +148,7 @@ struct Builder {
     const bool after_view = target >= 0 && segs[target].kind == SegmentKind::View && kind != OpKind::Reduction;
     if (target < 0 || after_view)
       for (int i = static_cast<int>(segs.size()) - 1, after = target; i > after; --i)
-        if (segs[i].kind == SegmentKind::Kernel) {
+        if (segs[i].kind == SegmentKind::Kernel && !sealed.count(i)) {
           target = i;
           break;
         }
@@ -148,9 +174,10 @@ struct Builder {
     for (size_t si = 0; si < segs.size(); ++si) {
       Segment& s = segs[si];
       std::set<int> ins;
+      // Kernels inline constants; views, cats and matmuls read them (materialized) from memory.
       for (int ni : s.nodes)
         for (int x : f.nodes()[ni].in)
-          if (!is_const[x] && seg_of[x] != static_cast<int>(si)) ins.insert(x);
+          if ((!is_const[x] || s.kind != SegmentKind::Kernel) && seg_of[x] != static_cast<int>(si)) ins.insert(x);
       s.inputs.assign(ins.begin(), ins.end());
     }
     // A value is materialized when it is a fusion output or read by another segment.
@@ -189,7 +216,51 @@ SegmentedFusion segment_fusion(Fusion f) {
     b.segs.push_back(std::move(s));
   }
   SegmentedFusion out{std::move(f), std::move(b.segs)};
+  verify_segments(out);
   return out;
+}
+
+void verify_segments(const SegmentedFusion& sf) {
+  const Fusion& f = sf.fusion;
+  std::vector<char> written(f.values().size(), 0);
+  for (int v : f.inputs()) written[v] = 1;
+  auto is_const = [&](int v) {
+    const int p = f.value(v).producer;
+    return p >= 0 && f.nodes()[p].op == Op::Constant;
+  };
+  auto fail = [&](size_t si, const std::string& what) {
+    throw Error("segmentation of " + f.name() + ": segment " + std::to_string(si) + " (" +
+                segment_kind_name(sf.segments[si].kind) + ") " + what + "\n" + describe_segments(sf));
+  };
+  std::vector<char> inside(f.values().size(), 0);  // made by the kernel segment being checked
+  for (size_t si = 0; si < sf.segments.size(); ++si) {
+    const Segment& s = sf.segments[si];
+    if (s.nodes.empty()) fail(si, "has no nodes");
+    if (s.kind == SegmentKind::Kernel) {
+      for (int ni : s.nodes)
+        for (int o : f.nodes()[ni].out) inside[o] = 1;
+      for (int x : s.inputs)
+        if (!written[x]) fail(si, "reads " + f.value(x).name + " before any segment writes it");
+      for (int ni : s.nodes)
+        for (int x : f.nodes()[ni].in)
+          if (!inside[x] && !is_const(x) && std::find(s.inputs.begin(), s.inputs.end(), x) == s.inputs.end())
+            fail(si, "uses " + f.value(x).name + " without reading it");
+      for (int o : s.outputs) {
+        if (!inside[o]) fail(si, "writes " + f.value(o).name + ", which none of its nodes makes");
+        written[o] = 1;
+      }
+      for (int ni : s.nodes)
+        for (int o : f.nodes()[ni].out) inside[o] = 0;
+      continue;
+    }
+    if (s.nodes.size() != 1) fail(si, "has more than one node");
+    const Node& n = f.nodes()[s.nodes[0]];
+    for (int x : n.in)
+      if (!written[x]) fail(si, "reads " + f.value(x).name + " before any segment writes it");
+    for (int o : n.out) written[o] = 1;
+  }
+  for (int v : f.outputs())
+    if (!written[v]) throw Error("segmentation of " + f.name() + ": output " + f.value(v).name + " is never written");
 }
 
 const char* segment_kind_name(SegmentKind k) {

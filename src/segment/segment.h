@@ -40,6 +40,13 @@ struct SegmentedFusion {
 
 SegmentedFusion segment_fusion(Fusion f);
 
+// Throws solder::Error unless every segment reads only what is in memory when it runs: fusion
+// inputs, and values written by an earlier segment (a view's output is its source's memory).
+// Kernels read their segment's inputs and inline constants; a view, cat or matmul reads every
+// operand of its node from memory, constants included. Every program output is written.
+// segment_fusion checks its result with it.
+void verify_segments(const SegmentedFusion& sf);
+
 const char* segment_kind_name(SegmentKind k);
 const char* kernel_category_name(KernelCategory c);
 // One line per segment: kind, category, domain, nodes' ops, inputs -> outputs.
