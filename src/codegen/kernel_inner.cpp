@@ -71,7 +71,8 @@ std::string combine_across_row(const ReductionStep& st, int i, const std::string
     c += "    }\n    __syncthreads();\n    " + a + " = " + partial("0") + ";\n";
     c += "#pragma unroll\n    for (int k = 1; k < " + wpr + "; ++k)\n      " + a + " = welford_merge(" + a + ", " + partial("k") + ");\n";
   } else {
-    const std::string ty = compute_type(t), sz = num(static_cast<long long>(dtype_size(t))) + "u";
+    // Slots of the register type: a bf16 max reduces in floats (2-byte slots overlapped them).
+    const std::string ty = compute_type(t), sz = num(compute_bytes(t)) + "u";
     c += "    if ((tr & 31) == 0) st_shared<" + ty + ">(" + sm + " + (tr >> 5) * " + sz + ", " + a + ");\n    __syncthreads();\n";
     c += "    " + a + " = ld_shared<" + ty + ">(" + sm + ");\n";
     c += "#pragma unroll\n    for (int k = 1; k < " + wpr + "; ++k) " + a + " = " +
@@ -95,7 +96,7 @@ std::string combine_across_row(const ReductionStep& st, int i, const std::string
 std::string combine_across_cluster(const ReductionStep& st, int i, const std::string& a, DType t) {
   const std::string cl = "cl" + num(i), mb = "mb" + num(i) + " + cpar * 8u";
   const std::string ty = st.welford ? "float4" : compute_type(t);
-  const std::string sz = st.welford ? "16u" : num(static_cast<long long>(dtype_size(t))) + "u";
+  const std::string sz = st.welford ? "16u" : num(compute_bytes(t)) + "u";
   const std::string val = st.welford ? "make_float4(" + a + ".n, " + a + ".mean, " + a + ".m2, 0.f)" : a;
   auto slot = [&](const std::string& r) { return cl + " + (cpar * CL + " + r + ") * " + sz; };
   auto part = [&](const std::string& r) {

@@ -31,6 +31,12 @@ inline const char* red_struct(Op kind) {
 // Accumulators: bools reduce as ints (shuffles and atomics have no bool form).
 inline DType accumulator_dtype(DType out) { return out == DType::Bool ? DType::I32 : out; }
 
+// Bytes of a value of dtype t in registers (compute_type): f16/bf16/fp8 are floats there.
+inline int compute_bytes(DType t) {
+  const std::string ct = compute_type(t);
+  return ct == "double" || ct == "i64" ? 8 : ct == "bool" ? 1 : 4;
+}
+
 // Identity of a reduction in the accumulator type.
 inline std::string red_identity(Op kind, DType acc) {
   if (kind == Op::Max || kind == Op::Min) {

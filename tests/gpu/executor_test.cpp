@@ -95,6 +95,19 @@ TEST(GpuExecutor, CatPiecesWrittenInPlace) {
       check(f, {{37, h}, {37, h + 3}}, l, "cats H=" + std::to_string(h));
 }
 
+// Reductions of 16-bit values without a cast (a bf16 max, an f16 sum) accumulate in floats;
+// rows over several warps combine them through shared memory in float slots.
+TEST(GpuExecutor, NarrowReductionsAcrossWarps) {
+  SKIP_WITHOUT_GPU();
+  for (const char* dt : {"bf16", "f16"})
+    for (const char* op : {"max", "min", "sum"}) {
+      Fusion f = parse_fusion("fusion narrow {\n  input x: " + std::string(dt) + "[B, H]\n  r = " + op +
+                              "(x, axes=[1], keepdim=false)\n  output r\n}\n");
+      for (int64_t h : {1030, 4097})
+        check(f, {{37, h}}, Layout::Contiguous, std::string(dt) + " " + op + " H=" + std::to_string(h));
+    }
+}
+
 TEST(GpuExecutor, NormsAcrossHiddenSizes) {
   SKIP_WITHOUT_GPU();
   for (const char* name : {"w1_layer_norm_fused", "w5_softmax_bf16", "w5_rms_norm_bf16"})
