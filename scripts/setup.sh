@@ -30,7 +30,7 @@ if [ -x "$PY" ] && ! "$PY" -c "import nanobind, numpy" 2>/dev/null; then
 fi
 if [ -x "$PY" ] && [ "${SOLDER_TORCH:-1}" = 1 ] && ! "$PY" -c "import torch" 2>/dev/null; then
   echo "setup: installing torch into $BUILD/pyenv (for the torch.compile backend's CPU tests)"
-  "$PY" -m pip install -q "torch==2.11.*" >>"$BUILD/pip.log" 2>&1 ||
+  timeout 1200 "$PY" -m pip install -q "torch==2.11.*" >>"$BUILD/pip.log" 2>&1 ||
     echo "setup: torch install failed (see $BUILD/pip.log); the backend's tests will be skipped"
 fi
 PYARG=()
