@@ -25,7 +25,7 @@
 #include <sstream>
 #include <thread>
 
-#include "frontend/run_inputs.h"
+#include "programs/run_inputs.h"
 #include "ir/limits.h"
 #include "ir/parser.h"
 #include "ir/printer.h"

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "frontend/explain.h"
-#include "frontend/run_inputs.h"
+#include "programs/run_inputs.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ops/workloads.h"

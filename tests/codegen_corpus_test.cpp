@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "pipeline/compile_kernel.h"
-#include "frontend/run_inputs.h"
+#include "programs/run_inputs.h"
 #include "ops/workloads.h"
 #include "pipeline/pipeline.h"
 #include "runtime/device_info.h"

@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "codegen/device_runtime.h"
-#include "frontend/load_program.h"
-#include "frontend/run_inputs.h"
+#include "programs/load_program.h"
+#include "programs/run_inputs.h"
 #include "solder/executor.h"
 
 using namespace solder;

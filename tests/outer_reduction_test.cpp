@@ -4,7 +4,7 @@
 // form. The GPU tier (tests/gpu/outer_reduction_test.cpp) runs them against the reference.
 #include <gtest/gtest.h>
 
-#include "frontend/run_inputs.h"
+#include "programs/run_inputs.h"
 #include "ops/workloads.h"
 #include "pipeline/compile_kernel.h"
 #include "pipeline/pipeline.h"

@@ -4,7 +4,7 @@
 // runs (the least-spilling one, said so) instead of being refused.
 #include <gtest/gtest.h>
 
-#include "frontend/run_inputs.h"
+#include "programs/run_inputs.h"
 #include "ops/workloads.h"
 #include "pipeline/compile_kernel.h"
 #include "pipeline/pipeline.h"

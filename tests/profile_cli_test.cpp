@@ -13,7 +13,7 @@
 #include "bench/profile_table.h"
 #include "bench/step_timeline.h"
 #include "frontend/kernel_dump.h"
-#include "frontend/run_inputs.h"
+#include "programs/run_inputs.h"
 #include "ops/workloads.h"
 #include "runtime/driver.h"
 #include "solder/error.h"

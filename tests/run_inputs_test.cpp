@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "frontend/explain.h"
-#include "frontend/load_program.h"
-#include "frontend/run_inputs.h"
+#include "programs/load_program.h"
+#include "programs/run_inputs.h"
 #include "frontend/size_args.h"
 #include "frontend/tensor_summary.h"
 #include "ir/printer.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ir/parser.h"
-#include "frontend/load_program.h"
+#include "programs/load_program.h"
 #include "pipeline/pipeline.h"
 #include "segment/segment.h"
 #include "support/random_fusion.h"

@@ -4,8 +4,8 @@
 
 #include "commands.h"
 #include "frontend/explain.h"
-#include "frontend/load_program.h"
-#include "frontend/run_inputs.h"
+#include "programs/load_program.h"
+#include "programs/run_inputs.h"
 #include "frontend/size_args.h"
 
 namespace solder::cli {

@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "frontend/load_program.h"
-#include "frontend/run_inputs.h"
+#include "programs/load_program.h"
+#include "programs/run_inputs.h"
 #include "frontend/size_args.h"
 #include "frontend/tensor_summary.h"
 #include "runtime/device_info.h"

@@ -5,8 +5,8 @@
 #include <cstdio>
 
 #include "bench/gpu_timer.h"
-#include "frontend/load_program.h"
-#include "frontend/run_inputs.h"
+#include "programs/load_program.h"
+#include "programs/run_inputs.h"
 #include "ops/workloads.h"
 #include "runtime/driver.h"
 #include "runtime/kernel_cache.h"

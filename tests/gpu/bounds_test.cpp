@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "frontend/run_inputs.h"
+#include "programs/run_inputs.h"
 #include "gpu_compare.h"
 #include "solder/error.h"
 #include "solder/reference.h"

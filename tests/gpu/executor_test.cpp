@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "frontend/run_inputs.h"
+#include "programs/run_inputs.h"
 #include "ir/parser.h"
 #include "gpu_compare.h"
 #include "ops/workloads.h"

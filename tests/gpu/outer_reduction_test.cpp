@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "frontend/run_inputs.h"
+#include "programs/run_inputs.h"
 #include "gpu_compare.h"
 #include "ops/workloads.h"
 #include "solder/reference.h"

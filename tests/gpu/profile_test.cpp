@@ -5,7 +5,7 @@
 
 #include "bench/profile_run.h"
 #include "bench/profile_table.h"
-#include "frontend/run_inputs.h"
+#include "programs/run_inputs.h"
 #include "gpu_compare.h"
 #include "ops/workloads.h"
 

@@ -1,4 +1,4 @@
-#include "frontend/run_inputs.h"
+#include "programs/run_inputs.h"
 
 #include "ir/limits.h"
 #include "solder/error.h"

@@ -1,4 +1,4 @@
-#include "frontend/load_program.h"
+#include "programs/load_program.h"
 
 #include <algorithm>
 #include <filesystem>
