@@ -259,10 +259,7 @@ void Executor::Impl::place_cat_pieces(RunPlan& rp, const std::vector<char>& prov
   allocated.assign(nv, 0);
   std::vector<int> readers(nv, 0), producer_kind(nv, -1);
   for (const Segment& s : sf.segments) {
-    for (int v : s.inputs) ++readers[v];
-    if (s.kind == SegmentKind::Cat || s.kind == SegmentKind::Matmul || s.kind == SegmentKind::View)
-      for (int ni : s.nodes)
-        for (int v : f.nodes()[ni].in) readers[v] += s.inputs.empty() ? 1 : 0;
+    for (int v : s.inputs) ++readers[v];  // every segment lists what it reads from others
     for (int v : s.outputs) producer_kind[v] = static_cast<int>(s.kind);
   }
   for (int v : f.outputs()) readers[v] += 2;  // a program output keeps its own buffer
