@@ -3,6 +3,7 @@
 // the H100 profile for the shapes the heuristics were tuned on.
 #include <gtest/gtest.h>
 
+#include "ir/parser.h"
 #include "pipeline/compile_kernel.h"
 #include "programs/run_inputs.h"
 #include "ops/workloads.h"
@@ -318,4 +319,16 @@ TEST(SchedulerChoices, FlatKernelsOnH100Profile) {
   EXPECT_EQ(p.unroll, 4);
   p = plan_of("w2_fp8_bf16_e5m2_nosat", {{"N", 100003}});  // odd: masked tail, full vectors
   EXPECT_EQ(p.vec, 8);
+}
+
+// Reductions to a scalar of every kind compile (var_mean over every dim included: it is never
+// refused) and do not spill, for each float dtype.
+TEST(CodegenCorpus, FullReductionsOfEveryKindCompile) {
+  for (const char* dt : {"f32", "f16", "bf16"})
+    for (const char* red : {"v, m = var_mean(t, axes=[0, 1], correction=1, keepdim=false)\n  output v\n  output m",
+                            "s = sum(t, axes=[0, 1], keepdim=false)\n  y = sqrt(s)\n  output y",
+                            "s = mean(t, axes=[0, 1], keepdim=true)\n  output s"}) {
+      Fusion f = parse_fusion("fusion full {\n  input x: " + std::string(dt) + "[B, H]\n  t = abs(x)\n  " + red + "\n}\n");
+      expect_no_spills(f, odd_sizes(f), std::string(dt) + " " + red);
+    }
 }

@@ -72,8 +72,6 @@ std::string literal(DType t, double v) {
   return buf;
 }
 
-namespace {
-// Rounds a float-register result to a narrower float dtype.
 std::string rounded(DType t, const std::string& e) {
   switch (t) {
     case DType::F16: return "round_f16(" + e + ")";
@@ -83,6 +81,8 @@ std::string rounded(DType t, const std::string& e) {
     default: return e;
   }
 }
+
+namespace {
 bool is_f64(DType t) { return t == DType::F64; }
 }  // namespace
 

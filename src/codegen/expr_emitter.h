@@ -17,6 +17,8 @@ const char* compute_type(DType t);  // register type: float for f16/bf16/f32/fp8
 std::string load_convert(DType t, const std::string& raw);     // storage -> compute
 std::string store_convert(DType t, const std::string& value);  // compute -> storage (exact: values are pre-rounded)
 std::string literal(DType t, double v);
+// A float-register value rounded to a narrower float dtype (f16, bf16, fp8); others unchanged.
+std::string rounded(DType t, const std::string& e);
 
 // Emits the values in `targets` (and what they need) into `code`. `provided(id)` returns the
 // expression for a value the template supplies, or "" to compute it from its producer.

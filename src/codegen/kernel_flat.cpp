@@ -9,30 +9,49 @@ namespace {
 
 // Grid reduction: warp then block combine, one atomic per block (one per warp made 8192
 // atomics on one address for 2^21 elements), the last block finishes the scalar epilogue and
-// resets the scratch, so no memset is needed between launches.
+// resets the scratch, so no memset is needed between launches. var_mean: Welford per thread,
+// Chan's merge across the block, then each block adds n, n*mean and m2 + n*mean^2 in double;
+// the last block takes var = (sum of squares - n*mean^2) / (n - correction), whose cancellation
+// in double costs nothing at f32 precision.
 void write_grid_combine(Writer& w, const std::vector<std::string>& acc, const std::vector<int>& post_outs,
                         KernelSource& ks_out) {
   std::string& c = w.code;
   const size_t nsteps = w.sp.steps.size();
-  std::vector<bool> integral(nsteps);
+  std::vector<long long> word(nsteps);  // each step's first scratch word (even: doubles align)
+  auto push_bits = [&](unsigned long long bits, int words) {
+    ks_out.scratch_init.push_back(static_cast<unsigned>(bits & 0xffffffffu));
+    if (words == 2) ks_out.scratch_init.push_back(static_cast<unsigned>(bits >> 32));
+  };
   for (size_t i = 0; i < nsteps; ++i) {
-    Op kind = w.sp.steps[i].kind;
-    DType t = accumulator_dtype(w.f.value(w.f.nodes()[w.sp.steps[i].node].out[0]).dtype);
-    integral[i] = !is_floating(t);
-    const std::string red = std::string("warp_reduce<") + red_struct(kind) + ", 32>(", bred = "bred" + num(static_cast<long long>(i));
+    const ReductionStep& st = w.sp.steps[i];
+    const Op kind = st.kind;
+    const DType t = accumulator_dtype(w.f.value(w.f.nodes()[st.node].out[0]).dtype);
+    word[i] = static_cast<long long>(ks_out.scratch_init.size());
+    const std::string bred = "bred" + num(static_cast<long long>(i)), slot = "p.scratch + " + num(word[i]);
+    if (st.welford) {  // shifted sums: Σd and Σd² (d = x - shift), each a float per thread
+      for (const std::string& a : {acc[i], acc[i] + "q"}) {
+        c += "  " + a + " = warp_reduce<RedSum, 32>(" + a + ");\n";
+        c += "  __shared__ float b" + a + "[THREADS / 32];\n";
+        c += "  if ((threadIdx.x & 31) == 0) b" + a + "[threadIdx.x >> 5] = " + a + ";\n  __syncthreads();\n";
+        c += "  " + a + " = warp_reduce<RedSum, 32>(threadIdx.x < THREADS / 32 ? b" + a + "[threadIdx.x] : 0.f);\n";
+      }
+      c += "  if (threadIdx.x == 0) {\n    atomicAdd((double*)(" + slot + "), (double)" + acc[i] + ");\n";
+      c += "    atomicAdd((double*)(" + slot + ") + 1, (double)" + acc[i] + "q);\n  }\n";
+      for (int k = 0; k < 2; ++k) push_bits(0, 2);
+      continue;
+    }
+    const std::string red = std::string("warp_reduce<") + red_struct(kind) + ", 32>(";
     c += "  " + acc[i] + " = " + red + acc[i] + ");\n";
     c += "  __shared__ " + std::string(compute_type(t)) + " " + bred + "[THREADS / 32];\n";
     c += "  if ((threadIdx.x & 31) == 0) " + bred + "[threadIdx.x >> 5] = " + acc[i] + ";\n  __syncthreads();\n";
     c += "  " + acc[i] + " = " + red + "threadIdx.x < THREADS / 32 ? " + bred + "[threadIdx.x] : " + red_identity(kind, t) + ");\n";
-    const std::string slot = "p.scratch + " + num(2 * static_cast<long long>(i));
-    if (integral[i]) {
+    if (!is_floating(t)) {
       // Integers (and bools) combine exactly as 64-bit values in the step's two scratch words.
       const char* fn = kind == Op::Max ? "atomicMax((long long*)(" : kind == Op::Min ? "atomicMin((long long*)(" : "atomicAdd((unsigned long long*)(";
       const char* cast = kind == Op::Max || kind == Op::Min ? "(long long)" : "(unsigned long long)(long long)";
       c += "  if (threadIdx.x == 0) " + std::string(fn) + slot + "), " + cast + acc[i] + ");\n";
       long long idv = kind == Op::Max ? (-9223372036854775807LL - 1) : kind == Op::Min ? 9223372036854775807LL : 0;
-      ks_out.scratch_init.push_back(static_cast<unsigned>(static_cast<unsigned long long>(idv) & 0xffffffffu));
-      ks_out.scratch_init.push_back(static_cast<unsigned>(static_cast<unsigned long long>(idv) >> 32));
+      push_bits(static_cast<unsigned long long>(idv), 2);
       continue;
     }
     if (t == DType::F64) {  // one double in the step's two scratch words
@@ -40,39 +59,54 @@ void write_grid_combine(Writer& w, const std::vector<std::string>& acc, const st
       double idv = kind == Op::Max ? -INFINITY : kind == Op::Min ? INFINITY : 0.0;
       unsigned long long bits;
       std::memcpy(&bits, &idv, 8);
-      ks_out.scratch_init.push_back(static_cast<unsigned>(bits & 0xffffffffu));
-      ks_out.scratch_init.push_back(static_cast<unsigned>(bits >> 32));
+      push_bits(bits, 2);
       continue;
     }
+    // A float and its NaN flag (max/min atomics compare bit patterns: a NaN is flagged apart).
     c += "  if (threadIdx.x == 0) atomic_combine(" + std::string(red_struct(kind)) + "(), " + slot + ", (float)" + acc[i] + ");\n";
     float idv = kind == Op::Max ? -INFINITY : kind == Op::Min ? INFINITY : 0.0f;
     unsigned bits;
     std::memcpy(&bits, &idv, 4);
-    ks_out.scratch_init.push_back(bits);
-    ks_out.scratch_init.push_back(0);
+    push_bits(bits, 1);
+    push_bits(0, 1);
   }
+  const long long counter_word = static_cast<long long>(ks_out.scratch_init.size());
   ks_out.scratch_init.push_back(0);  // block counter
-  const std::string counter = "((unsigned*)p.scratch)[" + num(2 * static_cast<long long>(nsteps)) + "]";
+  const std::string counter = "((unsigned*)p.scratch)[" + num(counter_word) + "]";
   c += "  __shared__ bool last_block;\n  __threadfence();\n  __syncthreads();\n";
   c += "  if (threadIdx.x == 0) last_block = atomicAdd(&" + counter + ", 1u) == gridDim.x * gridDim.y - 1;\n";
   c += "  __syncthreads();\n  if (!last_block || threadIdx.x != 0) return;\n  __threadfence();\n";
   c += "  volatile float* s = p.scratch;\n";
   std::map<int, std::string> results;
+  auto declare = [&](int v, const std::string& expr) {
+    const DType t = w.f.value(v).dtype;
+    const std::string name = "r" + num(v);
+    c += "  const " + std::string(compute_type(t)) + " " + name + " = " + rounded(t, "(" + std::string(compute_type(t)) + ")" + expr) + ";\n";
+    results[v] = name;
+  };
   for (size_t i = 0; i < nsteps; ++i) {
-    const auto& st = w.sp.steps[i];
-    int out = w.f.nodes()[st.node].out[0];
-    DType t = w.f.value(out).dtype;
+    const ReductionStep& st = w.sp.steps[i];
+    const Node& n = w.f.nodes()[st.node];
+    const DType t = w.f.value(n.out[0]).dtype;
+    const std::string at = num(word[i]);
+    if (st.welford) {  // mean = shift + Σd / n, var = (Σd² - (Σd)² / n) / (n - correction)
+      const std::string d = "wd" + num(static_cast<long long>(i)), corr = num(n.attrs.correction);
+      c += "  const volatile double* " + d + " = (const volatile double*)(p.scratch + " + at + ");\n";
+      c += "  const double " + d + "n = (double)R * (double)C;\n";
+      c += "  const double " + d + "v = fmax(" + d + "[1] - " + d + "[0] * " + d + "[0] / " + d + "n, 0.0) / (" + d + "n - " +
+           corr + " > 0 ? " + d + "n - " + corr + " : 0.0);\n";
+      declare(n.out[0], d + "v");
+      declare(n.out[1], "((double)" + acc[i] + "k + " + d + "[0] / " + d + "n)");
+      continue;
+    }
     const bool wide = accumulator_dtype(t) == DType::F64;
-    std::string raw = wide ? "(*(volatile double*)(p.scratch + " + num(2 * static_cast<long long>(i)) + "))"
-                      : integral[i] ? "(*(volatile long long*)(p.scratch + " + num(2 * static_cast<long long>(i)) + "))"
-                                  : "(s[" + num(2 * static_cast<long long>(i) + 1) + "] != 0.0f ? __int_as_float(0x7fc00000) : s[" +
-                                        num(2 * static_cast<long long>(i)) + "])";
+    std::string raw = wide                  ? "(*(volatile double*)(p.scratch + " + at + "))"
+                      : !is_floating(accumulator_dtype(t)) ? "(*(volatile long long*)(p.scratch + " + at + "))"
+                                                           : "(s[" + num(word[i] + 1) + "] != 0.0f ? __int_as_float(0x7fc00000) : s[" + at + "])";
     if (st.kind == Op::Mean) raw = "(" + raw + " / (float)C)";
-    std::string name = "r" + num(out);
-    c += "  const " + std::string(compute_type(t)) + " " + name + " = (" + compute_type(t) + ")" + raw + ";\n";
-    results[out] = name;
+    declare(n.out[0], raw);
   }
-  for (size_t i = 0; i < ks_out.scratch_init.size() - 1; ++i)
+  for (size_t i = 0; i + 1 < ks_out.scratch_init.size(); ++i)
     c += "  ((volatile unsigned*)p.scratch)[" + num(static_cast<long long>(i)) + "] = " + num(ks_out.scratch_init[i]) + "u;\n";
   c += "  " + counter + " = 0u;\n";
   ExprEmitter em(w.f, [&](int v) {
@@ -82,6 +116,23 @@ void write_grid_combine(Writer& w, const std::vector<std::string>& acc, const st
   });
   for (int k : post_outs)
     c += "  " + w.ptr(k) + "[0] = " + store_convert(w.dt(w.op(k).value), em.value(w.op(k).value, c, "  ")) + ";\n";
+}
+
+// var_mean's shift: the reduced value at element 0, which every thread computes alike, so that
+// the sums of d = x - shift and d² stay near the spread of x, not its magnitude (a shift that is
+// not finite, or an empty input, takes 0).
+void write_variance_shifts(Writer& w, const std::vector<int>& ins, const std::vector<std::string>& acc) {
+  std::string& c = w.code;
+  for (size_t i = 0; i < w.sp.steps.size(); ++i) {
+    if (!w.sp.steps[i].welford) continue;
+    const std::string k = acc[i] + "k";
+    c += "  float " + k + " = 0.f;\n  if (R > 0 && C > 0) {\n    const i64 row = 0, col = 0;\n    (void)col;\n";
+    w.scalar_loads(ins, 2, "row", "col", true);
+    ExprEmitter em(w.f, [&](int v) { return w.is_input(v) ? w.elem_input(v, false) : std::string(); });
+    em.set_raw_bits([&](int v) { return w.is_input(v) ? w.elem_raw(v, false) : std::string(); });
+    const std::string x = em.value(w.sp.steps[i].input, c, I(2));
+    c += "    " + k + " = (float)(" + x + ");\n    if (!isfinite(" + k + ")) " + k + " = 0.f;\n  }\n";
+  }
 }
 
 }  // namespace
@@ -98,11 +149,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   for (int k : outs) (full && w.sp.stage[w.op(k).value] > 0 ? post_outs : elem_outs).push_back(k);
   std::vector<int> targets;
   for (int k : elem_outs) targets.push_back(w.op(k).value);
-  for (const auto& st : w.sp.steps) {
-    if (st.var_step || st.kind == Op::VarMean)
-      throw Error("codegen: var_mean over every dim is not supported on the GPU yet (" + w.plan.name + ")");
-    targets.push_back(st.input);
-  }
+  for (const auto& st : w.sp.steps) targets.push_back(st.input);
   auto stop = [&](int) { return false; };
   std::vector<int> ins = w.element_inputs(targets, stop);
 
@@ -114,7 +161,10 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   for (size_t i = 0; i < w.sp.steps.size(); ++i) {
     DType t = accumulator_dtype(w.f.value(w.f.nodes()[w.sp.steps[i].node].out[0]).dtype);
     acc.push_back("acc" + num(static_cast<long long>(i)));
-    c += "  " + std::string(compute_type(t)) + " " + acc.back() + " = " + red_identity(w.sp.steps[i].kind, t) + ";\n";
+    if (w.sp.steps[i].welford)
+      c += "  float " + acc.back() + " = 0.f, " + acc.back() + "q = 0.f;\n";
+    else
+      c += "  " + std::string(compute_type(t)) + " " + acc.back() + " = " + red_identity(w.sp.steps[i].kind, t) + ";\n";
   }
   // Scalars once per thread, row-constant inputs once per row: not once per element.
   for (int k : ins)
@@ -122,6 +172,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       w.hoisted[k] = "hs" + num(k);
       c += "  const " + std::string(storage_type(w.dt(w.op(k).value))) + " hs" + num(k) + " = " + w.ptr(k) + "[0];\n";
     }
+  write_variance_shifts(w, ins, acc);
   c += "  for (i64 row = blockIdx.y; row < R; row += gridDim.y) {\n";
   for (int k : ins)
     if (w.op(k).access == Access::Row) {
@@ -153,7 +204,11 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     for (size_t i = 0; i < w.sp.steps.size(); ++i) {
       std::string x = em.value(w.sp.steps[i].input, c, I(ind + 1));
       DType at = accumulator_dtype(w.f.value(w.f.nodes()[w.sp.steps[i].node].out[0]).dtype);
-      c += I(ind + 1) + acc[i] + " = " + combine(w.sp.steps[i].kind, acc[i], std::string("(") + compute_type(at) + ")(" + x + ")") + ";\n";
+      if (w.sp.steps[i].welford)
+        c += I(ind + 1) + "{\n" + I(ind + 2) + "const float d = (float)(" + x + ") - " + acc[i] + "k;\n" + I(ind + 2) + acc[i] +
+             " += d;\n" + I(ind + 2) + acc[i] + "q += d * d;\n" + I(ind + 1) + "}\n";
+      else
+        c += I(ind + 1) + acc[i] + " = " + combine(w.sp.steps[i].kind, acc[i], std::string("(") + compute_type(at) + ")(" + x + ")") + ";\n";
     }
     c += I(ind) + "}\n";
     if (vector_path) w.store_vectors(elem_outs, ind, "row", "col0");

@@ -554,10 +554,7 @@ class InnerKernel {
   void declare(int v, const std::string& expr) {
     std::string name = "r" + num(v);
     DType t = w.dt(v);
-    c += "    const " + std::string(compute_type(t)) + " " + name + " = " +
-         (is_floating(t) && t != DType::F32 && t != DType::F64 ? (t == DType::F16 ? "round_f16(" : "round_bf16(") + expr + ")"
-                                                               : expr) +
-         ";\n";
+    c += "    const " + std::string(compute_type(t)) + " " + name + " = " + rounded(t, expr) + ";\n";
     row_names[v] = name;
   }
 

@@ -324,11 +324,7 @@ class OuterWriter {
     auto declare = [&](int v, const std::string& expr) {
       const std::string name = "r" + num(v);
       const DType t = w_.dt(v);
-      c_ += "    const " + std::string(compute_type(t)) + " " + name + " = " +
-            (is_floating(t) && t != DType::F32 && t != DType::F64
-                 ? (t == DType::F16 ? "round_f16(" : "round_bf16(") + expr + ")"
-                 : expr) +
-            ";\n";
+      c_ += "    const " + std::string(compute_type(t)) + " " + name + " = " + rounded(t, expr) + ";\n";
       results[v] = name;
     };
     for (const Acc& a : accs_) {

@@ -432,3 +432,41 @@ TEST(GpuExecutor, FullReductionsOfEveryAccumulatorKind) {
   f.output(max(gt(x, 0.0)));
   check(f, {{100003}, {100003}}, Layout::Contiguous, "full reductions");
 }
+
+// var_mean over every dim (shifted sums per thread, doubles across blocks): f32 and bf16 inputs,
+// odd and tiny sizes, strided inputs, and a mean far from zero (1000 + N(0, 1)) whose variance
+// must not drown in the mean's square.
+TEST(GpuExecutor, VarMeanOverEveryDim) {
+  SKIP_WITHOUT_GPU();
+  for (const char* dt : {"f32", "bf16"}) {
+    Fusion f = parse_fusion("fusion vm {\n  input x: " + std::string(dt) +
+                            "[B, H]\n  t = cast(x, dtype=f32)\n  v, m = var_mean(t, axes=[0, 1], correction=1, keepdim=false)\n"
+                            "  output v\n  output m\n}\n");
+    for (auto [b, h] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {1, 2}, {3, 5}, {257, 4097}, {2048, 2048}})
+      for (Layout l : {Layout::Contiguous, Layout::Sliced, Layout::Transposed, Layout::Misaligned})
+        check(f, {{b, h}}, l, std::string(dt) + " var_mean B=" + std::to_string(b) + " H=" + std::to_string(h));
+    auto shapes = resolve_input_shapes(f, no_shapes, {{"B", 1000}, {"H", 3001}});
+    std::vector<HostTensor> in = make_random_inputs(f, shapes, 5);
+    for (int64_t i = 0; i < in[0].numel(); ++i) in[0].set(i, in[0].get(i) + 1000.0);
+    auto want = run_reference(f, in);
+    Executor ex(f);
+    auto got = ex.run({to_device(in[0])});
+    EXPECT_NEAR(to_host(got[0]).get(0), want[0].get(0), 2e-3 * std::fabs(want[0].get(0))) << dt << " variance over a large mean";
+    EXPECT_NEAR(to_host(got[1]).get(0), want[1].get(0), 1e-5 * std::fabs(want[1].get(0))) << dt << " mean";
+  }
+}
+
+// A 16-bit reduction result is rounded to its dtype before the epilogue uses it: an f16 sum
+// that overflows is inf (as eager's), so sqrt(sum) is inf, not the square root of the float sum.
+TEST(GpuExecutor, FullReductionResultsRoundBeforeTheEpilogue) {
+  SKIP_WITHOUT_GPU();
+  Fusion f = parse_fusion(
+      "fusion sumabs {\n  input x: f16[B, H]\n  a = abs(x)\n  s = sum(a, axes=[0, 1], keepdim=false)\n"
+      "  y = sqrt(s)\n  output y\n}\n");
+  auto shapes = resolve_input_shapes(f, no_shapes, {{"B", 1024}, {"H", 1000}});
+  std::vector<HostTensor> in = make_random_inputs(f, shapes, 3);
+  auto want = run_reference(f, in);
+  ASSERT_TRUE(std::isinf(want[0].get(0))) << "the reference's f16 sum of 1M |x| overflows";
+  Executor ex(f);
+  EXPECT_TRUE(std::isinf(to_host(ex.run({to_device(in[0])})[0]).get(0)));
+}
