@@ -314,3 +314,23 @@ TEST(IrValidation, VerifyAcceptsBuiltFusionsAndNeedsOutputs) {
   verify(f);
   EXPECT_EQ(y.dtype(), DType::F16);
 }
+
+// Halves of a symbolic dim (`x[:, :32]` against `x[:, 32:64]`) have sizes that differ as
+// expressions (min(H, 32) against min(H, 64) - min(H, 32)) but agree for H >= 64: the builder
+// assumes them equal (a reshape of the second to the first's dims), bind_shapes checks it.
+TEST(IrBroadcast, SliceDimsAssumedEqualAndCheckedWhenBound) {
+  Fusion f("halves");
+  Tensor x = f.input("x", DType::F32, {B, H});
+  Tensor y = slice(x, 1, 0, 32, 1) * slice(x, 1, 32, 64, 1);
+  f.output(y);
+  verify(f);
+  EXPECT_EQ(shape_str(y.shape()), "[B, min(H, 32)]");
+  EXPECT_EQ(count_ops(f, Op::Reshape), 1);
+  EXPECT_EQ(bind_shapes(f, {{5, 64}}).at("H"), 64);
+  expect_error([&] { bind_shapes(f, {{5, 40}}); }, {"reshape(", "must be equal", "H=40"});
+  // Symbols and constants compare as expressions: no assumption, an error at once.
+  Fusion g("symbols");
+  Tensor a = g.input("a", DType::F32, {B, H});
+  expect_error([&] { a + slice(g.input("b", DType::F32, {B, Dim::sym("W")}), 1, 0, 8, 1) * 1.0 + g.input("c", DType::F32, {Dim(3)}); },
+               {"cannot broadcast"});
+}

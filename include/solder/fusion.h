@@ -205,6 +205,7 @@ class Fusion {
 
  private:
   std::string fresh_name();
+  void align_broadcast_dims(std::vector<int>& in);
   std::string name_;
   std::vector<Value> values_;
   std::vector<Node> nodes_;

@@ -172,7 +172,8 @@ std::vector<int> Fusion::add(Op op, const std::vector<int>& in_ids, const Attrs&
     DType t = result_type(*this, {in[1], in[2]});
     cast_to(in[1], t);
     cast_to(in[2], t);
-  } else if (is_float_math(op) && in.size() == 1 && !is_floating(values_[in[0]].dtype)) {
+  }
+  if (kind == OpKind::Binary || kind == OpKind::Compare || kind == OpKind::Ternary) align_broadcast_dims(in); else if (is_float_math(op) && in.size() == 1 && !is_floating(values_[in[0]].dtype)) {
     cast_to(in[0], DType::F32);
   }
   Attrs attrs = attrs_in;
@@ -191,6 +192,49 @@ std::vector<int> Fusion::add(Op op, const std::vector<int>& in_ids, const Attrs&
   }
   nodes_.push_back(std::move(n));
   return nodes_.back().out;
+}
+
+// Dims of elementwise operands that differ as expressions but may be equal once sizes are bound
+// (`min(H, 32)` against `min(H, 64) - min(H, 32)`, slices of symbolic dims) are assumed equal, as
+// torch.compile's dynamic shapes assume and guard: the later operand is reshaped to the first's
+// dim, and bind_shapes checks the reshape's element count, naming it, before anything runs.
+// Dims that are products (constants, symbols: B against H) compare as expressions, so
+// broadcast_shapes refuses those that differ.
+namespace {
+bool is_product(const Dim& d) {
+  int64_t c = 1;
+  std::vector<Dim> factors;
+  return d.as_product(c, factors);
+}
+}  // namespace
+
+void Fusion::align_broadcast_dims(std::vector<int>& in) {
+  size_t rank = 0;
+  for (int id : in) rank = std::max(rank, values_[id].shape.size());
+  for (size_t k = 1; k < in.size(); ++k) {
+    Shape want = values_[in[k]].shape;
+    bool changed = false;
+    for (size_t d = 0; d < want.size(); ++d) {
+      const size_t at = rank - want.size() + d;  // aligned from the right
+      if (want[d].is_one()) continue;
+      for (size_t j = 0; j < k; ++j) {
+        const Shape& ref = values_[in[j]].shape;
+        if (at < rank - ref.size()) continue;
+        const Dim& r = ref[at - (rank - ref.size())];
+        if (r.is_one()) continue;
+        if (!(r == want[d]) && (!is_product(r) || !is_product(want[d]))) {
+          want[d] = r;
+          changed = true;
+        }
+        break;
+      }
+    }
+    if (changed) {
+      Attrs a;
+      a.shape = want;
+      in[k] = add(Op::Reshape, std::vector<int>{in[k]}, a)[0];
+    }
+  }
 }
 
 uint64_t Fusion::hash() const {
@@ -248,6 +292,21 @@ std::string bound_sizes(const Bindings& b) {
 }
 
 // Every value's size under `b`, so no executor meets a wrapped, negative or absurd size.
+// A reshape whose sizes could not be compared as expressions (sums in them) is checked here.
+void check_reshape_counts(const Fusion& f, const Bindings& b) {
+  for (const Node& n : f.nodes()) {
+    if (n.op != Op::Reshape) continue;
+    const Value &x = f.value(n.in[0]), &y = f.value(n.out[0]);
+    int64_t have = 1, want = 1;
+    for (const auto& d : x.shape) have *= d.eval(b);  // each checked by check_value_sizes
+    for (const auto& d : y.shape) want *= d.eval(b);
+    if (have != want)
+      throw Error("reshape(" + x.name + " " + shape_str(x.shape) + ") to " + shape_str(y.shape) + ": " + x.name + " holds " +
+                  std::to_string(have) + " elements, the target " + std::to_string(want) + ", for " + bound_sizes(b) +
+                  " (a reshape the builder made where operands' dims differ as expressions: they must be equal)");
+  }
+}
+
 void check_value_sizes(const Fusion& f, const Bindings& b) {
   const int64_t limit = max_tensor_bytes();
   for (const Value& v : f.values()) {
@@ -313,6 +372,7 @@ Bindings bind_shapes(const Fusion& f, const std::vector<std::vector<int64_t>>& s
     }
   }
   check_value_sizes(f, b);
+  check_reshape_counts(f, b);
   return b;
 }
 

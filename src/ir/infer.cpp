@@ -202,8 +202,12 @@ std::vector<Inferred> infer(const Fusion& f, Op op, const std::vector<int>& in, 
               want.mul(attrs.shape[i]);
             }
           }
-          if (!have.ok || !want.ok) fail(f, op, in, "cannot reason about sizes with sums in them");
-          if (infer_at >= 0) {
+          if ((!have.ok || !want.ok) && infer_at >= 0)
+            fail(f, op, in, "cannot infer -1 in " + shape_str(attrs.shape) + " from sizes with sums in them");
+          if (!have.ok || !want.ok) {
+            // Sums (slices' min() and ceildiv dims) cannot be compared here: the element counts
+            // are checked when sizes are bound (bind_shapes), before anything runs.
+          } else if (infer_at >= 0) {
             std::vector<Dim> rest = have.factors;
             for (const auto& w : want.factors) {
               auto it = std::find(rest.begin(), rest.end(), w);
