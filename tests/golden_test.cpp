@@ -122,5 +122,6 @@ TEST(GoldenKernels, MatchCheckedIn) {
                               << " files); if intended, run SOLDER_UPDATE_GOLDEN=1 build/golden_test and "
                                  "measure each changed kernel on the device:\n"
                               << report;
-  EXPECT_GE(generated.size(), 90u) << "the golden corpus shrank";
+  // 84 since horizontal fusion: W3's sixteen norm kernels are one group kernel.
+  EXPECT_GE(generated.size(), 84u) << "the golden corpus shrank";
 }

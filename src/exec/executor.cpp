@@ -4,12 +4,16 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <tuple>
 
+#include "codegen/kernel_group.h"
 #include "exec/copy_fusion.h"
+#include "exec/group_plan.h"
 #include "exec/matmul_step.h"
 #include "exec/step_events.h"
 #include "exec/view_meta.h"
+#include "pipeline/compile_group.h"
 #include "pipeline/compile_kernel.h"
 #include "pipeline/pipeline.h"
 #include "runtime/capture_retention.h"
@@ -112,6 +116,7 @@ struct Step {
   std::vector<int64_t> params;
   std::vector<std::pair<int, int>> ptr_slots;  // (params index, value id)
   std::shared_ptr<DeviceBuffer> scratch;
+  std::vector<std::shared_ptr<DeviceBuffer>> member_scratch;  // a stacked launch's members' (their params hold them)
   Grid grid;
   LaunchRecord record;  // every kind: what a profiled run reports for this step
   // View / Copy / Cat / Matmul
@@ -168,6 +173,20 @@ struct Executor::Impl {
 
   RunPlan build(const std::vector<DeviceTensor>& inputs, const std::vector<DeviceTensor>* outs, const Bindings& b);
   void add_kernel_step(RunPlan& rp, int si, const std::vector<uint64_t>& align, const std::vector<char>& provided);
+  // A kernel segment's step, not yet in the plan, with what made it.
+  struct KernelParts {
+    Step st;
+    PreparedKernel pk;
+    LaunchFacts facts;
+    int si = -1;
+  };
+  KernelParts kernel_parts(RunPlan& rp, int si, const std::vector<uint64_t>& align, const std::vector<char>& provided);
+  void push_kernel_step(RunPlan& rp, KernelParts&& kp);
+  // Horizontal fusion: a segment group's members, stacked where plan_group_launches says it pays.
+  void add_group_steps(RunPlan& rp, const SegmentGroup& g, const std::vector<uint64_t>& align,
+                       const std::vector<char>& provided);
+  // Empty where the group kernel spills and its members do not (they then launch one by one).
+  std::optional<Step> stacked_step(RunPlan& rp, std::vector<KernelParts*> launch, const std::string& why);
 
   // Cat pieces that their kernel writes straight into the cat's buffer (a strided view of it),
   // so the cat copies nothing: pieces made by a kernel segment, read by nothing else, not
@@ -183,6 +202,17 @@ struct Executor::Impl {
 
 void Executor::Impl::add_kernel_step(RunPlan& rp, int si, const std::vector<uint64_t>& align,
                                      const std::vector<char>& provided) {
+  push_kernel_step(rp, kernel_parts(rp, si, align, provided));
+}
+
+void Executor::Impl::push_kernel_step(RunPlan& rp, KernelParts&& kp) {
+  rp.records.push_back(kp.st.record);
+  rp.sources.push_back(source_info(kp.pk));
+  rp.steps.push_back(std::move(kp.st));
+}
+
+Executor::Impl::KernelParts Executor::Impl::kernel_parts(RunPlan& rp, int si, const std::vector<uint64_t>& align,
+                                                         const std::vector<char>& provided) {
   const Segment& s = sf.segments[si];
   const Fusion& f = sf.fusion;
   KernelShape ks = analyze_kernel(f, s);
@@ -246,9 +276,107 @@ void Executor::Impl::add_kernel_step(RunPlan& rp, int si, const std::vector<uint
   st.record.cols = facts.C;
   st.record.vec = pk.plan.params.vec;
   st.record.tuning_key = tuning_key(f.hash(), si, s.category, facts.C, pk.plan.params.vec);
-  rp.records.push_back(st.record);
-  rp.sources.push_back(source_info(pk));
-  rp.steps.push_back(std::move(st));
+  return KernelParts{std::move(st), std::move(pk), facts, si};
+}
+
+void Executor::Impl::add_group_steps(RunPlan& rp, const SegmentGroup& g, const std::vector<uint64_t>& align,
+                                     const std::vector<char>& provided) {
+  const DeviceInfo& dev = current_device();
+  std::vector<KernelParts> parts;
+  std::vector<GroupMember> desc;
+  for (int si : g.members) {
+    parts.push_back(kernel_parts(rp, si, align, provided));
+    const KernelParts& kp = parts.back();
+    GroupMember m;
+    m.segment = si;
+    m.code = canonical_kernel_text(kp.pk.source.source);
+    m.blocks = int64_t{kp.st.grid.x} * kp.st.grid.y;
+    m.wave = int64_t{resident_blocks(dev, kp.pk)} * dev.sm_count;
+    m.bytes = kp.st.record.bytes;
+    m.threads = kp.st.grid.block;
+    m.smem = kp.st.grid.smem;
+    m.cluster = kp.st.grid.cluster;
+    m.param_words = static_cast<int>(kp.st.params.size());
+    desc.push_back(std::move(m));
+  }
+  const GroupLaunches plan = plan_group_launches(desc, kernel_param_limit(dev));
+  std::vector<int> launch_of(parts.size(), -1);
+  for (size_t l = 0; l < plan.launches.size(); ++l)
+    for (int i : plan.launches[l]) launch_of[i] = static_cast<int>(l);
+  if (dry)
+    for (const std::string& note : plan.notes) described += "  " + note + "\n";
+  // In member order: a stacked launch where its first member stood (members are independent).
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const int l = launch_of[i];
+    if (l < 0) {
+      push_kernel_step(rp, std::move(parts[i]));
+      continue;
+    }
+    if (plan.launches[l].front() != static_cast<int>(i)) continue;
+    std::vector<KernelParts*> launch;
+    for (int k : plan.launches[l]) launch.push_back(&parts[k]);
+    if (std::optional<Step> st = stacked_step(rp, launch, plan.why[l])) {
+      rp.records.push_back(st->record);
+      rp.steps.push_back(std::move(*st));
+    } else {
+      for (KernelParts* kp : launch) push_kernel_step(rp, std::move(*kp));
+    }
+  }
+}
+
+// One launch of the members' common kernel: each member's parameter block in the group's, its
+// pointers patched there per call; the grid is the members' blocks, one after the other.
+std::optional<Step> Executor::Impl::stacked_step(RunPlan& rp, std::vector<KernelParts*> launch, const std::string& why) {
+  const DeviceInfo& dev = current_device();
+  const KernelParts& first = *launch.front();
+  const int M = static_cast<int>(launch.size());
+  const GroupLayout L{M, static_cast<int>(first.st.params.size())};
+  PreparedGroup pg = prepare_group_kernel(sf, first.pk, M, dev, KernelCache::global());
+  stats.kernels_compiled += pg.compiles;
+  const PtxasInfo& px = pg.compiled->ptxas;
+  const std::string segs = std::to_string(first.si) + "-" + std::to_string(launch.back()->si);
+  const bool spills = px.spills() && !first.pk.compiled->ptxas.spills();
+  Step st;
+  st.kind = Step::Kernel;
+  st.params.assign(L.size(), 0);
+  int64_t start = 0;
+  for (int m = 0; m < M; ++m) {
+    KernelParts& kp = *launch[m];
+    st.params[L.start(m)] = start;
+    st.params[L.gx(m)] = kp.st.grid.x;
+    start += int64_t{kp.st.grid.x} * kp.st.grid.y;
+    std::copy(kp.st.params.begin(), kp.st.params.end(), st.params.begin() + L.member(m));
+    for (auto [slot, v] : kp.st.ptr_slots) st.ptr_slots.push_back({L.member(m) + slot, v});
+    st.alloc.insert(st.alloc.end(), kp.st.alloc.begin(), kp.st.alloc.end());
+    st.aliases.insert(st.aliases.end(), kp.st.aliases.begin(), kp.st.aliases.end());
+    if (kp.st.scratch) st.member_scratch.push_back(kp.st.scratch);
+    st.record.bytes += kp.st.record.bytes;
+  }
+  st.params[L.start(M)] = start;
+  st.grid = first.st.grid;
+  st.grid.x = static_cast<unsigned>(start);
+  st.grid.y = 1;
+  if (dry)
+    described += "segments " + segs + " stacked: " + (spills ? "not (the group kernel spills; one launch each)\n" :
+                 "one launch of " + pg.source.name + " grid=" + std::to_string(st.grid.x) + "x1 block=" +
+                 std::to_string(st.grid.block) + "\n    ptxas: " + std::to_string(px.registers) + " registers, " +
+                 std::to_string(px.spill_store_bytes) + " bytes spill stores; parameters " + std::to_string(L.size() * 8) +
+                 " bytes\n    why: " + why + "\n");
+  if (spills) return std::nullopt;
+  if (!dry) st.kernel = load_kernel(pg.cache_key, *pg.compiled);
+  st.record.name = pg.source.name;
+  st.record.category = first.st.record.category;
+  st.record.params = first.st.record.params + " stacked=" + std::to_string(M);
+  st.record.registers = px.registers;
+  st.record.spill_bytes = px.spill_store_bytes + px.spill_load_bytes;
+  st.record.grid_x = st.grid.x;
+  st.record.grid_y = 1;
+  st.record.block = st.grid.block;
+  st.record.cols = first.st.record.cols;
+  st.record.vec = first.st.record.vec;
+  rp.sources.push_back({pg.source.name, pg.source.source, pg.compiled->log, px.registers,
+                        px.spill_store_bytes + px.spill_load_bytes});
+  return st;
 }
 
 void Executor::Impl::place_cat_pieces(RunPlan& rp, const std::vector<char>& provided, std::vector<uint64_t>& align,
@@ -310,6 +438,10 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
     for (int v : s.outputs)
       if (!provided[v] && placed[v].cat < 0 && !allocated[v])
         rp.meta[v] = TensorMeta::contiguous(f.value(v).dtype, eval_shape(f.value(v).shape, b));
+    if (s.kind == SegmentKind::Kernel && s.group >= 0) {  // members are contiguous: run at the last
+      if (static_cast<int>(si) == sf.groups[s.group].members.back()) add_group_steps(rp, sf.groups[s.group], align, provided);
+      continue;
+    }
     if (s.kind == SegmentKind::Kernel) {
       add_kernel_step(rp, static_cast<int>(si), align, provided);
       continue;
@@ -456,6 +588,7 @@ inline void launch_step(const Fusion& f, const RunPlan& rp, Step& st, ReplayStat
       if (retaining_for_capture()) {  // a captured graph calls its function and counters
         retain_for_capture(st.kernel);
         retain_for_capture(st.scratch);
+        for (const auto& m : st.member_scratch) retain_for_capture(m);
       }
       break;
     }

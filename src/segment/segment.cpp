@@ -4,6 +4,7 @@
 #include <set>
 
 #include "ir/infer.h"
+#include "segment/horizontal.h"
 #include "solder/error.h"
 
 namespace solder {
@@ -215,7 +216,8 @@ SegmentedFusion segment_fusion(Fusion f) {
     s.outputs = {v};
     b.segs.push_back(std::move(s));
   }
-  SegmentedFusion out{std::move(f), std::move(b.segs)};
+  SegmentedFusion out{std::move(f), std::move(b.segs), {}, {}};
+  group_independent_segments(out);
   verify_segments(out);
   return out;
 }
@@ -261,6 +263,35 @@ void verify_segments(const SegmentedFusion& sf) {
   }
   for (int v : f.outputs())
     if (!written[v]) throw Error("segmentation of " + f.name() + ": output " + f.value(v).name + " is never written");
+  verify_groups(sf);
+}
+
+void verify_groups(const SegmentedFusion& sf) {
+  const Fusion& f = sf.fusion;
+  auto fail = [&](size_t gi, const std::string& what) {
+    throw Error("segmentation of " + f.name() + ": group " + std::to_string(gi) + " " + what + "\n" + describe_segments(sf));
+  };
+  std::vector<int> group_of(sf.segments.size(), -1);
+  for (size_t gi = 0; gi < sf.groups.size(); ++gi) {
+    const std::vector<int>& ms = sf.groups[gi].members;
+    if (ms.size() < 2) fail(gi, "has fewer than two members");
+    std::set<int> written;  // by the members before this one
+    for (size_t k = 0; k < ms.size(); ++k) {
+      const int m = ms[k];
+      if (m < 0 || m >= static_cast<int>(sf.segments.size())) fail(gi, "names no segment");
+      const Segment& s = sf.segments[m];
+      if (k > 0 && m != ms[k - 1] + 1) fail(gi, "is not contiguous (segment " + std::to_string(m) + ")");
+      if (s.kind != SegmentKind::Kernel || s.group != static_cast<int>(gi)) fail(gi, "lists segment " + std::to_string(m) + ", not its kernel");
+      // Contiguous members with no edge between them have no path between them either.
+      for (int x : s.inputs)
+        if (written.count(x)) fail(gi, "member " + std::to_string(m) + " reads " + f.value(x).name + ", another member's");
+      written.insert(s.outputs.begin(), s.outputs.end());
+      group_of[m] = static_cast<int>(gi);
+    }
+  }
+  for (size_t si = 0; si < sf.segments.size(); ++si)
+    if (sf.segments[si].group != group_of[si])
+      throw Error("segmentation of " + f.name() + ": segment " + std::to_string(si) + " names a group that does not list it");
 }
 
 const char* segment_kind_name(SegmentKind k) {
@@ -296,6 +327,7 @@ std::string describe_segments(const SegmentedFusion& s) {
         for (size_t k = 0; k < g.reduce_axes.size(); ++k) r += (k ? ", " : "") + std::to_string(g.reduce_axes[k]);
         r += "]";
       }
+      if (g.group >= 0) r += " [group " + std::to_string(g.group) + "]";
     }
     r += "\n  ops:";
     for (int ni : g.nodes) r += std::string(" ") + op_name(f.nodes()[ni].op);
@@ -305,6 +337,12 @@ std::string describe_segments(const SegmentedFusion& s) {
     for (int x : g.outputs) r += " " + f.value(x).name;
     r += "\n";
   }
+  for (size_t gi = 0; gi < s.groups.size(); ++gi) {
+    const SegmentGroup& g = s.groups[gi];
+    r += "group " + std::to_string(gi) + ": segments " + std::to_string(g.members.front()) + "-" +
+         std::to_string(g.members.back()) + " may stack into one launch (" + g.why + ")\n";
+  }
+  for (const std::string& note : s.group_notes) r += note + "\n";
   return r;
 }
 

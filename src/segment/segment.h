@@ -31,11 +31,22 @@ struct Segment {
   KernelCategory category = KernelCategory::Pointwise;
   Shape domain;                    // the iteration space, as declared (original dim order)
   std::vector<int64_t> reduce_axes;  // Inner: reduced dims of `domain`; Full: all dims
+  int group = -1;  // its horizontal group (SegmentedFusion::groups), -1: none
+};
+
+// Independent kernel segments of one structure that may run as one launch (horizontal fusion,
+// segment/horizontal.h): contiguous in `segments`, listed in order. The executor decides at
+// each launch signature which members pay to stack (sizes are known only then).
+struct SegmentGroup {
+  std::vector<int> members;
+  std::string why;
 };
 
 struct SegmentedFusion {
   Fusion fusion;  // after passes; node/value ids refer to this
   std::vector<Segment> segments;
+  std::vector<SegmentGroup> groups;
+  std::vector<std::string> group_notes;  // candidates not grouped, each with why
 };
 
 SegmentedFusion segment_fusion(Fusion f);
@@ -46,6 +57,10 @@ SegmentedFusion segment_fusion(Fusion f);
 // operand of its node from memory, constants included. Every program output is written.
 // segment_fusion checks its result with it.
 void verify_segments(const SegmentedFusion& sf);
+// The groups' part of verify_segments: every group has two or more kernel members, contiguous
+// and in order, each naming its group, none reading another member's output (so no path runs
+// between members), and no segment names a group that does not list it.
+void verify_groups(const SegmentedFusion& sf);
 
 const char* segment_kind_name(SegmentKind k);
 const char* kernel_category_name(KernelCategory c);
