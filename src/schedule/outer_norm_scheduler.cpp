@@ -85,7 +85,11 @@ class OuterNormScheduler final : public Scheduler {
     const int64_t K = facts.R, RR = facts.C;
     const int planes = 3;  // the most shared-memory planes a reduction combines (Welford)
     std::vector<KernelPlan> out;
+    auto smem_ok = [&](int vec, int tx, int threads) {
+      return int64_t{threads / 32 + 1} * vec * tx * 8 * planes <= kCombineBytes;
+    };
     auto add = [&](int vec, int tx, int threads, int batch, int unroll, int min_blocks) {
+      while (tx > 1 && !smem_ok(vec, tx, threads)) tx /= 2;  // the combine's shared memory fits
       KernelParams& p = plan.params;
       p.vec = vec;
       p.threads = threads;
@@ -102,9 +106,6 @@ class OuterNormScheduler final : public Scheduler {
     auto tx_for = [&](int vec) {
       const int64_t vectors = (K + vec - 1) / vec;
       return static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(128 / (vec * widest), pow2ceil(vectors)), 1, 32));
-    };
-    auto smem_ok = [&](int vec, int tx, int threads) {
-      return int64_t{threads / 32 + 1} * vec * tx * 8 * planes <= kCombineBytes;
     };
     // Persistent plans: the widest tile whose rows a block of 256, 512 or 1024 threads holds
     // within the register budget (1024 threads resident: 64 registers), then 512 resident.
