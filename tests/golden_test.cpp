@@ -56,6 +56,16 @@ std::vector<GoldenCase> golden_cases() {
   cases.push_back({"examples/outer_var_mean_bf16", {{{"B", 100352}, {"H", 512}}}});
   cases.push_back({"examples/outer_mean_mid_f16", {{{"B", 8192}, {"H", 1024}}}});
   cases.push_back({"examples/outer_bn_stats_f16", {{{"B", 32}, {"H", 512}}}});
+  // Outer persistent normalizations: held rows (softmax over dim 0, a masked softmax and a
+  // log_softmax over the middle axis, a layer norm of a transposed view with its output written
+  // element by element), re-read rows (tall softmax, rms norm of a long transposed view), and a
+  // reduction over two axes of a permuted view walked in memory order.
+  cases.push_back({"examples/outer_softmax_dim0_f32", {{{"B", 8192}, {"H", 4096}}, {{"B", 100003}, {"H", 64}}}});
+  cases.push_back({"examples/outer_softmax_mid_mask_f16", {{{"B", 16}, {"M", 128}, {"K", 4097}}}});
+  cases.push_back({"examples/outer_log_softmax_mid_f16", {{{"B", 64}, {"M", 100}, {"K", 1024}}}});
+  cases.push_back({"examples/outer_layer_norm_T_f16", {{{"B", 5120}, {"H", 6144}}}});
+  cases.push_back({"examples/outer_rms_norm_T_f32", {{{"B", 2048}, {"H", 16384}}}});
+  cases.push_back({"examples/reduce_mean12_T_bf16", {{{"B", 32}, {"K", 1000}, {"M", 1024}}}});
   for (const char* p : {"bench/programs/center", "bench/programs/ln_affine", "bench/programs/ln_plain",
                         "bench/programs/scale"})
     cases.push_back({p, rows_by({1024, 4098, 5140})});

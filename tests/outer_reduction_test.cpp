@@ -145,14 +145,13 @@ TEST(OuterScheduler, LeavesRowReductionsNormsAndPointwiseToTheOthers) {
   EXPECT_EQ(choice_for(make_workload("w5_gelu_bias_bf16"), {{"B", 8192}, {"H", 4096}}).scheduler, "pointwise");
   EXPECT_EQ(choice_for(make_workload("w2_fp8_bf16_e4m3_sat"), {{"N", 1 << 20}}).scheduler, "full_reduction");
 
-  // Softmax over dim 0: element outputs, the outer persistent form (not built): inner takes it.
+  // Softmax over dim 0: element outputs, the outer persistent form (outer_norm_test.cpp).
   Fusion sm("softmax_dim0");
   Tensor x = sm.input("x", DType::F32, {Dim::sym("B"), Dim::sym("H")});
   sm.output(softmax(x, 0));
   const Scheduled c = choice_for(sm, {{"B", 8192}, {"H", 4096}});
-  EXPECT_EQ(c.scheduler, "inner");
-  EXPECT_NE(joined(c.passed_over).find("element outputs need the outer persistent form (not built)"), std::string::npos)
-      << joined(c.passed_over);
+  EXPECT_EQ(c.scheduler, "outer_norm");
+  EXPECT_NE(joined(c.passed_over).find("element outputs (outer_norm)"), std::string::npos) << joined(c.passed_over);
 
   // Batch-norm statistics of an NCHW activation: the kept channel lies between reduced dims.
   Fusion bn("bn_nchw");

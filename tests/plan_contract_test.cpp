@@ -39,13 +39,14 @@ Scheduled schedule(const std::string& workload, const Bindings& sizes) {
 TEST(SchedulerRegistry, EachCategoryHasItsScheduler) {
   Scheduled norm = schedule("w1_layer_norm_fused", {{"B", 8192}, {"H", 5140}});
   EXPECT_EQ(norm.scheduler, "inner");
-  ASSERT_EQ(norm.passed_over.size(), 2u);  // pointwise, and outer (a row reduction)
+  ASSERT_EQ(norm.passed_over.size(), 3u);  // pointwise, outer and outer_norm (a row reduction)
   EXPECT_EQ(norm.passed_over[0], "pointwise: the segment reduces");
   EXPECT_EQ(norm.passed_over[1].rfind("outer: ", 0), 0u) << norm.passed_over[1];
+  EXPECT_EQ(norm.passed_over[2].rfind("outer_norm: ", 0), 0u) << norm.passed_over[2];
   EXPECT_EQ(schedule("w5_gelu_bias_bf16", {{"B", 64}, {"H", 1024}}).scheduler, "pointwise");
   Scheduled amax = schedule("w2_fp8_bf16_e4m3_sat", {{"N", 1 << 20}});
   EXPECT_EQ(amax.scheduler, "full_reduction");
-  EXPECT_EQ(amax.passed_over.size(), 3u);
+  EXPECT_EQ(amax.passed_over.size(), 4u);  // pointwise, outer, outer_norm, inner
 }
 
 // Every candidate of every scheduler is a valid plan whose printed form reads back to itself.
@@ -137,15 +138,17 @@ TEST(PlanOverrides, ARegisterCapThatSpillsStillRuns) {
   EXPECT_GT(recs[0].spill_bytes, 0);
 }
 
-// explain plans for the operand layouts it is given: a transposed input is addressed in
-// general form, and a view that strides cannot express becomes a copy it names.
+// explain plans for the operand layouts it is given: a norm over the rows of a transposed
+// input is an outer normalization reading it along its memory-innermost axis.
 TEST(Explain, PlansForTheGivenLayouts) {
   Fusion f = make_workload("w5_rms_norm_bf16");
   Executor ex(f);
   const std::string contiguous = ex.explain({{256, 1024}, {1024}});
   EXPECT_NE(contiguous.find("x(in,full)"), std::string::npos) << contiguous;
   const std::string transposed = ex.explain({{256, 1024}, {1024}}, {{1, 256}, {1}});
-  EXPECT_NE(transposed.find("x(in,general)"), std::string::npos) << transposed;
+  EXPECT_NE(transposed.find("x(in,full)"), std::string::npos) << transposed;
+  EXPECT_NE(transposed.find("scheduler: outer_norm"), std::string::npos) << transposed;
+  EXPECT_NE(transposed.find("(out,general)"), std::string::npos) << transposed;
 }
 
 // Few rows (fewer than SMs): one row per block and each row over more threads, so the rows

@@ -69,7 +69,7 @@ class OuterWriter {
   }
 
   void write() {
-    helpers();
+    c_ += outer_device_helpers();
     prologue();
     row_loops();
     block_combine(1);
@@ -83,18 +83,6 @@ class OuterWriter {
   // so a thread's columns share one outer kept index (one division per thread).
   std::string kept_off(int k, const std::string& j) const {
     return "ka * sa" + num(k) + " + " + (is(k, Access::Full) ? "kr + " + j : "(kr + " + j + ") * si" + num(k));
-  }
-
-  // Device helpers of this template (the shared runtime, which every kernel holds, stays as is).
-  void helpers() {
-    c_ += "// The kept dims' inner run (outer_scheduler.cpp's kept_split): its first kernel dim, and HK\n"
-          "// its size, from operand k's strides.\n"
-          "__device__ __forceinline__ int outer_kept_split(const Params& p, int k, int split, i64& hk) {\n"
-          "  hk = 1;\n  int d = split;\n"
-          "  while (d > 0 && (p.dims[d - 1] == 1 || p.stride[k][d - 1] == hk)) hk *= p.dims[--d];\n  return d;\n}\n"
-          "// The stride of operand k's innermost dim of size > 1 among kernel dims [lo, hi), or 0.\n"
-          "__device__ __forceinline__ i64 outer_stride(const Params& p, int k, int lo, int hi) {\n"
-          "  for (int d = hi - 1; d >= lo; --d)\n    if (p.dims[d] > 1) return p.stride[k][d];\n  return 0;\n}\n";
   }
 
   // The kernel's head: this thread's columns and rows, the dim groups' strides, shared memory,
@@ -365,6 +353,25 @@ class OuterWriter {
 
 }  // namespace
 
-void write_outer(Writer& w, KernelSource& out) { OuterWriter(w, out).write(); }
+std::string outer_device_helpers() {
+  return "// The kept dims' inner run (outer_scheduler.cpp's kept_split): its first kernel dim, and HK\n"
+         "// its size, from operand k's strides.\n"
+         "__device__ __forceinline__ int outer_kept_split(const Params& p, int k, int split, i64& hk) {\n"
+         "  hk = 1;\n  int d = split;\n"
+         "  while (d > 0 && (p.dims[d - 1] == 1 || p.stride[k][d - 1] == hk)) hk *= p.dims[--d];\n  return d;\n}\n"
+         "// The stride of operand k's innermost dim of size > 1 among kernel dims [lo, hi), or 0.\n"
+         "__device__ __forceinline__ i64 outer_stride(const Params& p, int k, int lo, int hi) {\n"
+         "  for (int d = hi - 1; d >= lo; --d)\n    if (p.dims[d] > 1) return p.stride[k][d];\n  return 0;\n}\n";
+}
+
+// The normalization form (kernel_outer_norm.cpp) where an output varies along the reduced dims
+// or a reduction reads another's result; otherwise the reduction form.
+void write_outer(Writer& w, KernelSource& out) {
+  bool element_outputs = false;
+  for (const OperandPlan& o : w.plan.operands)
+    element_outputs |= o.is_output && (o.access == Access::Full || o.access == Access::General || o.access == Access::Row);
+  if (element_outputs || plan_stages(w.f, w.seg, w.ks, false, false).max_level > 1) return write_outer_norm(w, out);
+  OuterWriter(w, out).write();
+}
 
 }  // namespace solder::codegen_detail

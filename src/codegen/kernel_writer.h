@@ -281,5 +281,8 @@ struct Writer {
 void write_flat(Writer& w, KernelSource& out);
 void write_inner(Writer& w, KernelSource& out);
 void write_outer(Writer& w, KernelSource& out);
+void write_outer_norm(Writer& w, KernelSource& out);  // kernel_outer_norm.cpp
+// The outer templates' device helpers (outer_kept_split, outer_stride).
+std::string outer_device_helpers();
 
 }  // namespace solder::codegen_detail

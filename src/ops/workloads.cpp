@@ -1,5 +1,6 @@
 #include "ops/workloads.h"
 
+#include <cmath>
 #include <functional>
 #include <map>
 
@@ -137,6 +138,45 @@ void outer_bn_stats_f16(Fusion& f) {
   f.output(max(xf, {0, 1, 2}, true));
 }
 
+// Outer persistent normalizations (outer_norm_scheduler.cpp): the statistics over a
+// non-innermost axis used back at full size.
+void outer_softmax_dim0_f32(Fusion& f) {
+  f.output(softmax(f.input("x", DType::F32, {Dim::sym("B"), Dim::sym("H")}), 0));
+}
+
+// A scaled softmax over the middle axis with a boolean mask along that axis.
+void outer_softmax_mid_mask_f16(Fusion& f) {
+  Tensor x = f.input("x", DType::F16, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+  Tensor m = f.input("mask", DType::Bool, {Dim(1), Dim::sym("M"), Dim(1)});
+  f.output(softmax(where(m, x * 0.125, constant(f, -INFINITY, DType::F16)), 1));
+}
+
+void outer_log_softmax_mid_f16(Fusion& f) {
+  f.output(log_softmax(f.input("x", DType::F16, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")}), 1));
+}
+
+// A layer norm over the rows of a transposed view: xt is stored [H, B].
+void outer_layer_norm_T_f16(Fusion& f) {
+  Tensor xt = f.input("xt", DType::F16, {Dim::sym("H"), Dim::sym("B")});
+  Tensor w = f.input("w", DType::F16, {Dim::sym("H")}), b = f.input("b", DType::F16, {Dim::sym("H")});
+  f.output(layer_norm(permute(xt, {1, 0}), 1, w, b));
+}
+
+// x / sqrt(mean(x^2) + eps) * w over the rows of a transposed f32 view.
+void outer_rms_norm_T_f32(Fusion& f) {
+  Tensor xt = f.input("xt", DType::F32, {Dim::sym("H"), Dim::sym("B")});
+  Tensor w = f.input("w", DType::F32, {Dim::sym("H")});
+  Tensor x = permute(xt, {1, 0});
+  f.output(x / sqrt(mean(x * x, {1}, true) + 1e-6) * w);
+}
+
+// A mean of squares over two axes of a view whose last two dims are swapped in memory.
+void reduce_mean12_T_bf16(Fusion& f) {
+  Tensor xt = f.input("xt", DType::BF16, {Dim::sym("B"), Dim::sym("K"), Dim::sym("M")});
+  Tensor x = permute(xt, {0, 2, 1});
+  f.output(mean(x * x, {1, 2}));
+}
+
 const std::map<std::string, Builder>& registry() {
   static const std::map<std::string, Builder> r = [] {
     std::map<std::string, Builder> m;
@@ -166,6 +206,12 @@ const std::map<std::string, Builder>& registry() {
     m["outer_var_mean_bf16"] = outer_var_mean_bf16;
     m["outer_mean_mid_f16"] = outer_mean_mid_f16;
     m["outer_bn_stats_f16"] = outer_bn_stats_f16;
+    m["outer_softmax_dim0_f32"] = outer_softmax_dim0_f32;
+    m["outer_softmax_mid_mask_f16"] = outer_softmax_mid_mask_f16;
+    m["outer_log_softmax_mid_f16"] = outer_log_softmax_mid_f16;
+    m["outer_layer_norm_T_f16"] = outer_layer_norm_T_f16;
+    m["outer_rms_norm_T_f32"] = outer_rms_norm_T_f32;
+    m["reduce_mean12_T_bf16"] = reduce_mean12_T_bf16;
     return m;
   }();
   return r;

@@ -33,7 +33,7 @@ std::string KernelParams::str() const {
   else
     s += (rows_per_block != 1 ? " rows_per_block=" + std::to_string(rows_per_block) : std::string()) +
          " unroll=" + std::to_string(unroll) + (min_blocks != 1 ? " min_blocks=" + std::to_string(min_blocks) : std::string()) +
-         (grid_split ? " grid_split" : "");
+         (grid_split ? " grid_split" : "") + (batch ? " persistent_batch=" + std::to_string(batch) : std::string());
   if (max_registers) s += " max_registers=" + std::to_string(max_registers);
   return s;
 }
@@ -200,7 +200,8 @@ std::vector<std::string> KernelPlan::problems() const {
   need(p.threads >= 1 && p.threads <= 1024, "threads is 1..1024");
   need(p.max_registers == 0 || (p.max_registers >= 16 && p.max_registers <= 255), "max_registers is 0 or 16..255");
   if (shape.category != KernelCategory::Inner) {
-    need(p.threads_per_row == 0 && p.batch == 0, "a flat kernel has no rows of threads or persistent batch");
+    need(p.threads_per_row == 0, "a flat kernel has no rows of threads");
+    need(p.batch == 0 || shape.category == KernelCategory::Outer, "only inner and outer plans hold rows (batch)");
     need(!p.prefetch && !p.prefetch_smem && !p.ldg_weights && !p.tickets && !p.recompute && p.weight_ring == 0 &&
              p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.dyn_smem == 0,
          "prefetch, tickets, recompute, weight rings, resident weights, phased rows and clusters are inner plans' parts");
@@ -210,6 +211,8 @@ std::vector<std::string> KernelPlan::problems() const {
            "outer: threads = threads along the kept columns x rows_per_block");
       need(p.unroll <= 8, "outer: unroll (rows in flight per thread) is at most 8");
       need(p.min_blocks >= 1, "min_blocks is at least 1");
+      need(p.batch >= 0 && p.batch <= 64, "outer: batch (rows a thread holds) is 0..64");
+      need(p.batch == 0 || (!p.grid_split && p.unroll == 1), "outer: held rows (batch) exclude grid_split and unroll");
     } else {
       need(p.rows_per_block == 1 && !p.grid_split && p.min_blocks == 1,
            "rows_per_block, min_blocks and grid_split are not flat plans' parts");

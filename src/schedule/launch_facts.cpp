@@ -1,6 +1,7 @@
 #include "schedule/launch_facts.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace solder {
 
@@ -52,6 +53,51 @@ std::string kernel_name(const Fusion& f, const Segment& s, int index, bool has_e
   return name + "_" + std::to_string(index);
 }
 
+// Reductions: the reduced dims [split, rank) in the memory order of the first input that
+// varies along all of them (outermost first; stable, dims it does not vary along first), so
+// a reduction over several axes of a permuted view (a mean over [1, 2] of a [B, M, K] whose
+// last two dims are swapped in memory) reads that input as rows, not one element at a time.
+// The order in which a reduction visits its elements is free; spans follow the new order.
+void reduced_dims_in_memory_order(KernelShape& ks, LaunchFacts& lf) {
+  const int rank = static_cast<int>(ks.dim_order.size()), split = ks.split;
+  if (rank - split < 2 || ks.num_inputs == 0) return;
+  const OperandFacts* ref = nullptr;
+  for (int k = 0; k < ks.num_inputs && !ref; ++k) {
+    bool all = true;
+    for (int d = split; d < rank; ++d)
+      if (lf.dims[d] > 1 && lf.operands[k].strides[d] == 0) all = false;
+    if (all) ref = &lf.operands[k];
+  }
+  if (!ref) return;
+  std::vector<int> order(rank);  // new position -> old position
+  for (int d = 0; d < rank; ++d) order[d] = d;
+  auto key = [&](int d) { return lf.dims[d] > 1 ? ref->strides[d] : INT64_MAX; };
+  std::stable_sort(order.begin() + split, order.end(), [&](int a, int b) { return key(a) > key(b); });
+  bool same = true;
+  for (int d = 0; d < rank; ++d) same &= order[d] == d;
+  if (same) return;
+  // Only where the input's reduced dims then collapse to one linear index (a row it reads
+  // contiguously or at one stride): otherwise the order is kept (no kernel changes for nothing).
+  std::vector<int> rel;
+  for (int d = split; d < rank; ++d)
+    if (lf.dims[order[d]] > 1) rel.push_back(order[d]);
+  for (size_t i = 0; i + 1 < rel.size(); ++i)
+    if (ref->strides[rel[i]] != ref->strides[rel[i + 1]] * lf.dims[rel[i + 1]]) return;
+  auto permute = [&](auto& v) {
+    auto old = v;
+    for (int d = 0; d < rank; ++d) v[d] = old[order[d]];
+  };
+  permute(ks.dim_order);
+  permute(lf.dims);
+  for (OperandFacts& of : lf.operands) permute(of.strides);
+  for (uint32_t& m : ks.span) {
+    uint32_t n = m & ((1u << split) - 1);
+    for (int d = split; d < rank; ++d)
+      if (m & (1u << order[d])) n |= 1u << d;
+    m = n;
+  }
+}
+
 }  // namespace
 
 LaunchFacts make_facts(const Fusion& f, const Segment& s, KernelShape& ks, const std::vector<int64_t>& domain,
@@ -94,6 +140,7 @@ LaunchFacts make_facts(const Fusion& f, const Segment& s, KernelShape& ks, const
     }
     return general;
   };
+  if (ks.category == KernelCategory::Inner || ks.category == KernelCategory::Full) reduced_dims_in_memory_order(ks, lf);
   if (ks.category == KernelCategory::Pointwise)
     while (ks.split + 1 < rank && any_general(ks.split)) ++ks.split;
   any_general(ks.split);

@@ -20,6 +20,10 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     // (one, or two where the rows allow): 768 blocks where 528 are resident would take two
     // waves' time for 1.45 waves' work.
     const int64_t ty = p.rows_per_block, tx = p.threads / p.rows_per_block;
+    // Held rows (the normalization form): every slot but the last lies inside the rows.
+    if (p.batch > 0 && !(facts.C <= p.batch * ty && facts.C > (p.batch - 1) * ty))
+      throw Error("kernel " + plan.name + " (" + std::to_string(p.batch) + " rows x " + std::to_string(ty) +
+                  " threads) cannot hold " + std::to_string(facts.C) + " rows");
     const int64_t gx = std::clamp<int64_t>((facts.R + tx * p.vec - 1) / (tx * p.vec), 1, (int64_t{1} << 31) - 1);
     int64_t gy = 1;
     if (p.grid_split) {

@@ -12,6 +12,7 @@
 // kept columns), Col (kept only, unit stride), Row (reduced only) and Scalar.
 #include <algorithm>
 
+#include "schedule/outer_view.h"
 #include "schedule/registry.h"
 #include "schedule/stages.h"
 
@@ -25,106 +26,23 @@ constexpr int64_t kMinIterationsPerSplit = 8;
 constexpr int kOuterThreads = 256;
 constexpr int kOuterUnroll = 4;
 
-// How an operand varies over kernel dims [lo, hi) of size > 1: not at all, or as one linear
-// index (each dim's stride = the next one's stride x its size) whose innermost stride is
-// `stride`, or otherwise (strided).
-struct Part {
-  bool varies = false;
-  bool linear = true;
-  int64_t stride = 0;
-};
-Part part_of(const LaunchFacts& facts, const OperandFacts& of, int lo, int hi) {
-  Part p;
-  std::vector<int> rel;
-  for (int d = lo; d < hi; ++d)
-    if (facts.dims[d] > 1) rel.push_back(d);
-  const bool any = std::any_of(rel.begin(), rel.end(), [&](int d) { return of.strides[d] != 0; });
-  const bool all = std::all_of(rel.begin(), rel.end(), [&](int d) { return of.strides[d] != 0; });
-  p.varies = any;
-  if (!any) return p;
-  p.linear = all;
-  for (size_t i = 0; p.linear && i + 1 < rel.size(); ++i)
-    if (of.strides[rel[i]] != of.strides[rel[i + 1]] * facts.dims[rel[i + 1]]) p.linear = false;
-  p.stride = of.strides[rel.back()];
-  return p;
-}
-
-// The kept dims split in two (write_outer computes the same split in the kernel): the inner
-// run, the longest run of trailing kept dims that the first input varying along the reduced
-// and the kept dims lays out contiguously at unit stride (its memory-innermost; HK elements),
-// and the outer kept dims before it. Kernel position of the run's first dim.
-int kept_split(const ScheduleContext& cx, int64_t& hk) {
-  const int rank = static_cast<int>(cx.facts.dims.size()), split = cx.shape.split;
-  hk = 1;
-  for (int k = 0; k < cx.shape.num_inputs; ++k) {
-    const OperandFacts& of = cx.facts.operands[k];
-    bool kept = false, reduced = false;
-    for (int d = 0; d < rank; ++d)
-      if (cx.facts.dims[d] > 1 && of.strides[d] != 0) (d < split ? kept : reduced) = true;
-    if (!kept || !reduced) continue;
-    int d = split;
-    while (d > 0 && (cx.facts.dims[d - 1] == 1 || of.strides[d - 1] == hk)) hk *= cx.facts.dims[--d];
-    return d;
-  }
-  return split;
-}
-
-// An operand over the three groups of kernel dims: the outer kept dims, the inner kept dims
-// (see kept_split) and the reduced dims.
-struct OperandView {
-  Part outer, inner, reduced;
-};
-OperandView view_of(const ScheduleContext& cx, size_t k, int ki) {
-  const int rank = static_cast<int>(cx.facts.dims.size());
-  const OperandFacts& of = cx.facts.operands[k];
-  return {part_of(cx.facts, of, 0, ki), part_of(cx.facts, of, ki, cx.shape.split),
-          part_of(cx.facts, of, cx.shape.split, rank)};
-}
-bool unit_linear(const Part& p) { return p.linear && p.stride == 1; }
-// The kept part of an operand as the template addresses it: (column / HK) x the outer
-// stride + (column % HK) x (0 or 1), HK the inner kept dims' size.
-std::optional<std::string> kept_addressable(const OperandView& v, const std::string& name) {
-  if (v.inner.varies && !unit_linear(v.inner))
-    return name + ": its innermost kept dims are not contiguous at unit stride";
-  if (v.outer.varies && !v.outer.linear) return name + ": its outer kept dims do not collapse to one stride";
-  return std::nullopt;
-}
-
-int64_t pow2ceil(int64_t v) {
-  int64_t p = 1;
-  while (p < v) p <<= 1;
-  return p;
-}
-
 class OuterScheduler final : public Scheduler {
  public:
   const char* name() const override { return "outer"; }
 
   std::optional<std::string> cannot_schedule(const ScheduleContext& cx) const override {
-    if (cx.segment.category != KernelCategory::Inner) return "no reduction with kept dims";
+    int ki = 0;
     int64_t inner_kept = 1;
-    const int ki = kept_split(cx, inner_kept);
-    if (inner_kept <= 1) return "no input has a kept dim as its memory-innermost (a reduction over the innermost dims: inner)";
+    if (auto why = outer_inputs_problem(cx, ki, inner_kept)) return why;
     const Fusion& f = cx.fusion;
-    bool column_input = false;
-    for (size_t k = 0; k < static_cast<size_t>(cx.shape.num_inputs); ++k) {
-      const OperandView v = view_of(cx, k, ki);
-      const std::string name = "input " + f.value(cx.shape.operands[k]).name;
-      if (v.reduced.varies && !v.reduced.linear) return name + ": the reduced dims do not collapse to one row stride";
-      if (v.reduced.varies && v.outer.varies && !v.inner.varies)
-        return name + ": varies along the reduced and the outer kept dims but not the innermost kept ones";
-      if (auto why = kept_addressable(v, name)) return why;
-      column_input |= v.reduced.varies && v.inner.varies;
-    }
-    if (!column_input) return "no input varies along both the reduced dims and the innermost kept dims";
     for (size_t k = cx.shape.num_inputs; k < cx.shape.operands.size(); ++k) {
       const OperandView v = view_of(cx, k, ki);
       const std::string name = "output " + f.value(cx.shape.operands[k]).name;
-      if (v.reduced.varies) return name + " varies along the reduced dims: element outputs need the outer persistent form (not built)";
+      if (v.reduced.varies) return name + " varies along the reduced dims: element outputs (outer_norm)";
       if (auto why = kept_addressable(v, name)) return why;
     }
     const StagePlan sp = plan_stages(f, cx.segment, cx.shape, false, false);
-    if (sp.max_level > 1) return "a reduction reads another's result: that needs the outer persistent form (not built)";
+    if (sp.max_level > 1) return "a reduction reads another's result (outer_norm)";
     return std::nullopt;
   }
 
@@ -138,26 +56,17 @@ class OuterScheduler final : public Scheduler {
     // divides the inner kept size (a vector never straddles an outer kept index).
     int64_t inner_kept = 1;
     const int ki = kept_split(cx, inner_kept);
-    int widest = 1;
     std::vector<OperandView> views;
+    std::vector<char> full_access;
     for (size_t k = 0; k < plan.operands.size(); ++k) {
       const OperandView v = view_of(cx, k, ki);
       views.push_back(v);
       const bool kept = v.outer.varies || v.inner.varies;
       Access& a = plan.operands[k].access;
       a = kept && v.reduced.varies ? Access::Full : kept ? Access::Col : v.reduced.varies ? Access::Row : Access::Scalar;
-      if (a == Access::Full) widest = std::max(widest, dtype_size(facts.operands[k].dtype));
+      full_access.push_back(a == Access::Full);
     }
-    int vec = 16 / widest;
-    for (; vec > 1; vec /= 2) {
-      bool ok = inner_kept % vec == 0;
-      for (size_t k = 0; k < plan.operands.size(); ++k) {
-        if (plan.operands[k].access != Access::Full) continue;
-        const uint64_t bytes = static_cast<uint64_t>(vec) * dtype_size(facts.operands[k].dtype);
-        if (facts.operands[k].address % bytes || views[k].reduced.stride % vec || views[k].outer.stride % vec) ok = false;
-      }
-      if (ok) break;
-    }
+    const int vec = outer_vec(cx, views, full_access, inner_kept);
     const int64_t K = facts.R, rows = facts.C;
     std::vector<KernelPlan> out;
     auto add = [&](int v, int unroll, int min_blocks) {

@@ -8,6 +8,7 @@ const std::vector<const Scheduler*>& schedulers() {
   static const std::vector<const Scheduler*> all = {
       &pointwise_scheduler(),
       &outer_scheduler(),  // before inner: it takes the Inner segments that reduce non-innermost dims
+      &outer_norm_scheduler(),  // before inner: normalizations over non-innermost dims
       &inner_scheduler(),
       &full_reduction_scheduler(),
   };

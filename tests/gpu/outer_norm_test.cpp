@@ -1,0 +1,168 @@
+// Outer persistent normalizations on the GPU against the reference: softmax over dim 0 (held
+// rows, and re-read rows for tall inputs), masked/scaled softmax and log_softmax over the middle
+// axis, layer and rms norms of transposed views (outputs written across the reading order), a
+// reduction over two axes of a permuted view; f32/f16/bf16, odd sizes, size-1 dims,
+// padded-row, transposed and misaligned inputs; replays give the same bits.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "gpu_compare.h"
+#include "ops/workloads.h"
+#include "programs/run_inputs.h"
+#include "solder/reference.h"
+
+using namespace solder;
+using namespace solder::gpu_testing;
+
+namespace {
+
+DeviceTensor poisoned(DType t, const std::vector<int64_t>& shape) {
+  HostTensor h = HostTensor::empty(t, shape);
+  std::memset(h.data(), 0xff, static_cast<size_t>(h.numel() * dtype_size(t)));
+  return to_device(h);
+}
+
+bool same_bits(const HostTensor& a, const HostTensor& b) {
+  return a.numel() == b.numel() && std::memcmp(a.data(), b.data(), static_cast<size_t>(a.numel() * dtype_size(a.dtype))) == 0;
+}
+
+// Runs f (outputs poisoned first) three times through the cached launch program against the
+// reference; the runs agree bit for bit. Returns the launches' categories and parameters.
+std::string check(const Fusion& f, const Bindings& sizes, Layout layout, const std::string& what) {
+  std::map<std::string, std::vector<int64_t>> none;
+  std::vector<HostTensor> in = make_random_inputs(f, resolve_input_shapes(f, none, sizes), 7);
+  std::vector<DeviceTensor> din;
+  for (const auto& h : in) din.push_back(upload(h, layout));
+  const auto want = run_reference(f, in);
+  Executor ex(f);
+  std::vector<DeviceTensor> outs;
+  for (const auto& w : want) outs.push_back(poisoned(w.dtype, w.shape));
+  ex.run(din, nullptr, &outs);
+  std::vector<HostTensor> first;
+  for (size_t i = 0; i < want.size(); ++i) {
+    first.push_back(to_host(outs[i]));
+    expect_close(first.back(), want[i], what + " output " + std::to_string(i));
+  }
+  for (int again = 0; again < 2; ++again) {
+    auto got = ex.run(din);
+    for (size_t i = 0; i < want.size(); ++i) {
+      const HostTensor h = to_host(got[i]);
+      expect_close(h, want[i], what + " (replay) output " + std::to_string(i));
+      EXPECT_TRUE(same_bits(h, first[i])) << what << " output " << i << ": a replay gave other bits";
+    }
+  }
+  std::string params;
+  for (const LaunchRecord& r : ex.last_launches()) params += r.category + " " + r.params + "; ";
+  return params;
+}
+
+std::string describe(const std::string& name, DType t, const Bindings& b, Layout l) {
+  std::string s = name + " " + std::string(dtype_name(t));
+  for (const auto& [k, v] : b) s += " " + k + "=" + std::to_string(v);
+  return s + " layout " + std::to_string(static_cast<int>(l));
+}
+
+Fusion softmax_over(DType t, int rank, int64_t axis, bool log, bool mask) {
+  Fusion f("softmax_probe");
+  Shape shape;
+  const char* names[] = {"B", "M", "K"};
+  for (int i = 0; i < rank; ++i) shape.push_back(Dim::sym(names[i]));
+  Tensor x = f.input("x", t, shape);
+  if (mask) {
+    Shape ms(rank, Dim(1));
+    ms[axis] = shape[axis];
+    x = where(f.input("mask", DType::Bool, ms), x * 0.125, constant(f, -INFINITY, t));
+  }
+  f.output(log ? log_softmax(x, axis) : softmax(x, axis));
+  return f;
+}
+
+Fusion norm_of_transposed(DType t, bool rms) {
+  Fusion f(rms ? "rms_T" : "ln_T");
+  Tensor xt = f.input("xt", t, {Dim::sym("H"), Dim::sym("B")});
+  Tensor w = f.input("w", t, {Dim::sym("H")});
+  Tensor x = permute(xt, {1, 0});
+  if (rms) f.output(rms_norm(x, 1, w));
+  else f.output(layer_norm(x, 1, w, f.input("b", t, {Dim::sym("H")})));
+  return f;
+}
+
+const std::vector<DType> kTypes = {DType::F32, DType::F16, DType::BF16};
+const std::vector<Layout> kLayouts = {Layout::Contiguous, Layout::Misaligned, Layout::Sliced, Layout::Transposed};
+
+}  // namespace
+
+// Softmax and log_softmax over dim 0: the f32 8192 x 4096, odd, size-1 and tall sizes
+// (100003 rows: re-read), every layout (transposed: a row softmax, inner).
+TEST(GpuOuterNorm, SoftmaxOverDimZero) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<Bindings> sizes = {{{"B", 8192}, {"M", 4096}}, {{"B", 37}, {"M", 1030}}, {{"B", 1}, {"M", 12}},
+                                       {{"B", 129}, {"M", 1}},     {{"B", 100003}, {"M", 64}}, {{"B", 5}, {"M", 3}}};
+  for (DType t : kTypes)
+    for (bool log : {false, true})
+      for (const Bindings& b : sizes)
+        for (Layout l : kLayouts) {
+          if (b.at("B") * b.at("M") > (1 << 22) && (l != Layout::Contiguous || t != DType::F32)) continue;  // keep it quick
+          const std::string what = describe(log ? "log_softmax dim0" : "softmax dim0", t, b, l);
+          const std::string params = check(softmax_over(t, 2, 0, log, false), b, l, what);
+          if (l == Layout::Contiguous && b.at("B") > 1 && b.at("M") > 1)
+            EXPECT_NE(params.find("outer-reduction"), std::string::npos) << what << ": " << params;
+        }
+}
+
+// Over the middle axis: the masked, scaled f16 16 x 128 x 4097; log_softmax; odd and
+// size-1 sizes.
+TEST(GpuOuterNorm, SoftmaxOverTheMiddleAxis) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<Bindings> sizes = {{{"B", 16}, {"M", 128}, {"K", 4097}}, {{"B", 64}, {"M", 100}, {"K", 1024}},
+                                       {{"B", 3}, {"M", 17}, {"K", 333}},    {{"B", 1}, {"M", 1000}, {"K", 8}},
+                                       {{"B", 2}, {"M", 1}, {"K", 5}},       {{"B", 7}, {"M", 3000}, {"K", 1}}};
+  for (DType t : kTypes)
+    for (int variant = 0; variant < 3; ++variant)
+      for (const Bindings& b : sizes)
+        for (Layout l : {Layout::Contiguous, Layout::Misaligned, Layout::Sliced}) {
+          const bool log = variant == 1, mask = variant == 2;
+          const std::string what = describe(log ? "log_softmax mid" : mask ? "masked softmax mid" : "softmax mid", t, b, l);
+          const std::string params = check(softmax_over(t, 3, 1, log, mask), b, l, what);
+          if (l == Layout::Contiguous && b.at("M") > 1 && b.at("K") > 1)
+            EXPECT_NE(params.find("outer-reduction"), std::string::npos) << what << ": " << params;
+        }
+}
+
+// Norms over the rows of a transposed view: the layer norm of a transposed fp16
+// 5120 x 6144 (the transpose of a 6144 x 5120 tensor), rms norm f32 2048 x 16384 (re-read
+// rows), odd sizes and a single row.
+TEST(GpuOuterNorm, NormsOfTransposedViews) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<Bindings> sizes = {{{"B", 5120}, {"H", 6144}}, {{"B", 2048}, {"H", 16384}}, {{"B", 77}, {"H", 301}},
+                                       {{"B", 8}, {"H", 3}},       {{"B", 1}, {"H", 999}}};
+  for (DType t : kTypes)
+    for (bool rms : {false, true})
+      for (const Bindings& b : sizes)
+        for (Layout l : {Layout::Contiguous, Layout::Misaligned}) {
+          if (b.at("B") * b.at("H") > (1 << 24) && l != Layout::Contiguous) continue;
+          const std::string what = describe(rms ? "rms_norm T" : "layer_norm T", t, b, l);
+          const std::string params = check(norm_of_transposed(t, rms), b, l, what);
+          if (b.at("B") > 1 && b.at("H") > 1 && l == Layout::Contiguous)
+            EXPECT_NE(params.find("outer-reduction"), std::string::npos) << what << ": " << params;
+        }
+}
+
+// The new workloads as written in examples/, at their probe sizes.
+TEST(GpuOuterNorm, Workloads) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<std::pair<std::string, Bindings>> cases = {
+      {"outer_softmax_dim0_f32", {{"B", 8192}, {"H", 4096}}},
+      {"outer_softmax_mid_mask_f16", {{"B", 16}, {"M", 128}, {"K", 4097}}},
+      {"outer_log_softmax_mid_f16", {{"B", 64}, {"M", 100}, {"K", 1024}}},
+      {"outer_layer_norm_T_f16", {{"B", 5120}, {"H", 6144}}},
+      {"outer_rms_norm_T_f32", {{"B", 2048}, {"H", 16384}}},
+      {"reduce_mean12_T_bf16", {{"B", 32}, {"K", 1000}, {"M", 1024}}},
+      {"reduce_mean12_T_bf16", {{"B", 3}, {"K", 17}, {"M", 33}}},
+  };
+  for (const auto& [name, b] : cases)
+    for (Layout l : {Layout::Contiguous, Layout::Misaligned})
+      check(make_workload(name), b, l, describe(name, DType::F32, b, l));
+}

@@ -1,0 +1,246 @@
+// The outer persistent normalization scheduler (outer_norm): which scheduler takes which access
+// pattern on the H100 profile and why the others could not, its plans (held rows or re-read
+// rows, tile shapes), plans that print, parse and validate, every kernel compiling for sm_90a
+// without spills (f32/f16/bf16, odd and size-1 sizes, held and re-read forms), the reduced
+// dims walked in memory order, and the reference on random data. The GPU tier:
+// tests/gpu/outer_norm_test.cpp.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ops/workloads.h"
+#include "pipeline/compile_kernel.h"
+#include "pipeline/pipeline.h"
+#include "programs/run_inputs.h"
+#include "runtime/device_info.h"
+#include "schedule/launch_grid.h"
+#include "schedule/scheduler.h"
+#include "solder/error.h"
+#include "solder/executor.h"
+#include "solder/reference.h"
+
+using namespace solder;
+
+namespace {
+
+std::vector<int64_t> contiguous(const std::vector<int64_t>& sh) {
+  std::vector<int64_t> st(sh.size());
+  int64_t acc = 1;
+  for (int d = static_cast<int>(sh.size()) - 1; d >= 0; --d) {
+    st[d] = acc;
+    acc *= sh[d];
+  }
+  return st;
+}
+
+struct Scheduled {
+  std::string scheduler, passed_over;
+  std::vector<KernelPlan> plans;
+  LaunchFacts facts;
+};
+// The choice for the first kernel segment of `f` (inputs contiguous; views inside the program).
+Scheduled choice_for(const Fusion& f, const Bindings& sizes) {
+  SegmentedFusion sf = lower(f);
+  const Bindings b = bind_shapes(sf.fusion, resolve_input_shapes(f, {}, sizes));
+  int si = 0;
+  while (sf.segments.at(si).kind != SegmentKind::Kernel) ++si;
+  const Segment& s = sf.segments.at(si);
+  KernelShape ks = analyze_kernel(sf.fusion, s);
+  std::vector<std::vector<int64_t>> shapes, strides;
+  for (int v : ks.operands) {
+    shapes.push_back(eval_shape(sf.fusion.value(v).shape, b));
+    strides.push_back(contiguous(shapes.back()));
+  }
+  // Views of inputs (a permute) reach the kernel as strided operands.
+  for (size_t k = 0; k < ks.operands.size(); ++k) {
+    const Value& val = sf.fusion.value(ks.operands[k]);
+    if (val.producer < 0 || sf.fusion.nodes()[val.producer].op != Op::Permute) continue;
+    const Node& n = sf.fusion.nodes()[val.producer];
+    const auto src = contiguous(eval_shape(sf.fusion.value(n.in[0]).shape, b));
+    for (size_t d = 0; d < n.attrs.axes.size(); ++d) strides[k][d] = src[n.attrs.axes[d]];
+  }
+  Scheduled c;
+  c.facts = kernel_facts(sf, si, ks, shapes, strides, std::vector<uint64_t>(ks.operands.size(), kAlignClass));
+  const DeviceInfo dev = h100_profile();
+  const ScheduleContext cx{sf.fusion, s, si, ks, c.facts, dev};
+  const SchedulerChoice sc = choose_scheduler(cx);
+  c.scheduler = sc.scheduler->name();
+  for (const auto& p : sc.passed_over) c.passed_over += p + "\n";
+  c.plans = sc.scheduler->candidates(cx);
+  return c;
+}
+
+Fusion softmax_over(DType t, int rank, int64_t axis, bool log = false, bool mask = false) {
+  Fusion f("softmax_probe");
+  Shape shape;
+  const char* names[] = {"B", "M", "K"};
+  for (int i = 0; i < rank; ++i) shape.push_back(Dim::sym(names[i]));
+  Tensor x = f.input("x", t, shape);
+  if (mask) {
+    Shape ms(rank, Dim(1));
+    ms[axis] = shape[axis];
+    Tensor m = f.input("mask", DType::Bool, ms);
+    x = where(m, x * 0.125, constant(f, -INFINITY, t));
+  }
+  f.output(log ? log_softmax(x, axis) : softmax(x, axis));
+  return f;
+}
+
+// A layer norm (or rms norm) over the rows of a transposed view: xt is [H, B] in memory.
+Fusion norm_of_transposed(DType t, bool rms) {
+  Fusion f(rms ? "rms_T" : "ln_T");
+  Tensor xt = f.input("xt", t, {Dim::sym("H"), Dim::sym("B")});
+  Tensor w = f.input("w", t, {Dim::sym("H")});
+  Tensor x = permute(xt, {1, 0});
+  if (rms) f.output(rms_norm(x, 1, w));
+  else f.output(layer_norm(x, 1, w, f.input("b", t, {Dim::sym("H")})));
+  return f;
+}
+
+}  // namespace
+
+TEST(OuterNormScheduler, TakesNormalizationsOverNonInnermostDims) {
+  // Softmax over dim 0 of an f32 8192 x 4096: 1024 threads along the rows, 8 rows of a vector
+  // of 4 columns held per thread.
+  Scheduled c = choice_for(softmax_over(DType::F32, 2, 0), {{"B", 8192}, {"M", 4096}});
+  EXPECT_EQ(c.scheduler, "outer_norm") << c.passed_over;
+  EXPECT_NE(c.passed_over.find("outer: output"), std::string::npos) << c.passed_over;
+  KernelPlan p = c.plans.front();
+  EXPECT_EQ(p.shape.category, KernelCategory::Outer);
+  EXPECT_EQ(p.params.vec, 4);
+  EXPECT_EQ(p.params.batch * p.params.rows_per_block, 8192);
+  EXPECT_EQ(p.operands[0].access, Access::Full);
+  EXPECT_EQ(p.operands[1].access, Access::Full);
+  EXPECT_EQ(p.name.rfind("solder_outer_norm_", 0), 0u) << p.name;
+  // The last plan re-reads its rows one vector element at a time: it always compiles.
+  EXPECT_EQ(c.plans.back().params.batch, 0);
+  EXPECT_EQ(c.plans.back().params.vec, 1);
+
+  // A masked, scaled softmax over the middle axis of an f16 [16, 128, 4097]: the mask varies
+  // along the reduced axis only (Row); 4097 columns allow no vector wider than one element.
+  c = choice_for(softmax_over(DType::F16, 3, 1, false, true), {{"B", 16}, {"M", 128}, {"K", 4097}});
+  EXPECT_EQ(c.scheduler, "outer_norm") << c.passed_over;
+  p = c.plans.front();
+  EXPECT_GT(p.params.batch, 0);
+  EXPECT_EQ(p.params.vec, 1);
+  EXPECT_EQ(p.params.threads / p.params.rows_per_block, 32) << "a warp along the kept columns";
+
+  // log_softmax over the middle axis, 16-byte vectors along K = 1024.
+  c = choice_for(softmax_over(DType::BF16, 3, 1, true), {{"B", 64}, {"M", 100}, {"K", 1024}});
+  EXPECT_EQ(c.scheduler, "outer_norm") << c.passed_over;
+  EXPECT_EQ(c.plans.front().params.vec, 8);
+  EXPECT_GT(c.plans.front().params.batch, 0);
+
+  // Contiguous softmax over the last axis: inner, and outer_norm says why not.
+  c = choice_for(softmax_over(DType::F16, 2, 1), {{"B", 4096}, {"M", 4096}});
+  EXPECT_EQ(c.scheduler, "inner");
+  EXPECT_NE(c.passed_over.find("outer_norm: no input has a kept dim as its memory-innermost"), std::string::npos)
+      << c.passed_over;
+  // Kept-level outputs stay with the outer scheduler.
+  EXPECT_EQ(choice_for(make_workload("outer_colsum_bf16"), {{"B", 4096}, {"H", 1024}}).scheduler, "outer");
+}
+
+TEST(OuterNormScheduler, NormOfATransposedViewWritesItsOutputElementwise) {
+  for (bool rms : {false, true}) {
+    const Scheduled c = choice_for(norm_of_transposed(DType::F16, rms), {{"B", 5120}, {"H", 6144}});
+    EXPECT_EQ(c.scheduler, "outer_norm") << c.passed_over;
+    const KernelPlan& p = c.plans.front();
+    for (const OperandPlan& o : p.operands) {
+      if (o.is_output) EXPECT_EQ(o.access, Access::General) << "contiguous along the reduced axis";
+      else if (c.facts.operands[&o - p.operands.data()].strides.size() && o.access != Access::Full)
+        EXPECT_EQ(o.access, Access::Row) << "the weights vary along the reduced axis only";
+    }
+    EXPECT_EQ(p.params.vec, 8);
+  }
+  // Rows too long to hold (f32, 16384 reduced rows of 2048 columns): re-read, and tiles narrow
+  // enough for two blocks per SM.
+  const Scheduled c = choice_for(norm_of_transposed(DType::F32, true), {{"B", 2048}, {"H", 16384}});
+  EXPECT_EQ(c.scheduler, "outer_norm");
+  const KernelPlan& p = c.plans.front();
+  EXPECT_EQ(p.params.batch, 0);
+  const Grid g = launch_grid(p, c.facts, h100_profile(), 2);
+  EXPECT_GE(g.x, 2u * 132u);
+}
+
+TEST(OuterNormScheduler, PlansPrintParseValidateAndCoverTheirRows) {
+  const Scheduled c = choice_for(softmax_over(DType::F32, 2, 0), {{"B", 8192}, {"M", 4096}});
+  for (const KernelPlan& p : c.plans) {
+    EXPECT_TRUE(p.problems().empty()) << p.params.str();
+    EXPECT_EQ(parse_params(p.params.str()), p.params) << p.params.str();
+  }
+  EXPECT_NE(c.plans.front().params.str().find("persistent_batch=8"), std::string::npos) << c.plans.front().params.str();
+  KernelPlan bad = c.plans.front();
+  bad.params.grid_split = true;  // held rows and the grid form do not mix
+  EXPECT_FALSE(bad.problems().empty());
+  // A held plan launched on more rows than it holds is refused, never run wrong.
+  LaunchFacts more = c.facts;
+  more.C = 8192 * 2;
+  EXPECT_THROW(launch_grid(c.plans.front(), more, h100_profile(), 1), Error);
+}
+
+// The reduced dims walked in memory order: a mean over [1, 2] of a view whose last two dims
+// are swapped reads the input as rows (Full), not element by element (General).
+TEST(OuterNormScheduler, ReducedDimsFollowMemoryOrder) {
+  Fusion f("mean12_T");
+  Tensor xt = f.input("xt", DType::BF16, {Dim::sym("B"), Dim::sym("K"), Dim::sym("M")});
+  Tensor x = permute(xt, {0, 2, 1});
+  f.output(mean(cast(x, DType::F32) * cast(x, DType::F32), {1, 2}));
+  const Scheduled c = choice_for(f, {{"B", 32}, {"K", 1000}, {"M", 1024}});
+  EXPECT_EQ(c.scheduler, "inner");
+  EXPECT_EQ(c.plans.front().operands[0].access, Access::Full);
+  // x is [B, M, K] = [32, 1024, 1000] with K outermost in memory: walked as [32, 1000, 1024].
+  EXPECT_EQ(c.facts.dims, (std::vector<int64_t>{32, 1000, 1024}));
+  // Contiguous: unchanged.
+  Fusion g("mean12");
+  Tensor y = g.input("x", DType::BF16, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+  g.output(mean(cast(y, DType::F32), {1, 2}));
+  EXPECT_EQ(choice_for(g, {{"B", 32}, {"M", 1024}, {"K", 1000}}).facts.dims, (std::vector<int64_t>{32, 1024, 1000}));
+}
+
+// Every kernel of the template fits without spills: f32/f16/bf16; softmax, log_softmax, a
+// masked softmax, layer and rms norms of transposed views; odd, size-1 and long sizes (the
+// re-read form).
+TEST(OuterNormKernels, CompileWithoutSpills) {
+  struct Case {
+    std::function<Fusion(DType)> make;
+    std::vector<Bindings> sizes;
+  };
+  const std::vector<Case> cases = {
+      {[](DType t) { return softmax_over(t, 2, 0); },
+       {{{"B", 8192}, {"M", 4096}}, {{"B", 37}, {"M", 1030}}, {{"B", 1}, {"M", 12}}, {{"B", 100003}, {"M", 64}}}},
+      {[](DType t) { return softmax_over(t, 3, 1, false, true); },
+       {{{"B", 16}, {"M", 128}, {"K", 4097}}, {{"B", 3}, {"M", 17}, {"K", 333}}}},
+      {[](DType t) { return softmax_over(t, 3, 1, true); }, {{{"B", 64}, {"M", 100}, {"K", 1024}}, {{"B", 2}, {"M", 1000}, {"K", 8}}}},
+      {[](DType t) { return norm_of_transposed(t, false); }, {{{"B", 5120}, {"H", 6144}}, {{"B", 77}, {"H", 301}}}},
+      {[](DType t) { return norm_of_transposed(t, true); }, {{{"B", 2048}, {"H", 16384}}, {{"B", 24}, {"H", 1}}}},
+  };
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (const Case& cs : cases)
+      for (const Bindings& b : cs.sizes) {
+        Fusion f = cs.make(t);
+        std::string what = f.name() + " " + std::string(dtype_name(t));
+        for (const auto& [k, v] : b) what += " " + k + "=" + std::to_string(v);
+        Executor ex(f);
+        for (const auto& r : ex.compile_for(resolve_input_shapes(f, {}, b))) {
+          EXPECT_EQ(r.spill_bytes, 0) << what << ": " << r.params;
+          // One reduced row: no reduced dim left, a pointwise-like inner kernel.
+          if ((b.count("H") && b.at("H") == 1) || (b.count("K") == 0 && b.at("B") == 1)) continue;
+          EXPECT_EQ(r.category, "outer-reduction") << what;
+        }
+      }
+}
+
+// The reference (the GPU tier's oracle) on random data against a direct softmax over dim 0.
+TEST(OuterNormReference, SoftmaxOverDimZero) {
+  Fusion f = softmax_over(DType::F32, 2, 0);
+  const std::vector<HostTensor> in = make_random_inputs(f, {{37, 29}}, 5);
+  const auto out = run_reference(f, in);
+  ASSERT_EQ(out.size(), 1u);
+  for (int64_t c = 0; c < 29; ++c) {
+    double mx = -INFINITY, s = 0;
+    for (int64_t r = 0; r < 37; ++r) mx = std::max(mx, in[0].get(r * 29 + c));
+    for (int64_t r = 0; r < 37; ++r) s += std::exp(in[0].get(r * 29 + c) - mx);
+    for (int64_t r = 0; r < 37; ++r)
+      EXPECT_NEAR(out[0].get(r * 29 + c), std::exp(in[0].get(r * 29 + c) - mx) / s, 1e-6) << r << "," << c;
+  }
+}
