@@ -33,7 +33,9 @@ namespace {
 
 using DimArg = std::variant<int64_t, std::string>;
 using Array = nb::ndarray<nb::ro>;  // any framework, any device, any dtype
-using Operand = std::variant<Tensor, double>;
+// A Python int and a Python float are different operands, as in torch: `i32_tensor * 2` stays
+// i32, `i32_tensor * 2.0` is f32 (torch's default float dtype).
+using Operand = std::variant<Tensor, nb::int_, nb::float_>;
 
 DType dtype_arg(const std::string& s) {
   auto t = solder::parse_dtype(s);
@@ -214,12 +216,48 @@ struct PyRetention {
   std::unique_ptr<solder::CaptureRetention> scope;
 };
 
-Tensor binary(Tensor (*fn)(const Tensor&, const Tensor&), Tensor (*fs)(const Tensor&, double),
-              Tensor (*sf)(double, const Tensor&), const Operand& a, const Operand& b) {
-  if (std::holds_alternative<Tensor>(a) && std::holds_alternative<Tensor>(b)) return fn(std::get<Tensor>(a), std::get<Tensor>(b));
-  if (std::holds_alternative<Tensor>(a)) return fs(std::get<Tensor>(a), std::get<double>(b));
-  if (std::holds_alternative<Tensor>(b)) return sf(std::get<double>(a), std::get<Tensor>(b));
-  throw nb::type_error("at least one operand must be a solder Tensor");
+// A Python int as the double a constant holds: exact, or an error (constants are doubles; an
+// integer past 2^53 would be rounded silently).
+double exact_int(nb::handle v) {
+  int overflow = 0;
+  const long long i = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (overflow || (i == -1 && PyErr_Occurred()) || static_cast<long long>(static_cast<double>(i)) != i ||
+      static_cast<double>(i) == 0x1p63) {
+    PyErr_Clear();
+    throw nb::value_error(("the integer constant " + nb::cast<std::string>(nb::str(v)) +
+                           " is not exactly representable (constants hold doubles: integers up to 2^53, or "
+                           "multiples of a power of two below 2^63); pass it as an input tensor")
+                              .c_str());
+  }
+  return static_cast<double>(i);
+}
+
+using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
+using TensorScalarFn = Tensor (*)(const Tensor&, double);
+using ScalarTensorFn = Tensor (*)(double, const Tensor&);
+
+Tensor binary(BinaryFn fn, TensorScalarFn fs, ScalarTensorFn sf, const Operand& a, const Operand& b) {
+  const bool ta = std::holds_alternative<Tensor>(a), tb = std::holds_alternative<Tensor>(b);
+  if (ta && tb) return fn(std::get<Tensor>(a), std::get<Tensor>(b));
+  if (!ta && !tb) throw nb::type_error("at least one operand must be a solder Tensor");
+  const Tensor& t = ta ? std::get<Tensor>(a) : std::get<Tensor>(b);
+  const Operand& s = ta ? b : a;
+  if (std::holds_alternative<nb::int_>(s)) {
+    const double v = exact_int(std::get<nb::int_>(s));
+    return ta ? fs(t, v) : sf(v, t);
+  }
+  const double v = nb::cast<double>(std::get<nb::float_>(s));
+  if (solder::is_floating(t.dtype())) return ta ? fs(t, v) : sf(v, t);
+  Tensor c = solder::constant(t.fusion(), v, DType::F32);
+  return ta ? fn(t, c) : fn(c, t);
+}
+
+// `s / t` as torch's Tensor.__rtruediv__ computes it: reciprocal(t) * s, two roundings (a
+// correctly rounded division differs in the last bit for about 4 in 10 divisors: issue 29's
+// fp8 scale = 448 / amax).
+Tensor rtruediv(const Tensor& t, const Operand& s) {
+  if (!solder::is_floating(t.dtype())) return binary(solder::div, solder::div, solder::div, s, t);
+  return binary(solder::mul, solder::mul, solder::mul, solder::reciprocal(t), s);
 }
 
 }  // namespace
@@ -246,12 +284,14 @@ NB_MODULE(_solder, m) {
 #define SOLDER_PY_BINARY(py, rpy, fn)                                                                              \
   .def(py, [](const Tensor& a, const Operand& b) { return binary(solder::fn, solder::fn, solder::fn, a, b); },     \
        nb::keep_alive<0, 1>())                                                                                     \
-      .def(rpy, [](const Tensor& a, double b) { return binary(solder::fn, solder::fn, solder::fn, b, a); },      \
+      .def(rpy, [](const Tensor& a, const Operand& b) { return binary(solder::fn, solder::fn, solder::fn, b, a); }, \
            nb::keep_alive<0, 1>())
       SOLDER_PY_BINARY("__add__", "__radd__", add) SOLDER_PY_BINARY("__sub__", "__rsub__", sub)
-      SOLDER_PY_BINARY("__mul__", "__rmul__", mul) SOLDER_PY_BINARY("__truediv__", "__rtruediv__", div)
-      SOLDER_PY_BINARY("__pow__", "__rpow__", pow)
+      SOLDER_PY_BINARY("__mul__", "__rmul__", mul) SOLDER_PY_BINARY("__pow__", "__rpow__", pow)
 #undef SOLDER_PY_BINARY
+      .def("__truediv__", [](const Tensor& a, const Operand& b) { return binary(solder::div, solder::div, solder::div, a, b); },
+           nb::keep_alive<0, 1>())
+      .def("__rtruediv__", &rtruediv, nb::keep_alive<0, 1>())
       .def("__neg__", [](const Tensor& a) { return solder::neg(a); }, nb::keep_alive<0, 1>());
 
   nb::class_<solder::Fusion>(m, "Fusion")
