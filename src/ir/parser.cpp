@@ -303,7 +303,8 @@ class Parser {
         if (t.kind == Token::End || t.is("{") || t.is("}") || t.is("=") || t.is("["))
           fail(t.pos, "expected ']' to close the size list, got " + spell(t));
         depth += t.is("(") - t.is(")");
-        text += next().text;
+        // Tokens joined with a space: `a b` must stay two names (an error), not become `ab`.
+        text += (text.empty() ? "" : " ") + next().text;
       }
       if (text.empty()) fail(pos, "expected a size");
       try {

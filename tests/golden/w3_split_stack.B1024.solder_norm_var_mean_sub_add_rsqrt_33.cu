@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
     const float rv41 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r77 = rv41;
     const float r78 = rm41;
-    const float v80 = r77 + __int_as_float(0x3727c5ac);
+    const float v80 = __fadd_rn(r77, __int_as_float(0x3727c5ac));
     const float v81 = rsqrtf(v80);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -99,8 +99,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
           const i64 col = colc + j;
           (void)col;
           const float v82 = fmaf(m38[b][j], v81, -(r78 * v81));
-          const float v83 = v82 * in0.e[j];
-          const float v84 = v83 + in1.e[j];
+          const float v83 = __fmul_rn(v82, in0.e[j]);
+          const float v84 = __fadd_rn(v83, in1.e[j]);
           const float v85 = tanhf(v84);
           out3.e[j] = v85;
         }

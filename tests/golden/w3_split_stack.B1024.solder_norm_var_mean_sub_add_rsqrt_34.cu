@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
     const float rv49 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r86 = rv49;
     const float r87 = rm49;
-    const float v89 = r86 + __int_as_float(0x3727c5ac);
+    const float v89 = __fadd_rn(r86, __int_as_float(0x3727c5ac));
     const float v90 = rsqrtf(v89);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -99,8 +99,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
           const i64 col = colc + j;
           (void)col;
           const float v91 = fmaf(m40[b][j], v90, -(r87 * v90));
-          const float v92 = v91 * in0.e[j];
-          const float v93 = v92 + in1.e[j];
+          const float v92 = __fmul_rn(v91, in0.e[j]);
+          const float v93 = __fadd_rn(v92, in1.e[j]);
           const float v94 = tanhf(v93);
           out3.e[j] = v94;
         }

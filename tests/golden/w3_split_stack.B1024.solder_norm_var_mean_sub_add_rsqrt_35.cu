@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
     const float rv57 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r95 = rv57;
     const float r96 = rm57;
-    const float v98 = r95 + __int_as_float(0x3727c5ac);
+    const float v98 = __fadd_rn(r95, __int_as_float(0x3727c5ac));
     const float v99 = rsqrtf(v98);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -99,8 +99,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
           const i64 col = colc + j;
           (void)col;
           const float v100 = fmaf(m42[b][j], v99, -(r96 * v99));
-          const float v101 = v100 * in0.e[j];
-          const float v102 = v101 + in1.e[j];
+          const float v101 = __fmul_rn(v100, in0.e[j]);
+          const float v102 = __fadd_rn(v101, in1.e[j]);
           const float v103 = tanhf(v102);
           out3.e[j] = v103;
         }

@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
     const float rv65 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r104 = rv65;
     const float r105 = rm65;
-    const float v107 = r104 + __int_as_float(0x3727c5ac);
+    const float v107 = __fadd_rn(r104, __int_as_float(0x3727c5ac));
     const float v108 = rsqrtf(v107);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -99,8 +99,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
           const i64 col = colc + j;
           (void)col;
           const float v109 = fmaf(m44[b][j], v108, -(r105 * v108));
-          const float v110 = v109 * in0.e[j];
-          const float v111 = v110 + in1.e[j];
+          const float v110 = __fmul_rn(v109, in0.e[j]);
+          const float v111 = __fadd_rn(v110, in1.e[j]);
           const float v112 = tanhf(v111);
           out3.e[j] = v112;
         }

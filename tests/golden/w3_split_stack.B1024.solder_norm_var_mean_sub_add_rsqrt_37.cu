@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
     const float rv73 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r113 = rv73;
     const float r114 = rm73;
-    const float v116 = r113 + __int_as_float(0x3727c5ac);
+    const float v116 = __fadd_rn(r113, __int_as_float(0x3727c5ac));
     const float v117 = rsqrtf(v116);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -99,8 +99,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
           const i64 col = colc + j;
           (void)col;
           const float v118 = fmaf(m46[b][j], v117, -(r114 * v117));
-          const float v119 = v118 * in0.e[j];
-          const float v120 = v119 + in1.e[j];
+          const float v119 = __fmul_rn(v118, in0.e[j]);
+          const float v120 = __fadd_rn(v119, in1.e[j]);
           const float v121 = tanhf(v120);
           out3.e[j] = v121;
         }

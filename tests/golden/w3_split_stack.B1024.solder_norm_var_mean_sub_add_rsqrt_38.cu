@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
     const float rv81 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r122 = rv81;
     const float r123 = rm81;
-    const float v125 = r122 + __int_as_float(0x3727c5ac);
+    const float v125 = __fadd_rn(r122, __int_as_float(0x3727c5ac));
     const float v126 = rsqrtf(v125);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -99,8 +99,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
           const i64 col = colc + j;
           (void)col;
           const float v127 = fmaf(m48[b][j], v126, -(r123 * v126));
-          const float v128 = v127 * in0.e[j];
-          const float v129 = v128 + in1.e[j];
+          const float v128 = __fmul_rn(v127, in0.e[j]);
+          const float v129 = __fadd_rn(v128, in1.e[j]);
           const float v130 = tanhf(v129);
           out3.e[j] = v130;
         }

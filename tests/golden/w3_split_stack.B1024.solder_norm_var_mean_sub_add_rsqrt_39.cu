@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
     const float rv89 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r131 = rv89;
     const float r132 = rm89;
-    const float v134 = r131 + __int_as_float(0x3727c5ac);
+    const float v134 = __fadd_rn(r131, __int_as_float(0x3727c5ac));
     const float v135 = rsqrtf(v134);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -99,8 +99,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
           const i64 col = colc + j;
           (void)col;
           const float v136 = fmaf(m50[b][j], v135, -(r132 * v135));
-          const float v137 = v136 * in0.e[j];
-          const float v138 = v137 + in1.e[j];
+          const float v137 = __fmul_rn(v136, in0.e[j]);
+          const float v138 = __fadd_rn(v137, in1.e[j]);
           const float v139 = tanhf(v138);
           out3.e[j] = v139;
         }

@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
     const float rv97 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r140 = rv97;
     const float r141 = rm97;
-    const float v143 = r140 + __int_as_float(0x3727c5ac);
+    const float v143 = __fadd_rn(r140, __int_as_float(0x3727c5ac));
     const float v144 = rsqrtf(v143);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -99,8 +99,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
           const i64 col = colc + j;
           (void)col;
           const float v145 = fmaf(m52[b][j], v144, -(r141 * v144));
-          const float v146 = v145 * in0.e[j];
-          const float v147 = v146 + in1.e[j];
+          const float v146 = __fmul_rn(v145, in0.e[j]);
+          const float v147 = __fadd_rn(v146, in1.e[j]);
           const float v148 = tanhf(v147);
           out3.e[j] = v148;
         }

@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
     const float rv105 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r149 = rv105;
     const float r150 = rm105;
-    const float v152 = r149 + __int_as_float(0x3727c5ac);
+    const float v152 = __fadd_rn(r149, __int_as_float(0x3727c5ac));
     const float v153 = rsqrtf(v152);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -99,8 +99,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
           const i64 col = colc + j;
           (void)col;
           const float v154 = fmaf(m54[b][j], v153, -(r150 * v153));
-          const float v155 = v154 * in0.e[j];
-          const float v156 = v155 + in1.e[j];
+          const float v155 = __fmul_rn(v154, in0.e[j]);
+          const float v156 = __fadd_rn(v155, in1.e[j]);
           const float v157 = tanhf(v156);
           out3.e[j] = v157;
         }

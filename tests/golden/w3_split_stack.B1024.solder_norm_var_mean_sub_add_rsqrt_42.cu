@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
     const float rv113 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r158 = rv113;
     const float r159 = rm113;
-    const float v161 = r158 + __int_as_float(0x3727c5ac);
+    const float v161 = __fadd_rn(r158, __int_as_float(0x3727c5ac));
     const float v162 = rsqrtf(v161);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -99,8 +99,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
           const i64 col = colc + j;
           (void)col;
           const float v163 = fmaf(m56[b][j], v162, -(r159 * v162));
-          const float v164 = v163 * in0.e[j];
-          const float v165 = v164 + in1.e[j];
+          const float v164 = __fmul_rn(v163, in0.e[j]);
+          const float v165 = __fadd_rn(v164, in1.e[j]);
           const float v166 = tanhf(v165);
           out3.e[j] = v166;
         }

@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
     const float rv121 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r167 = rv121;
     const float r168 = rm121;
-    const float v170 = r167 + __int_as_float(0x3727c5ac);
+    const float v170 = __fadd_rn(r167, __int_as_float(0x3727c5ac));
     const float v171 = rsqrtf(v170);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -99,8 +99,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
           const i64 col = colc + j;
           (void)col;
           const float v172 = fmaf(m58[b][j], v171, -(r168 * v171));
-          const float v173 = v172 * in0.e[j];
-          const float v174 = v173 + in1.e[j];
+          const float v173 = __fmul_rn(v172, in0.e[j]);
+          const float v174 = __fadd_rn(v173, in1.e[j]);
           const float v175 = tanhf(v174);
           out3.e[j] = v175;
         }

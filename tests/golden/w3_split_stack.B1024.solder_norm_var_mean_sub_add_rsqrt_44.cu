@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
     const float rv129 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r176 = rv129;
     const float r177 = rm129;
-    const float v179 = r176 + __int_as_float(0x3727c5ac);
+    const float v179 = __fadd_rn(r176, __int_as_float(0x3727c5ac));
     const float v180 = rsqrtf(v179);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -99,8 +99,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
           const i64 col = colc + j;
           (void)col;
           const float v181 = fmaf(m60[b][j], v180, -(r177 * v180));
-          const float v182 = v181 * in0.e[j];
-          const float v183 = v182 + in1.e[j];
+          const float v182 = __fmul_rn(v181, in0.e[j]);
+          const float v183 = __fadd_rn(v182, in1.e[j]);
           const float v184 = tanhf(v183);
           out3.e[j] = v184;
         }

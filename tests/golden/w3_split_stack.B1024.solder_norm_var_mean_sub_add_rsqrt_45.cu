@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
     const float rv137 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r185 = rv137;
     const float r186 = rm137;
-    const float v188 = r185 + __int_as_float(0x3727c5ac);
+    const float v188 = __fadd_rn(r185, __int_as_float(0x3727c5ac));
     const float v189 = rsqrtf(v188);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -99,8 +99,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
           const i64 col = colc + j;
           (void)col;
           const float v190 = fmaf(m62[b][j], v189, -(r186 * v189));
-          const float v191 = v190 * in0.e[j];
-          const float v192 = v191 + in1.e[j];
+          const float v191 = __fmul_rn(v190, in0.e[j]);
+          const float v192 = __fadd_rn(v191, in1.e[j]);
           const float v193 = tanhf(v192);
           out3.e[j] = v193;
         }

@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
     const float rv145 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r194 = rv145;
     const float r195 = rm145;
-    const float v197 = r194 + __int_as_float(0x3727c5ac);
+    const float v197 = __fadd_rn(r194, __int_as_float(0x3727c5ac));
     const float v198 = rsqrtf(v197);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -99,8 +99,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
           const i64 col = colc + j;
           (void)col;
           const float v199 = fmaf(m64[b][j], v198, -(r195 * v198));
-          const float v200 = v199 * in0.e[j];
-          const float v201 = v200 + in1.e[j];
+          const float v200 = __fmul_rn(v199, in0.e[j]);
+          const float v201 = __fadd_rn(v200, in1.e[j]);
           const float v202 = tanhf(v201);
           out3.e[j] = v202;
         }

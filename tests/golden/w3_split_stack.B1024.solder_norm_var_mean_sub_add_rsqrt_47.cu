@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
     const float rv153 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r203 = rv153;
     const float r204 = rm153;
-    const float v206 = r203 + __int_as_float(0x3727c5ac);
+    const float v206 = __fadd_rn(r203, __int_as_float(0x3727c5ac));
     const float v207 = rsqrtf(v206);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -99,8 +99,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
           const i64 col = colc + j;
           (void)col;
           const float v208 = fmaf(m66[b][j], v207, -(r204 * v207));
-          const float v209 = v208 * in0.e[j];
-          const float v210 = v209 + in1.e[j];
+          const float v209 = __fmul_rn(v208, in0.e[j]);
+          const float v210 = __fadd_rn(v209, in1.e[j]);
           const float v211 = tanhf(v210);
           out3.e[j] = v211;
         }
