@@ -33,7 +33,9 @@ namespace {
 
 using DimArg = std::variant<int64_t, std::string>;
 using Array = nb::ndarray<nb::ro>;  // any framework, any device, any dtype
-using Operand = std::variant<Tensor, double>;
+// A Python int and a Python float are different operands, as in torch: `i32_tensor * 2` stays
+// i32, `i32_tensor * 2.0` is f32 (torch's default float dtype).
+using Operand = std::variant<Tensor, nb::int_, nb::float_>;
 
 DType dtype_arg(const std::string& s) {
   auto t = solder::parse_dtype(s);
@@ -67,20 +69,71 @@ std::vector<int64_t> strides_of(const Array& a) {
   return v;
 }
 
+// bf16 and fp8: dtypes numpy lacks. Host arrays of them travel as their bits (uint16, uint8),
+// which solder._narrow_view and solder._narrow_input type and untype (ml_dtypes, or tagged bits).
+bool narrow(DType t) { return t == DType::BF16 || t == DType::F8E4M3 || t == DType::F8E5M2; }
+
+template <class F>
+nb::dlpack::dtype as_numpy_bits(DType t) {
+  if (std::is_same_v<F, nb::numpy> && narrow(t))
+    return {static_cast<uint8_t>(nb::dlpack::dtype_code::UInt), static_cast<uint8_t>(8 * solder::dtype_size(t)), 1};
+  return to_dlpack(t);
+}
+
+nb::object package_attr(const char* name) { return nb::module_::import_("solder").attr(name); }
+
+// A host result as numpy has it: typed through solder._narrow_view when narrow.
+nb::object numpy_result(nb::object bits, DType t) {
+  return narrow(t) ? package_attr("_narrow_view")(bits, std::string(solder::dtype_name(t))) : bits;
+}
+
+// A call's argument as a DLPack array; `dtype` is set for a numpy array of a narrow dtype
+// (ml_dtypes or tagged bits), which arrives as its bits.
+Array array_arg(nb::handle o, size_t index, std::optional<DType>& dtype) {
+  nb::object bits = package_attr("_narrow_input")(o);
+  nb::object arg = nb::borrow(o);
+  if (!bits.is_none()) {
+    dtype = dtype_arg(nb::cast<std::string>(bits[1]));
+    arg = bits[0];
+  }
+  Array a;
+  if (!nb::try_cast(arg, a))
+    throw nb::type_error(("argument " + std::to_string(index) + ": expected a tensor (torch, numpy or another DLPack "
+                          "array), got " + nb::cast<std::string>(nb::type_name(o.type())))
+                             .c_str());
+  return a;
+}
+
+struct Args {
+  std::vector<Array> arrays;
+  std::vector<std::optional<DType>> narrow;  // per argument: the dtype of narrow bits
+};
+
+Args array_args(nb::handle seq) {
+  Args r;
+  size_t i = 0;
+  for (nb::handle o : seq) {
+    r.narrow.emplace_back();
+    r.arrays.push_back(array_arg(o, i++, r.narrow.back()));
+  }
+  return r;
+}
+
 // An output array of framework F (numpy for host memory, torch for GPU memory) that owns a
 // heap copy of `t`, and so its storage.
 template <class F, class T>
 nb::object export_array(T t, void* data, int device_type, int device_id) {
   std::vector<size_t> shape(t.shape.begin(), t.shape.end());
   std::vector<int64_t> strides = t.strides;
-  const DType dt = t.dtype;
+  const nb::dlpack::dtype dt = as_numpy_bits<F>(t.dtype);
   auto* held = new T(std::move(t));
   nb::capsule owner(held, [](void* p) noexcept { delete static_cast<T*>(p); });
-  return nb::cast(nb::ndarray<F>(data, shape.size(), shape.data(), owner, strides.data(), to_dlpack(dt), device_type, device_id));
+  return nb::cast(nb::ndarray<F>(data, shape.size(), shape.data(), owner, strides.data(), dt, device_type, device_id));
 }
 
-solder::HostTensor host_tensor_of(const Array& a, size_t index) {
-  return solder_py::host_tensor_from(a.data(), from_dlpack(a.dtype(), index), dims_of(a), strides_of(a));
+solder::HostTensor host_tensor_of(const Array& a, size_t index, std::optional<DType> narrow_dtype) {
+  const DType t = narrow_dtype ? *narrow_dtype : from_dlpack(a.dtype(), index);
+  return solder_py::host_tensor_from(a.data(), t, dims_of(a), strides_of(a));
 }
 
 bool on_gpu(const solder::Executor& ex, const std::vector<Array>& inputs) {
@@ -129,7 +182,8 @@ PyCapturedRun capture(solder::Executor& ex, const std::vector<Array>& inputs, ui
           inputs[0].device_id()};
 }
 
-std::vector<nb::object> run(solder::Executor& ex, const std::vector<Array>& inputs, uintptr_t stream) {
+std::vector<nb::object> run(solder::Executor& ex, const Args& args, uintptr_t stream) {
+  const std::vector<Array>& inputs = args.arrays;
   std::vector<nb::object> out;
   if (on_gpu(ex, inputs)) {
     const int device = inputs[0].device_id();
@@ -142,7 +196,7 @@ std::vector<nb::object> run(solder::Executor& ex, const std::vector<Array>& inpu
     return out;
   }
   std::vector<solder::HostTensor> host;
-  for (size_t i = 0; i < inputs.size(); ++i) host.push_back(host_tensor_of(inputs[i], i));
+  for (size_t i = 0; i < inputs.size(); ++i) host.push_back(host_tensor_of(inputs[i], i, args.narrow[i]));
   std::vector<solder::HostTensor> res;
   {
     nb::gil_scoped_release release;
@@ -150,7 +204,8 @@ std::vector<nb::object> run(solder::Executor& ex, const std::vector<Array>& inpu
   }
   for (auto& t : res) {
     void* p = t.data();
-    out.push_back(export_array<nb::numpy>(std::move(t), p, nb::device::cpu::value, 0));
+    const DType dt = t.dtype;
+    out.push_back(numpy_result(export_array<nb::numpy>(std::move(t), p, nb::device::cpu::value, 0), dt));
   }
   return out;
 }
@@ -170,15 +225,15 @@ bool from_torch(nb::handle o) {
 
 // The call through DLPack capsules: numpy, and frameworks without the exchange table.
 nb::list call_dlpack(PyExecutor& pe, nb::args args, nb::handle out, nb::handle stream) {
-  std::vector<Array> in;
-  for (nb::handle a : args) in.push_back(nb::cast<Array>(a));
+  const Args a = array_args(args);
+  const std::vector<Array>& in = a.arrays;
   nb::list result;
   const bool gpu = on_gpu(pe.ex, in);
   if (!gpu && !out.is_none()) throw nb::value_error("out= takes GPU tensors or torch tensors");
   if (!gpu) {
-    std::vector<nb::object> res = run(pe.ex, in, 0);
+    std::vector<nb::object> res = run(pe.ex, a, 0);
     bool torch = args.size() && from_torch(args[0]);
-    nb::object to_torch = torch ? nb::module_::import_("torch").attr("from_numpy") : nb::object();
+    nb::object to_torch = torch ? package_attr("_host_to_torch") : nb::object();
     for (auto& r : res) result.append(torch ? to_torch(r) : r);
     return result;
   }
@@ -190,7 +245,7 @@ nb::list call_dlpack(PyExecutor& pe, nb::args args, nb::handle out, nb::handle s
     pe.ex.run(device_tensors_of(in), reinterpret_cast<CUstream>(s), &dev);
     return nb::list(out);
   }
-  for (auto& r : run(pe.ex, in, s)) result.append(r);
+  for (auto& r : run(pe.ex, a, s)) result.append(r);
   return result;
 }
 
@@ -214,12 +269,48 @@ struct PyRetention {
   std::unique_ptr<solder::CaptureRetention> scope;
 };
 
-Tensor binary(Tensor (*fn)(const Tensor&, const Tensor&), Tensor (*fs)(const Tensor&, double),
-              Tensor (*sf)(double, const Tensor&), const Operand& a, const Operand& b) {
-  if (std::holds_alternative<Tensor>(a) && std::holds_alternative<Tensor>(b)) return fn(std::get<Tensor>(a), std::get<Tensor>(b));
-  if (std::holds_alternative<Tensor>(a)) return fs(std::get<Tensor>(a), std::get<double>(b));
-  if (std::holds_alternative<Tensor>(b)) return sf(std::get<double>(a), std::get<Tensor>(b));
-  throw nb::type_error("at least one operand must be a solder Tensor");
+// A Python int as the double a constant holds: exact, or an error (constants are doubles; an
+// integer past 2^53 would be rounded silently).
+double exact_int(nb::handle v) {
+  int overflow = 0;
+  const long long i = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (overflow || (i == -1 && PyErr_Occurred()) || static_cast<long long>(static_cast<double>(i)) != i ||
+      static_cast<double>(i) == 0x1p63) {
+    PyErr_Clear();
+    throw nb::value_error(("the integer constant " + nb::cast<std::string>(nb::str(v)) +
+                           " is not exactly representable (constants hold doubles: integers up to 2^53, or "
+                           "multiples of a power of two below 2^63); pass it as an input tensor")
+                              .c_str());
+  }
+  return static_cast<double>(i);
+}
+
+using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
+using TensorScalarFn = Tensor (*)(const Tensor&, double);
+using ScalarTensorFn = Tensor (*)(double, const Tensor&);
+
+Tensor binary(BinaryFn fn, TensorScalarFn fs, ScalarTensorFn sf, const Operand& a, const Operand& b) {
+  const bool ta = std::holds_alternative<Tensor>(a), tb = std::holds_alternative<Tensor>(b);
+  if (ta && tb) return fn(std::get<Tensor>(a), std::get<Tensor>(b));
+  if (!ta && !tb) throw nb::type_error("at least one operand must be a solder Tensor");
+  const Tensor& t = ta ? std::get<Tensor>(a) : std::get<Tensor>(b);
+  const Operand& s = ta ? b : a;
+  if (std::holds_alternative<nb::int_>(s)) {
+    const double v = exact_int(std::get<nb::int_>(s));
+    return ta ? fs(t, v) : sf(v, t);
+  }
+  const double v = nb::cast<double>(std::get<nb::float_>(s));
+  if (solder::is_floating(t.dtype())) return ta ? fs(t, v) : sf(v, t);
+  Tensor c = solder::constant(t.fusion(), v, DType::F32);
+  return ta ? fn(t, c) : fn(c, t);
+}
+
+// `s / t` as torch's Tensor.__rtruediv__ computes it: reciprocal(t) * s, two roundings (a
+// correctly rounded division differs in the last bit for about 4 in 10 divisors: issue 29's
+// fp8 scale = 448 / amax).
+Tensor rtruediv(const Tensor& t, const Operand& s) {
+  if (!solder::is_floating(t.dtype())) return binary(solder::div, solder::div, solder::div, s, t);
+  return binary(solder::mul, solder::mul, solder::mul, solder::reciprocal(t), s);
 }
 
 }  // namespace
@@ -230,7 +321,11 @@ NB_MODULE(_solder, m) {
     try {
       std::rethrow_exception(p);
     } catch (const solder::Error& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
+      // Decoded leniently: a message quoting a user's file may hold bytes that are not UTF-8.
+      const std::string m = e.what();
+      PyObject* text = PyUnicode_DecodeUTF8(m.data(), static_cast<Py_ssize_t>(m.size()), "backslashreplace");
+      PyErr_SetObject(PyExc_ValueError, text);
+      Py_XDECREF(text);
     }
   });
 
@@ -246,12 +341,14 @@ NB_MODULE(_solder, m) {
 #define SOLDER_PY_BINARY(py, rpy, fn)                                                                              \
   .def(py, [](const Tensor& a, const Operand& b) { return binary(solder::fn, solder::fn, solder::fn, a, b); },     \
        nb::keep_alive<0, 1>())                                                                                     \
-      .def(rpy, [](const Tensor& a, double b) { return binary(solder::fn, solder::fn, solder::fn, b, a); },      \
+      .def(rpy, [](const Tensor& a, const Operand& b) { return binary(solder::fn, solder::fn, solder::fn, b, a); }, \
            nb::keep_alive<0, 1>())
       SOLDER_PY_BINARY("__add__", "__radd__", add) SOLDER_PY_BINARY("__sub__", "__rsub__", sub)
-      SOLDER_PY_BINARY("__mul__", "__rmul__", mul) SOLDER_PY_BINARY("__truediv__", "__rtruediv__", div)
-      SOLDER_PY_BINARY("__pow__", "__rpow__", pow)
+      SOLDER_PY_BINARY("__mul__", "__rmul__", mul) SOLDER_PY_BINARY("__pow__", "__rpow__", pow)
 #undef SOLDER_PY_BINARY
+      .def("__truediv__", [](const Tensor& a, const Operand& b) { return binary(solder::div, solder::div, solder::div, a, b); },
+           nb::keep_alive<0, 1>())
+      .def("__rtruediv__", &rtruediv, nb::keep_alive<0, 1>())
       .def("__neg__", [](const Tensor& a) { return solder::neg(a); }, nb::keep_alive<0, 1>());
 
   nb::class_<solder::Fusion>(m, "Fusion")
@@ -330,7 +427,7 @@ NB_MODULE(_solder, m) {
            "ex(*tensors, out=None, stream=None) -> list of outputs. GPU tensors run on the GPU (on `stream`, "
            "default: torch's current stream), host tensors on the CPU reference executor. torch tensors are read "
            "without DLPack capsules and outputs come from torch's allocator, or are written into out=.")
-      .def("run", [](PyExecutor& pe, const std::vector<Array>& in, uintptr_t stream) { return run(pe.ex, in, stream); },
+      .def("run", [](PyExecutor& pe, nb::sequence in, uintptr_t stream) { return run(pe.ex, array_args(in), stream); },
            "inputs"_a, "stream"_a = 0,
            "Runs on DLPack tensors: GPU tensors on the GPU (on `stream`, a CUDA stream handle), giving "
            "torch tensors; host tensors on the CPU reference executor, giving numpy arrays.")

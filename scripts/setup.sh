@@ -28,6 +28,11 @@ if [ -x "$PY" ] && ! "$PY" -c "import nanobind, numpy" 2>/dev/null; then
   "$PY" -m pip install -q nanobind numpy >"$BUILD/pip.log" 2>&1 ||
     echo "setup: pip install failed (see $BUILD/pip.log); the Python frontend will be skipped"
 fi
+# ml_dtypes: numpy results of bf16/fp8 as typed arrays (without it, tagged bits; docs/python.md).
+if [ -x "$PY" ] && ! "$PY" -c "import ml_dtypes" 2>/dev/null; then
+  "$PY" -m pip install -q ml_dtypes >>"$BUILD/pip.log" 2>&1 ||
+    echo "setup: ml_dtypes install failed; bf16/fp8 numpy results come back as tagged bits"
+fi
 if [ -x "$PY" ] && [ "${SOLDER_TORCH:-1}" = 1 ] && ! "$PY" -c "import torch" 2>/dev/null; then
   echo "setup: installing torch into $BUILD/pyenv (for the torch.compile backend's CPU tests)"
   timeout 1200 "$PY" -m pip install -q "torch==2.11.*" >>"$BUILD/pip.log" 2>&1 ||

@@ -157,6 +157,12 @@ TEST(DimBounds, SymbolNamesAreIdentifiers) {
   for (const char* bad : {"", "a+b", "2*B", "1B", "a b", "B)", "é"})
     EXPECT_ERROR(Dim::sym(bad), "is not an identifier");
   EXPECT_EQ(Dim::sym("_b2").str(), "_b2");
+  // In the text format too: two names in one dim are not one name (`a b` once parsed as `ab`),
+  // and sums and products print back as they were written.
+  EXPECT_ERROR(parse_fusion("fusion s {\n  input x: f32[a b]\n  output x\n}\n"), "bad size");
+  EXPECT_ERROR(parse_fusion("fusion s {\n  input x: f32[\"B\"]\n  output x\n}\n"), "unexpected character");
+  const std::string odd = "fusion s {\n  input x: f32[a+b, 2*B]\n  output x\n}\n";
+  EXPECT_EQ(print_fusion(parse_fusion(odd)), odd);
 }
 
 TEST(DimBounds, MinAndCeildivPrintParseAndEvaluate) {

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "codegen/device_runtime.h"
+#include "ir/parser.h"
 #include "programs/load_program.h"
 #include "programs/run_inputs.h"
 #include "solder/executor.h"
@@ -67,7 +68,7 @@ std::vector<GoldenCase> golden_cases() {
   cases.push_back({"examples/outer_rms_norm_T_f32", {{{"B", 2048}, {"H", 16384}}}});
   cases.push_back({"examples/reduce_mean12_T_bf16", {{{"B", 32}, {"K", 1000}, {"M", 1024}}}});
   for (const char* p : {"bench/programs/center", "bench/programs/ln_affine", "bench/programs/ln_plain",
-                        "bench/programs/scale"})
+                        "bench/programs/scale", "bench/programs/fp8_row_quant"})
     cases.push_back({p, rows_by({1024, 4098, 5140})});
   return cases;
 }
@@ -92,7 +93,48 @@ std::string kernel_body(std::string source) {
   return source;
 }
 
+// Kernel bodies (runtime left out) of a program text at one size.
+std::vector<std::string> kernel_bodies(const std::string& text, const Bindings& b) {
+  Fusion f = parse_fusion(text);
+  Executor ex(f);
+  std::vector<KernelSourceInfo> sources;
+  ex.compile_for(resolve_input_shapes(f, {}, b), &sources);
+  std::vector<std::string> out;
+  for (const auto& s : sources) out.push_back(kernel_body(s.source));
+  return out;
+}
+
 }  // namespace
+
+// IR arithmetic rounds as eager's one-op kernels do (issue 29): divisions are divisions (not a
+// product with a reciprocal), + - * are the rounding intrinsics (NVRTC contracts a * b + c into
+// one FMA otherwise), no fast-math intrinsic in f32 results.
+TEST(GoldenKernels, ArithmeticRoundsAsEager) {
+  const std::string head = "fusion q {\n  input x: bf16[B, H]\n  input w: f32[H]\n"
+                           "  m = max(x, axes=[1], keepdim=true)\n  a = cast(m, dtype=f32)\n"
+                           "  xf = cast(x, dtype=f32)\n";
+  const std::string programs[] = {
+      head + "  s = div(xf, a)\n  c = constant(value=448, dtype=f32)\n  y = mul(s, c)\n  output y\n}\n",
+      head + "  r = reciprocal(a)\n  y = mul(xf, r)\n  z = add(y, w)\n  output z\n}\n",
+      head + "  p = mul(xf, w)\n  y = add(p, a)\n  output y\n}\n",
+  };
+  for (int64_t h : {1024, 5140}) {
+    for (const std::string& text : programs) {
+      for (const std::string& body : kernel_bodies(text, {{"B", 64}, {"H", h}})) {
+        const std::string kernel = body.substr(body.find("__global__"));
+        EXPECT_EQ(kernel.find("(1.0f / r"), std::string::npos) << "a division became a reciprocal product:\n" << kernel;
+        EXPECT_EQ(kernel.find("__fdividef"), std::string::npos) << kernel;
+        EXPECT_EQ(kernel.find("fmaf("), std::string::npos) << kernel;
+        EXPECT_NE(kernel.find("__fmul_rn("), std::string::npos) << kernel;
+      }
+    }
+    const std::string divide = kernel_bodies(programs[0], {{"B", 64}, {"H", h}})[0];
+    EXPECT_NE(divide.find(")) / v"), std::string::npos) << "x / amax is one correctly rounded division:\n" << divide;
+    EXPECT_EQ(divide.find("1.0f / "), std::string::npos) << divide;
+    const std::string add = kernel_bodies(programs[2], {{"B", 64}, {"H", h}})[0];
+    EXPECT_NE(add.find("__fadd_rn("), std::string::npos) << "x * w + a must not contract:\n" << add;
+  }
+}
 
 TEST(GoldenKernels, MatchCheckedIn) {
   const fs::path dir = fs::path(SOLDER_SOURCE_DIR) / "tests" / "golden";

@@ -21,6 +21,12 @@
 //    elementwise node sees operands of one dtype.
 //  * Each value is rounded to its dtype: an f16 add is computed in fp32 and rounded once, as in
 //    PyTorch eager. Reductions accumulate in fp32 (GPU) / double (reference).
+//  * f32/f64 add, sub, mul and div are each rounded once, as eager's one-op kernels round them:
+//    kernels never contract a * b + c into one FMA (Inductor's Triton kernels do) and divide
+//    rather than multiply by a reciprocal. Approximate on purpose (a few ulp): composites
+//    (softmax, norms, gelu, silu, sigmoid), math whose result is rounded to f16/bf16,
+//    x / sqrt(statistic) as x * rsqrt, and (x - mean) * rstd as one FMA.
+//  * Integers wrap on overflow (i32/i64 add, sub, mul, neg), as torch's do.
 //  * Casts to fp8 follow PyTorch/OCP non-saturating rules: e4m3 overflows to NaN, e5m2 to Inf.
 //    Saturation is an explicit clamp before the cast.
 #include <cstdint>

@@ -50,6 +50,56 @@ except ImportError as e:
 from ._solder import *  # noqa: F401,F403  (Fusion, Tensor, Executor, the op builders)
 
 
+# bf16 and fp8 host arrays. numpy has no such dtypes: a host run's outputs of them are
+# ml_dtypes arrays when ml_dtypes is installed (its bfloat16, float8_e4m3fn, float8_e5m2),
+# else the raw bits (uint16 for bf16, uint8 for fp8) whose dtype carries the tag
+# `dtype.metadata["solder_dtype"]` ("bf16", "f8e4m3", "f8e5m2"). Either form is accepted as an
+# input. torch tensors in give torch tensors of the same dtype out.
+try:
+    import ml_dtypes as _ml_dtypes
+except ImportError:
+    _ml_dtypes = None
+
+_NARROW = {"bf16": ("bfloat16", "uint16"), "f8e4m3": ("float8_e4m3fn", "uint8"), "f8e5m2": ("float8_e5m2", "uint8")}
+_NARROW_BY_NAME = {ml: tag for tag, (ml, _) in _NARROW.items()}
+_TORCH_NARROW = {"bf16": "bfloat16", "f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2"}
+
+
+def narrow_dtype(array):
+    """"bf16", "f8e4m3" or "f8e5m2" for a numpy array of one of those dtypes (ml_dtypes, or
+    bits tagged by Solder), else None."""
+    import numpy as np
+
+    dt = getattr(array, "dtype", None)
+    if not isinstance(dt, np.dtype):
+        return None
+    if dt.metadata and "solder_dtype" in dt.metadata:
+        return dt.metadata["solder_dtype"]
+    return _NARROW_BY_NAME.get(dt.name) if type(array).__module__ == "numpy" else None
+
+
+def _narrow_view(bits, dtype):
+    import numpy as np
+
+    if _ml_dtypes is not None:
+        return bits.view(getattr(_ml_dtypes, _NARROW[dtype][0]))
+    return bits.view(np.dtype(bits.dtype, metadata={"solder_dtype": dtype}))
+
+
+def _narrow_input(array):
+    tag = narrow_dtype(array)
+    return None if tag is None else (array.view(_NARROW[tag][1]), tag)
+
+
+def _host_to_torch(array):
+    import torch
+
+    tag = narrow_dtype(array)
+    if tag is None:
+        return torch.from_numpy(array)
+    return torch.from_numpy(array.view(_NARROW[tag][1])).view(getattr(torch, _TORCH_NARROW[tag]))
+
+
 class Executor(_solder.Executor):
     """Compiles and runs a Fusion; one kernel per size class (no recompiles across sizes).
 
@@ -59,7 +109,7 @@ class Executor(_solder.Executor):
         """Records one run on these GPU tensors as a CUDA graph: `c = ex.capture(a, b)`, then
         write new values into a and b (in place) and `c.replay()`; `c.outputs` holds the results.
         Replays launch on `stream` (default: torch's current stream), one graph launch each."""
-        if stream is None and inputs and type(inputs[0]).__module__.startswith("torch"):
+        if stream is None and inputs and getattr(inputs[0], "is_cuda", False):
             import torch
 
             stream = torch._C._cuda_getCurrentRawStream(inputs[0].device.index)

@@ -20,6 +20,7 @@ if HAVE_CUDA:
 
     sys.path.insert(0, os.path.dirname(__file__))
     from test_dynamo import Block, RmsSwiGlu
+    from test_exact import QUANT_SIZES, QUANT_SPELLINGS, fp8_mismatches, quant_eager, quant_fusion, quant_input
 
 
 def add_fusion(dtype="f32"):
@@ -94,6 +95,33 @@ class FastCall(unittest.TestCase):
             g.replay()
             torch.cuda.synchronize()
             torch.testing.assert_close(h, x + r)
+
+
+@unittest.skipUnless(HAVE_CUDA, "needs torch with a CUDA device")
+class Fp8QuantizationOnGpu(unittest.TestCase):
+    """Issue 29: per-row fp8 e4m3 quantization, bit for bit as eager computes it on the GPU
+    (the scale 448 / amax, IEEE division, no FMA contraction, the e4m3 cast)."""
+
+    def test_identical_to_eager(self):
+        g = torch.Generator().manual_seed(290)
+        sizes = QUANT_SIZES + [(8192, 4096), (1000, 770), (132, 20480), (5, 131072)]
+        for spelling in QUANT_SPELLINGS:
+            ex = solder.Executor(quant_fusion(spelling))
+            for rows, cols in sizes:
+                with self.subTest(spelling=spelling, rows=rows, cols=cols):
+                    x = quant_input(rows, cols, g, device="cuda")
+                    (got,) = ex(x)
+                    want = quant_eager(x, spelling)
+                    bad = fp8_mismatches(got, want)
+                    self.assertEqual(bad, 0, f"{bad} of {x.numel()} fp8 values differ from eager")
+
+    def test_compiled_identical_to_eager(self):
+        torch._dynamo.reset()
+        x = quant_input(64, 4096, torch.Generator().manual_seed(291), device="cuda")
+        for spelling in QUANT_SPELLINGS:
+            with self.subTest(spelling=spelling), torch.no_grad():
+                c = torch.compile(lambda t: quant_eager(t, spelling), backend="solder")
+                self.assertEqual(fp8_mismatches(c(x), quant_eager(x, spelling)), 0)
 
 
 @unittest.skipUnless(HAVE_CUDA, "needs torch with a CUDA device")

@@ -84,6 +84,21 @@ std::string rounded(DType t, const std::string& e) {
 
 namespace {
 bool is_f64(DType t) { return t == DType::F64; }
+
+// a + b, a - b, a * b each rounded once, as eager's one-op kernels round them: the rounding
+// intrinsics keep NVRTC (--fmad=true by default) from contracting a * b + c into one FMA, one
+// rounding fewer than eager (issue 29). Integers wrap as torch's do: the math is unsigned, since
+// signed overflow is undefined in C++.
+std::string arith(char op, DType out, const std::string& a, const std::string& b) {
+  const char* name = op == '+' ? "add" : op == '-' ? "sub" : "mul";
+  switch (out) {
+    case DType::F64: return std::string("__d") + name + "_rn(" + a + ", " + b + ")";
+    case DType::I32: return "(int)((unsigned)(" + a + ") " + op + " (unsigned)(" + b + "))";
+    case DType::I64: return "(i64)((unsigned long long)(" + a + ") " + op + " (unsigned long long)(" + b + "))";
+    case DType::Bool: return "(" + a + " " + op + " " + b + ")";
+    default: return rounded(out, std::string("__f") + name + "_rn(" + a + ", " + b + ")");
+  }
+}
 }  // namespace
 
 ExprEmitter::ExprEmitter(const Fusion& f, std::function<std::string(int)> provided)
@@ -171,7 +186,10 @@ std::string ExprEmitter::op_expr(const Node& n, const std::vector<std::string>& 
   auto fn = [&](const char* flt, const char* d) { return std::string(dbl ? d : flt) + "(" + a[0] + ")"; };
   DType in0 = n.in.empty() ? out : f_.value(n.in[0]).dtype;
   switch (n.op) {
-    case Op::Neg: return rounded(out, "-" + a[0]);
+    case Op::Neg:
+      if (out == DType::I32) return "(int)(0u - (unsigned)(" + a[0] + "))";
+      if (out == DType::I64) return "(i64)(0ull - (unsigned long long)(" + a[0] + "))";
+      return rounded(out, "-" + a[0]);
     case Op::Abs: return "s_abs(" + a[0] + ")";
     case Op::Exp:
       return rounded(out, fast || (out == DType::F32 && narrow_results_) ? "__expf(" + a[0] + ")" : fn("expf", "exp"));
@@ -189,13 +207,12 @@ std::string ExprEmitter::op_expr(const Node& n, const std::vector<std::string>& 
     case Op::GeluTanh: return rounded(out, (fast ? "fast_gelu_tanh(" : "s_gelu_tanh(") + a[0] + ")");
     case Op::Silu: return rounded(out, (fast ? "fast_silu(" : "s_silu(") + a[0] + ")");
     case Op::LogicalNot: return "!(" + a[0] + ")";
-    case Op::Add: return rounded(out, a[0] + " + " + a[1]);
-    case Op::Sub: return rounded(out, a[0] + " - " + a[1]);
-    case Op::Mul: return rounded(out, a[0] + " * " + a[1]);
-    case Op::Div:
-      if (out == DType::F32 && invariant_ && invariant_(n.in[1]))
-        return a[0] + " * (1.0f / " + a[1] + ")";
-      return rounded(out, a[0] + " / " + a[1]);
+    case Op::Add: return arith('+', out, a[0], a[1]);
+    case Op::Sub: return arith('-', out, a[0], a[1]);
+    case Op::Mul: return arith('*', out, a[0], a[1]);
+    // A correctly rounded division (NVRTC's default -prec-div=true), as eager's; never the
+    // product with a reciprocal, which differs in the last bit (issue 29).
+    case Op::Div: return rounded(out, a[0] + " / " + a[1]);
     case Op::Pow: return rounded(out, std::string(dbl ? "pow(" : "powf(") + a[0] + ", " + a[1] + ")");
     case Op::Maximum: return "s_max(" + a[0] + ", " + a[1] + ")";
     case Op::Minimum: return "s_min(" + a[0] + ", " + a[1] + ")";

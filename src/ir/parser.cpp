@@ -298,11 +298,16 @@ class Parser {
       if (!s.empty()) expect_punct(",");
       TextPos pos = peek().pos;
       std::string text;
+      TextPos end{0, 0};  // where the last word (name or number) ended; line 0: none
       for (int depth = 0; depth > 0 || !(peek().is(",") || peek().is("]"));) {
         const Token& t = peek();
         if (t.kind == Token::End || t.is("{") || t.is("}") || t.is("=") || t.is("["))
           fail(t.pos, "expected ']' to close the size list, got " + spell(t));
         depth += t.is("(") - t.is(")");
+        // Two words apart in the source stay apart: `a b` is an error, not the name `ab`.
+        const bool w = t.kind == Token::Ident || t.kind == Token::Number;
+        if (w && end.line > 0 && (t.pos.line != end.line || t.pos.col != end.col)) text += ' ';
+        end = w ? TextPos{t.pos.line, t.pos.col + static_cast<int>(t.text.size())} : TextPos{0, 0};
         text += next().text;
       }
       if (text.empty()) fail(pos, "expected a size");

@@ -14,6 +14,15 @@ namespace {
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 bool digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+
+// 'c' when printable ASCII, else its byte value (a binary file must not put raw bytes, and
+// invalid UTF-8, into the message).
+std::string quoted_byte(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  if (u >= 0x20 && u < 0x7f) return "'" + std::string(1, c) + "'";
+  static const char* hex = "0123456789abcdef";
+  return std::string("byte 0x") + hex[u >> 4] + hex[u & 15];
+}
 }  // namespace
 
 std::vector<Token> lex_fusion_text(const std::string& text, const std::string& filename) {
@@ -61,7 +70,7 @@ std::vector<Token> lex_fusion_text(const std::string& text, const std::string& f
       out.push_back({Token::Punct, std::string(1, c), pos});
       advance(1);
     } else {
-      throw Error(located(filename, pos) + "unexpected character '" + std::string(1, c) + "'");
+      throw Error(located(filename, pos) + "unexpected character " + quoted_byte(c));
     }
   }
   out.push_back({Token::End, "", pos});

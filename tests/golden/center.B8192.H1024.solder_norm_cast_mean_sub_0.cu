@@ -75,7 +75,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_cast_mean_sub_0
         for (int j = 0; j < VEC; ++j) {
           const i64 col = colc + j;
           (void)col;
-          const float v3 = f16_to_f(half_of(m1[b][j / 2], j & 1)) - r2;
+          const float v3 = __fsub_rn(f16_to_f(half_of(m1[b][j / 2], j & 1)), r2);
           out1.e[j] = f_to_f16(v3);
         }
         if (ok) {

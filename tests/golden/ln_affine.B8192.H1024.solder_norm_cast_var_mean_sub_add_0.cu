@@ -86,7 +86,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_cast_var_mean_s
     const float rv1 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r4 = rv1;
     const float r5 = rm1;
-    const float v8 = r4 + __int_as_float(0x3727c5ac);
+    const float v8 = __fadd_rn(r4, __int_as_float(0x3727c5ac));
     const float v9 = rsqrtf(v8);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -104,9 +104,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_cast_var_mean_s
           (void)col;
           const float v10 = fmaf(f16_to_f(half_of(m3[b][j / 2], j & 1)), v9, -(r5 * v9));
           const float v11 = (float)(f16_to_f(half_of(in1.e[j / 2], j & 1)));
-          const float v12 = v10 * v11;
+          const float v12 = __fmul_rn(v10, v11);
           const float v13 = (float)(f16_to_f(half_of(in2.e[j / 2], j & 1)));
-          const float v14 = v12 + v13;
+          const float v14 = __fadd_rn(v12, v13);
           out3.e[j] = f_to_f16(v14);
         }
         if (ok) {

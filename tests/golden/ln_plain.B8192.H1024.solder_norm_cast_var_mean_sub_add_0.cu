@@ -84,7 +84,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_cast_var_mean_s
     const float rv1 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r2 = rv1;
     const float r3 = rm1;
-    const float v6 = r2 + __int_as_float(0x3727c5ac);
+    const float v6 = __fadd_rn(r2, __int_as_float(0x3727c5ac));
     const float v7 = rsqrtf(v6);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {

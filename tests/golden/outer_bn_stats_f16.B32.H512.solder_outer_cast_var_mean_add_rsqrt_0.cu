@@ -239,7 +239,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) solder_outer_cast_var_mean_
     const float r3 = wm0[j];
     const float r7 = acc1[j];
     P1[ka * sa1 + (kr + j) * si1] = r3;
-    const float v5 = r2 + __int_as_float(0x3727c5ac);
+    const float v5 = __fadd_rn(r2, __int_as_float(0x3727c5ac));
     const float v6 = rsqrtf(v5);
     P2[ka * sa2 + (kr + j) * si2] = v6;
     P3[ka * sa3 + (kr + j) * si3] = r7;

@@ -34,7 +34,7 @@ extern "C" __global__ void __launch_bounds__(256) solder_pw_cast_mul_0(const Par
             const i64 col = col0 + j;
             (void)col;
             const float v1 = (float)(f16_to_f(half_of(in0.e[j / 2], j & 1)));
-            const float v3 = v1 * __int_as_float(0x3fc00000);
+            const float v3 = __fmul_rn(v1, __int_as_float(0x3fc00000));
             out1.e[j] = f_to_f16(v3);
           }
           if ((row) == 0) st_vec<u16, 8>(P1 + col0, out1);
@@ -52,7 +52,7 @@ extern "C" __global__ void __launch_bounds__(256) solder_pw_cast_mul_0(const Par
             const i64 col = col0 + j;
             (void)col;
             const float v1 = (float)(f16_to_f(half_of(in0.e[j / 2], j & 1)));
-            const float v3 = v1 * __int_as_float(0x3fc00000);
+            const float v3 = __fmul_rn(v1, __int_as_float(0x3fc00000));
             out1.e[j] = f_to_f16(v3);
           }
           if ((row) == 0) st_vec<u16, 8>(P1 + col0, out1);
@@ -64,7 +64,7 @@ extern "C" __global__ void __launch_bounds__(256) solder_pw_cast_mul_0(const Par
             (void)col;
             const u16 ie0 = P0[col];
             const float v1 = (float)(f16_to_f(ie0));
-            const float v3 = v1 * __int_as_float(0x3fc00000);
+            const float v3 = __fmul_rn(v1, __int_as_float(0x3fc00000));
             if ((row) == 0) P1[col] = f_to_f16(v3);
           }
         }

@@ -121,7 +121,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_cast_add_var_me
     const float rv9 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r14 = rv9;
     const float r15 = rm9;
-    const float v18 = r14 + __int_as_float(0x3727c5ac);
+    const float v18 = __fadd_rn(r14, __int_as_float(0x3727c5ac));
     const float v19 = rsqrtf(v18);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -139,9 +139,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_cast_add_var_me
           (void)col;
           const float v20 = fmaf(held_bf16_to_f(half_of(m13[b][j / 2], j & 1)), v19, -(r15 * v19));
           const float v21 = (float)(bf16_to_f(half_of(in4.e[j / 2], j & 1)));
-          const float v22 = v20 * v21;
+          const float v22 = __fmul_rn(v20, v21);
           const float v23 = (float)(bf16_to_f(half_of(in3.e[j / 2], j & 1)));
-          const float v24 = v22 + v23;
+          const float v24 = __fadd_rn(v22, v23);
           out5.e[j] = f_to_bf16(v24);
         }
         if (ok) {

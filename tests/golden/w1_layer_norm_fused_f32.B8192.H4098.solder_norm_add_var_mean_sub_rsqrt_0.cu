@@ -89,8 +89,8 @@ extern "C" __global__ void __launch_bounds__(416, 2) solder_norm_add_var_mean_su
         for (int j = 0; j < VEC; ++j) {
           const i64 col = colc + j;
           (void)col;
-          const float v5 = in1.e[j] + in0.e[j];
-          const float v6 = v5 + in2.e[j];
+          const float v5 = __fadd_rn(in1.e[j], in0.e[j]);
+          const float v6 = __fadd_rn(v5, in2.e[j]);
           m6[b][j] = v6;
           if (ok) acc0 = acc0 + (float)(v6);
         }
@@ -140,7 +140,7 @@ extern "C" __global__ void __launch_bounds__(416, 2) solder_norm_add_var_mean_su
     const float rv2 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r7 = rv2;
     const float r8 = rm2;
-    const float v11 = r7 + __int_as_float(0x3727c5ac);
+    const float v11 = __fadd_rn(r7, __int_as_float(0x3727c5ac));
     const float v12 = rsqrtf(v11);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -157,8 +157,8 @@ extern "C" __global__ void __launch_bounds__(416, 2) solder_norm_add_var_mean_su
           const i64 col = colc + j;
           (void)col;
           const float v13 = fmaf(m6[b][j], v12, -(r8 * v12));
-          const float v14 = v13 * in4.e[j];
-          const float v15 = v14 + in3.e[j];
+          const float v14 = __fmul_rn(v13, in4.e[j]);
+          const float v15 = __fadd_rn(v14, in3.e[j]);
           out5.e[j] = v15;
         }
         if (ok) {

@@ -39,7 +39,7 @@ extern "C" __global__ void __launch_bounds__(256) solder_red_cast_mul_abs_max_0(
             const float v2 = (float)(bf16_to_f(half_of(in0.e[j / 2], j & 1)));
             const float v3 = round_bf16((float)(hs1));
             const float v4 = (float)(v3);
-            const float v5 = v2 * v4;
+            const float v5 = __fmul_rn(v2, v4);
             const float v6 = round_bf16((float)(v5));
             out2.e[j] = f_to_e5m2(v6);
             const float v8 = s_abs(bf16_to_f(half_of(in0.e[j / 2], j & 1)));
@@ -63,7 +63,7 @@ extern "C" __global__ void __launch_bounds__(256) solder_red_cast_mul_abs_max_0(
             const float v2 = (float)(bf16_to_f(half_of(in0.e[j / 2], j & 1)));
             const float v3 = round_bf16((float)(hs1));
             const float v4 = (float)(v3);
-            const float v5 = v2 * v4;
+            const float v5 = __fmul_rn(v2, v4);
             const float v6 = round_bf16((float)(v5));
             out2.e[j] = f_to_e5m2(v6);
             const float v8 = s_abs(bf16_to_f(half_of(in0.e[j / 2], j & 1)));
@@ -81,7 +81,7 @@ extern "C" __global__ void __launch_bounds__(256) solder_red_cast_mul_abs_max_0(
             const float v2 = (float)(bf16_to_f(ie0));
             const float v3 = round_bf16((float)(hs1));
             const float v4 = (float)(v3);
-            const float v5 = v2 * v4;
+            const float v5 = __fmul_rn(v2, v4);
             const float v6 = round_bf16((float)(v5));
             if ((row) == 0) P2[col] = f_to_e5m2(v6);
             const float v8 = s_abs(bf16_to_f(ie0));

@@ -32,7 +32,7 @@ extern "C" __global__ void __launch_bounds__(256) solder_red_cast_mul_clamp_abs_
             const float v2 = (float)(bf16_to_f(half_of(in0.e[j / 2], j & 1)));
             const float v3 = round_bf16((float)(hs1));
             const float v4 = (float)(v3);
-            const float v5 = v2 * v4;
+            const float v5 = __fmul_rn(v2, v4);
             const float v6 = round_bf16((float)(v5));
             const float v7 = s_min(s_max(v6, __int_as_float(0xc7600000)), __int_as_float(0x47600000));
             out2.e[j] = f_to_e5m2(v7);
@@ -51,7 +51,7 @@ extern "C" __global__ void __launch_bounds__(256) solder_red_cast_mul_clamp_abs_
             const float v2 = (float)(bf16_to_f(ie0));
             const float v3 = round_bf16((float)(hs1));
             const float v4 = (float)(v3);
-            const float v5 = v2 * v4;
+            const float v5 = __fmul_rn(v2, v4);
             const float v6 = round_bf16((float)(v5));
             const float v7 = s_min(s_max(v6, __int_as_float(0xc7600000)), __int_as_float(0x47600000));
             if ((row) == 0) P2[col] = f_to_e5m2(v7);

@@ -36,7 +36,7 @@ extern "C" __global__ void __launch_bounds__(256) solder_red_mul_cast_abs_max_0(
           for (int j = 0; j < VEC; ++j) {
             const i64 col = col0 + j;
             (void)col;
-            const float v2 = in0.e[j] * hs1;
+            const float v2 = __fmul_rn(in0.e[j], hs1);
             out2.e[j] = f_to_e4m3(v2);
             const float v4 = s_abs(in0.e[j]);
             acc0 = s_max(acc0, (float)(v4));
@@ -55,7 +55,7 @@ extern "C" __global__ void __launch_bounds__(256) solder_red_mul_cast_abs_max_0(
           for (int j = 0; j < VEC; ++j) {
             const i64 col = col0 + j;
             (void)col;
-            const float v2 = in0.e[j] * hs1;
+            const float v2 = __fmul_rn(in0.e[j], hs1);
             out2.e[j] = f_to_e4m3(v2);
             const float v4 = s_abs(in0.e[j]);
             acc0 = s_max(acc0, (float)(v4));
@@ -68,7 +68,7 @@ extern "C" __global__ void __launch_bounds__(256) solder_red_mul_cast_abs_max_0(
             const i64 col = col0 + j;
             (void)col;
             const float ie0 = P0[col];
-            const float v2 = ie0 * hs1;
+            const float v2 = __fmul_rn(ie0, hs1);
             if ((row) == 0) P2[col] = f_to_e4m3(v2);
             const float v4 = s_abs(ie0);
             acc0 = s_max(acc0, (float)(v4));

@@ -36,7 +36,7 @@ extern "C" __global__ void __launch_bounds__(256) solder_red_mul_clamp_cast_abs_
           for (int j = 0; j < VEC; ++j) {
             const i64 col = col0 + j;
             (void)col;
-            const float v2 = in0.e[j] * hs1;
+            const float v2 = __fmul_rn(in0.e[j], hs1);
             const float v3 = s_min(s_max(v2, __int_as_float(0xc3e00000)), __int_as_float(0x43e00000));
             out2.e[j] = f_to_e4m3(v3);
             const float v5 = s_abs(in0.e[j]);
@@ -56,7 +56,7 @@ extern "C" __global__ void __launch_bounds__(256) solder_red_mul_clamp_cast_abs_
           for (int j = 0; j < VEC; ++j) {
             const i64 col = col0 + j;
             (void)col;
-            const float v2 = in0.e[j] * hs1;
+            const float v2 = __fmul_rn(in0.e[j], hs1);
             const float v3 = s_min(s_max(v2, __int_as_float(0xc3e00000)), __int_as_float(0x43e00000));
             out2.e[j] = f_to_e4m3(v3);
             const float v5 = s_abs(in0.e[j]);
@@ -70,7 +70,7 @@ extern "C" __global__ void __launch_bounds__(256) solder_red_mul_clamp_cast_abs_
             const i64 col = col0 + j;
             (void)col;
             const float ie0 = P0[col];
-            const float v2 = ie0 * hs1;
+            const float v2 = __fmul_rn(ie0, hs1);
             const float v3 = s_min(s_max(v2, __int_as_float(0xc3e00000)), __int_as_float(0x43e00000));
             if ((row) == 0) P2[col] = f_to_e4m3(v3);
             const float v5 = s_abs(ie0);

@@ -83,7 +83,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
     const float rv0 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r5 = rv0;
     const float r6 = rm0;
-    const float v9 = r5 + __int_as_float(0x3727c5ac);
+    const float v9 = __fadd_rn(r5, __int_as_float(0x3727c5ac));
     const float v10 = rsqrtf(v9);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -100,8 +100,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
           const i64 col = colc + j;
           (void)col;
           const float v11 = fmaf(m0[b][j], v10, -(r6 * v10));
-          const float v12 = v11 * in1.e[j];
-          const float v13 = v12 + in2.e[j];
+          const float v12 = __fmul_rn(v11, in1.e[j]);
+          const float v13 = __fadd_rn(v12, in2.e[j]);
           const float v14 = tanhf(v13);
           out3.e[j] = v14;
         }

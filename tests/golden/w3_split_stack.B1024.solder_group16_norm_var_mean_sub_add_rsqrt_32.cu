@@ -83,7 +83,7 @@ __device__ __forceinline__ void solder_member(const Params& p, const uint3 block
     const float rv32 = acc1 / (float)(C - 0 > 0 ? C - 0 : 0);
     const float r67 = rv32;
     const float r68 = rm32;
-    const float v71 = r67 + __int_as_float(0x3727c5ac);
+    const float v71 = __fadd_rn(r67, __int_as_float(0x3727c5ac));
     const float v72 = rsqrtf(v71);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -100,8 +100,8 @@ __device__ __forceinline__ void solder_member(const Params& p, const uint3 block
           const i64 col = colc + j;
           (void)col;
           const float v73 = fmaf(m36[b][j], v72, -(r68 * v72));
-          const float v74 = v73 * in0.e[j];
-          const float v75 = v74 + in1.e[j];
+          const float v74 = __fmul_rn(v73, in0.e[j]);
+          const float v75 = __fadd_rn(v74, in1.e[j]);
           const float v76 = tanhf(v75);
           out3.e[j] = v76;
         }

@@ -65,7 +65,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_mul_sum_4(cons
       for (int u = 0; u < UNROLL; ++u) {
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
-          const float v6 = in0[u].e[j] * hc1[j];
+          const float v6 = __fmul_rn(in0[u].e[j], hc1[j]);
           acc0[j] = acc0[j] + (float)(v6);
         }
       }
@@ -76,7 +76,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_mul_sum_4(cons
       in0[0] = ld_vec<float, VEC>(P0 + (r) * rs0 + kb0);
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
-        const float v6 = in0[u].e[j] * hc1[j];
+        const float v6 = __fmul_rn(in0[u].e[j], hc1[j]);
         acc0[j] = acc0[j] + (float)(v6);
       }
     }
@@ -88,7 +88,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_mul_sum_4(cons
       for (int j = 0; j < VEC; ++j) in0[0].e[j] = kc0 + j < K ? (P0 + (r) * rs0)[kb0 + j] : (float)0;
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
-        const float v6 = in0[u].e[j] * hc1[j];
+        const float v6 = __fmul_rn(in0[u].e[j], hc1[j]);
         acc0[j] = acc0[j] + (float)(v6);
       }
     }

@@ -37,7 +37,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_red_mul_sum_4(const 
           const i64 col = colc + j;
           (void)col;
           const float ie0 = P0[goff(p, 0, rowc, col)];
-          const float v6 = ie0 * P1[goff(p, 1, rowc, 0)];
+          const float v6 = __fmul_rn(ie0, P1[goff(p, 1, rowc, 0)]);
           if (ok) acc0 = acc0 + (float)(v6);
         }
       }

@@ -35,7 +35,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_red_mul_sum_3(const 
           (void)col;
           const float ie0 = P0[goff(p, 0, row, col)];
           const float ie1 = P1[goff(p, 1, row, col)];
-          const float v5 = ie0 * ie1;
+          const float v5 = __fmul_rn(ie0, ie1);
           acc0 = acc0 + (float)(v5);
         }
       }

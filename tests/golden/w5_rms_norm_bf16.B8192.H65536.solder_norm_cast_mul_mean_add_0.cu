@@ -74,7 +74,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1) solder_norm_cast_mul_mean_
           const i64 col = colc + j;
           (void)col;
           const float v2 = (float)(bf16_to_f(half_of(in0.e[j / 2], j & 1)));
-          const float v3 = v2 * v2;
+          const float v3 = __fmul_rn(v2, v2);
           if (ok) acc0 = acc0 + (float)(v3);
         }
       }
@@ -95,7 +95,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1) solder_norm_cast_mul_mean_
     for (int k = 1; k < 32; ++k) acc0 = acc0 + ld_shared<float>(sm0 + k * 4u);
     __syncthreads();
     const float r4 = acc0 / (float)C;
-    const float v6 = r4 + __int_as_float(0x358637bd);
+    const float v6 = __fadd_rn(r4, __int_as_float(0x358637bd));
     const float v7 = rsqrtf(v6);
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -121,9 +121,9 @@ extern "C" __global__ void __launch_bounds__(1024, 1) solder_norm_cast_mul_mean_
         for (int j = 0; j < VEC; ++j) {
           const i64 col = colc + j;
           (void)col;
-          const float v8 = held_bf16_to_f(half_of(m2[b][j / 2], j & 1)) * v7;
+          const float v8 = __fmul_rn(held_bf16_to_f(half_of(m2[b][j / 2], j & 1)), v7);
           const float v9 = (float)(bf16_to_f(half_of(in1.e[j / 2], j & 1)));
-          const float v10 = v8 * v9;
+          const float v10 = __fmul_rn(v8, v9);
           out2.e[j] = f_to_bf16(v10);
         }
         if (ok) {

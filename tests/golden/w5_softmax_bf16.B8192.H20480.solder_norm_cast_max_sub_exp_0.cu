@@ -86,7 +86,7 @@ extern "C" __global__ void __launch_bounds__(640, 1) solder_norm_cast_max_sub_ex
         for (int j = 0; j < VEC; ++j) {
           const i64 col = colc + j;
           (void)col;
-          const float v3 = held_bf16_to_f(half_of(m1[b][j / 2], j & 1)) - r2;
+          const float v3 = __fsub_rn(held_bf16_to_f(half_of(m1[b][j / 2], j & 1)), r2);
           const float v4 = __expf(v3);
           m4[b][j] = v4;
           if (ok) acc1 = acc1 + (float)(v4);
@@ -113,7 +113,7 @@ extern "C" __global__ void __launch_bounds__(640, 1) solder_norm_cast_max_sub_ex
         for (int j = 0; j < VEC; ++j) {
           const i64 col = colc + j;
           (void)col;
-          const float v6 = m4[b][j] * (1.0f / r5);
+          const float v6 = m4[b][j] / r5;
           out1.e[j] = f_to_bf16(v6);
         }
         if (ok) {

@@ -89,7 +89,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1) solder_norm_cast_max_sub_e
         for (int j = 0; j < VEC; ++j) {
           const i64 col = colc + j;
           (void)col;
-          const float v3 = held_bf16_to_f(half_of(m1[b][j / 2], j & 1)) - r2;
+          const float v3 = __fsub_rn(held_bf16_to_f(half_of(m1[b][j / 2], j & 1)), r2);
           const float v4 = __expf(v3);
           if (ok) acc1 = acc1 + (float)(v4);
         }
@@ -115,9 +115,9 @@ extern "C" __global__ void __launch_bounds__(1024, 1) solder_norm_cast_max_sub_e
         for (int j = 0; j < VEC; ++j) {
           const i64 col = colc + j;
           (void)col;
-          const float v3 = held_bf16_to_f(half_of(m1[b][j / 2], j & 1)) - r2;
+          const float v3 = __fsub_rn(held_bf16_to_f(half_of(m1[b][j / 2], j & 1)), r2);
           const float v4 = __expf(v3);
-          const float v6 = v4 * (1.0f / r5);
+          const float v6 = v4 / r5;
           out1.e[j] = f_to_bf16(v6);
         }
         if (ok) {
