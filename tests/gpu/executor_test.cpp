@@ -470,3 +470,17 @@ TEST(GpuExecutor, FullReductionResultsRoundBeforeTheEpilogue) {
   Executor ex(f);
   EXPECT_TRUE(std::isinf(to_host(ex.run({to_device(in[0])})[0]).get(0)));
 }
+
+// A row staged in exactly 48 KiB of dynamic shared memory (f32 softmax over 12288 columns) by a
+// kernel that also has static shared memory: the launch must raise the kernel's dynamic limit
+// (48 KiB less the static bytes), or it is refused as an invalid argument (variant sweep, seed 3).
+TEST(GpuExecutor, DynamicSharedMemoryBesideStaticPartials) {
+  SKIP_WITHOUT_GPU();
+  Fusion f = parse_fusion(
+      "fusion sm {\n  input x: f32[B, H]\n  c = constant(value=0.125, dtype=f32)\n  t0 = mul(x, c)\n"
+      "  t2 = max(t0, axes=[1], keepdim=true)\n  t3 = sub(t0, t2)\n  t4 = exp(t3)\n"
+      "  t5 = sum(t4, axes=[1], keepdim=true)\n  t6 = div(t4, t5)\n  output t6\n}\n");
+  check(f, {{1, 12288}}, Layout::Contiguous, "softmax B=1 H=12288");
+  const std::string params = check(f, {{257, 12288}}, Layout::Contiguous, "softmax B=257 H=12288");
+  EXPECT_NE(params.find("smem:49152"), std::string::npos) << "the case no longer stages 48 KiB: " << params;
+}
