@@ -484,3 +484,20 @@ TEST(GpuExecutor, DynamicSharedMemoryBesideStaticPartials) {
   const std::string params = check(f, {{257, 12288}}, Layout::Contiguous, "softmax B=257 H=12288");
   EXPECT_NE(params.find("smem:49152"), std::string::npos) << "the case no longer stages 48 KiB: " << params;
 }
+
+// Pointwise rows of odd length (phase-shifted vectors, masked at both ends; the bias element by
+// element), with outputs of two widths, at odd sizes and in every layout (a misaligned input
+// whose phase differs from the output's takes the plain plan).
+TEST(GpuExecutor, PhaseShiftedPointwiseRows) {
+  SKIP_WITHOUT_GPU();
+  Fusion f = parse_fusion(
+      "fusion ph {\n  input x: bf16[B, H]\n  input b: f32[H]\n  input r: bf16[B, 1]\n  t = cast(x, dtype=f32)\n"
+      "  u = add(t, b)\n  s = cast(r, dtype=f32)\n  v = mul(u, s)\n  y = cast(v, dtype=bf16)\n  output y\n  output v\n}\n");
+  for (int64_t h : {5, 18, 333, 4097})
+    for (int64_t bsz : {3, 64})
+      for (Layout l : {Layout::Contiguous, Layout::Sliced, Layout::Misaligned, Layout::Transposed}) {
+        const std::string what = "B=" + std::to_string(bsz) + " H=" + std::to_string(h) + " layout " + std::to_string(static_cast<int>(l));
+        const std::string params = check(f, {{bsz, h}, {h}, {bsz, 1}}, l, what);
+        if (l == Layout::Contiguous && h == 4097) EXPECT_NE(params.find("phased"), std::string::npos) << what << ": " << params;
+      }
+}
