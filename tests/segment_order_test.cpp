@@ -27,7 +27,8 @@ std::vector<std::string> replay_problems(const SegmentedFusion& sf) {
   for (int v : f.inputs()) has[v] = 1;
   auto is_const = [&](int v) {
     const Value& val = f.value(v);
-    return val.producer >= 0 && f.nodes()[val.producer].op == Op::Constant;
+    // Constants and windows (a cat's pieces) are computed inline by the kernels that read them.
+    return val.producer >= 0 && (f.nodes()[val.producer].op == Op::Constant || f.nodes()[val.producer].op == Op::Window);
   };
   for (size_t si = 0; si < sf.segments.size(); ++si) {
     const Segment& s = sf.segments[si];

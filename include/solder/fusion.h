@@ -92,7 +92,9 @@ namespace solder {
   X(Slice, "slice", View, kAxis | kStart | kEnd | kStep)          \
   X(Cat, "cat", Cat, kAxis)                                       \
   X(Matmul, "matmul", Matmul, 0)                                  \
-  X(Linear, "linear", Matmul, 0)
+  X(Linear, "linear", Matmul, 0)                                  \
+  X(Pad, "pad", View, kAxis | kStart | kEnd)                      \
+  X(Window, "window", Source, kShape | kAxis | kStart | kEnd)
 
 enum class Op : uint8_t {
 #define SOLDER_OP_ENUM(e, n, k, a) e,
@@ -111,10 +113,10 @@ enum AttrBit : uint32_t {
   kAxes = 1u << 4,        // reduction axes / permutation / squeezed axes
   kKeepdim = 1u << 5,     // reductions
   kCorrection = 1u << 6,  // var_mean: Bessel correction (0 = population variance)
-  kShape = 1u << 7,       // expand / reshape target
-  kAxis = 1u << 8,        // unsqueeze / slice / cat
-  kStart = 1u << 9,
-  kEnd = 1u << 10,
+  kShape = 1u << 7,       // expand / reshape target; window: its shape
+  kAxis = 1u << 8,        // unsqueeze / slice / cat / pad / window
+  kStart = 1u << 9,       // slice, window: first index; pad: elements before
+  kEnd = 1u << 10,        // slice, window: end index; pad: elements after
   kStep = 1u << 11,
 };
 
@@ -293,6 +295,9 @@ Tensor unsqueeze(const Tensor& x, int64_t axis);
 Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t end = kSliceToEnd, int64_t step = 1);
 Tensor select(const Tensor& x, int64_t axis, int64_t index);  // slice + squeeze
 Tensor cat(const std::vector<Tensor>& xs, int64_t axis);
+// x with `before` and `after` zeros (false) added along `axis` (constants; a kernel reads it as a
+// masked view of x, never copied).
+Tensor pad(const Tensor& x, int64_t axis, int64_t before, int64_t after);
 
 Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor linear(const Tensor& x, const Tensor& w, std::optional<Tensor> bias = std::nullopt);

@@ -168,6 +168,11 @@ std::string ExprEmitter::value(int id, std::string& code, const std::string& ind
   const Node& n = f_.nodes()[v.producer];
   if (n.op == Op::Constant) return done_[id] = literal(v.dtype, n.attrs.value);
   std::string name = std::string("v").append(std::to_string(id));
+  if (n.op == Op::Window) {
+    if (!window_) throw Error("codegen: a window (a cat's pieces) outside a pointwise kernel");
+    code += indent + "const bool " + name + " = " + window_(id) + ";\n";
+    return done_[id] = name;
+  }
   if (std::string e = folded_normalize(n, code, indent); !e.empty()) {
     code += indent + "const float " + name + " = " + e + ";\n";
     return done_[id] = name;

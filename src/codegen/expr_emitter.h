@@ -38,6 +38,9 @@ class ExprEmitter {
   // significand bits, so rounding the f32 result to t equals rounding the exact result (no
   // double-rounding error).
   void set_raw_bits(std::function<std::string(int)> raw) { raw_ = std::move(raw); }
+  // A window's value at this element (a bool expression over the element's index), from the
+  // template that knows the index: the flat template (pointwise kernels) only.
+  void set_window(std::function<std::string(int)> window) { window_ = std::move(window); }
   // Every result of the kernel reaches memory as f16, bf16 or fp8: an f32 exp may then use the
   // hardware ex2.approx (2^-22 relative error, far below those dtypes' rounding) instead of
   // expf's exact range reduction (softmax spent a third of its instructions there).
@@ -57,6 +60,7 @@ class ExprEmitter {
   std::vector<int> uses_;  // per value: node operands plus fusion outputs naming it
   std::function<bool(int)> invariant_;
   std::function<std::string(int)> raw_;
+  std::function<std::string(int)> window_;
   bool narrow_results_ = false;
   bool pairs_ = false;
   std::map<int, std::string> raw_done_;

@@ -168,7 +168,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   }
   // Scalars once per thread, row-constant inputs once per row: not once per element.
   for (int k : ins)
-    if (w.op(k).access == Access::Scalar) {
+    if (w.op(k).access == Access::Scalar && w.window_dim(w.op(k).value) < 0) {  // pads: masked per element
       w.hoisted[k] = "hs" + num(k);
       c += "  const " + std::string(storage_type(w.dt(w.op(k).value))) + " hs" + num(k) + " = " + w.ptr(k) + "[0];\n";
     }
@@ -185,7 +185,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
          ") / sizeof(*" + w.ptr(phase_operand) + ") & (VEC - 1));\n";
   const std::string shift = phased ? " - ph" : "", in_row = phased ? "col0 >= 0 && " : "", span = phased ? "C + ph" : "C";
   for (int k : ins)
-    if (w.op(k).access == Access::Row) {
+    if (w.op(k).access == Access::Row && w.window_dim(w.op(k).value) < 0) {
       w.hoisted[k] = "hr" + num(k);
       c += "    const " + std::string(storage_type(w.dt(w.op(k).value))) + " hr" + num(k) + " = " + w.ptr(k) + "[" +
            w.offset(k, "row", "0") + "];\n";
@@ -211,6 +211,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     ExprEmitter em(w.f, [&](int v) { return w.is_input(v) ? w.elem_input(v, vector_path) : std::string(); });
     em.set_raw_bits([&](int v) { return w.is_input(v) ? w.elem_raw(v, vector_path) : std::string(); });
     em.set_narrow_results(w.narrow_results());
+    em.set_window([&](int v) { return vector_path ? w.window_of(v, "row", "col0", "j") : w.window_of(v, "row", "col"); });
     for (int k : elem_outs) w.store_elem(k, w.stored_value(em, k, I(ind + 1)), ind + 1, "row", "col", vector_path);
     for (size_t i = 0; i < w.sp.steps.size(); ++i) {
       std::string x = em.value(w.sp.steps[i].input, c, I(ind + 1));

@@ -460,7 +460,8 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
         st.kind = Step::View;
         st.offset_bytes = off * dtype_size(vm.dtype);
         rp.meta[st.dst] = vm;
-        align[st.dst] = (align[st.src] + st.offset_bytes) % 256 ? (align[st.src] + st.offset_bytes) % 256 : 256;
+        const int64_t mod = ((align[st.src] + st.offset_bytes) % 256 + 256) % 256;  // pads step back
+        align[st.dst] = mod ? mod : 256;
         LaunchRecord r;
         r.name = "view";
         r.category = "view";

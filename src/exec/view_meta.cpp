@@ -85,6 +85,12 @@ bool view_meta(const Node& n, const TensorMeta& in, const std::vector<int64_t>& 
       out.strides[n.attrs.axis] *= n.attrs.step;
       return true;
     }
+    case Op::Pad:
+      // The padded view starts `before` elements ahead of x (an address kernels only form:
+      // every read of a pad is masked to x's own elements, see Writer::window_of).
+      out.strides = in.strides;
+      offset = -n.attrs.start * in.strides[n.attrs.axis];
+      return true;
     case Op::Reshape: return reshape_strides(in, out_shape, out.strides);
     default: return false;
   }

@@ -154,6 +154,14 @@ Tensor select(const Tensor& x, int64_t axis, int64_t index) {
   return squeeze(slice(x, axis, index, end), {axis});
 }
 
+Tensor pad(const Tensor& x, int64_t axis, int64_t before, int64_t after) {
+  Attrs a;
+  a.axis = axis;
+  a.start = before;
+  a.end = after;
+  return one(Op::Pad, {x}, a);
+}
+
 Tensor cat(const std::vector<Tensor>& xs, int64_t axis) {
   Attrs a;
   a.axis = axis;

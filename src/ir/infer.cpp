@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ir/limits.h"
 #include "solder/error.h"
 
 namespace solder {
@@ -95,6 +96,17 @@ std::vector<Inferred> infer(const Fusion& f, Op op, const std::vector<int>& in, 
   switch (info.kind) {
     case OpKind::Source:
       need(0);
+      if (op == Op::Window) {
+        // True where the index along `axis` is in [start, end): a cat's pieces in one kernel.
+        const int r = static_cast<int>(attrs.shape.size());
+        if (r == 0) fail(f, op, in, "a window needs a shape of rank >= 1");
+        if (attrs.axis < -r || attrs.axis >= r) fail(f, op, in, "axis " + std::to_string(attrs.axis) + " is out of range");
+        if (attrs.axis < 0) attrs.axis += r;
+        const auto n = attrs.shape[attrs.axis].const_value();
+        if (!n || attrs.start < 0 || attrs.end < attrs.start || attrs.end > *n)
+          fail(f, op, in, "a window needs 0 <= start <= end <= its constant dim");
+        return {{DType::Bool, attrs.shape}};
+      }
       return {{attrs.dtype, {}}};
     case OpKind::Unary: {
       need(1);
@@ -251,6 +263,14 @@ std::vector<Inferred> infer(const Fusion& f, Op op, const std::vector<int>& in, 
           attrs.axis = norm_axis(f, op, in, attrs.axis, r + 1);
           Shape out = x.shape;
           out.insert(out.begin() + attrs.axis, Dim(1));
+          return {{x.dtype, out}};
+        }
+        case Op::Pad: {
+          attrs.axis = norm_axis(f, op, in, attrs.axis, r);
+          if (attrs.start < 0 || attrs.end < 0 || attrs.start > kMaxPad || attrs.end > kMaxPad)
+            fail(f, op, in, "pad sizes must be in [0, " + std::to_string(kMaxPad) + "]");
+          Shape out = x.shape;
+          out[attrs.axis] = x.shape[attrs.axis] + Dim(attrs.start + attrs.end);
           return {{x.dtype, out}};
         }
         case Op::Slice: {

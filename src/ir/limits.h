@@ -12,6 +12,7 @@ namespace solder {
 constexpr int kMaxRank = 32;                              // dims of one tensor
 constexpr int kMaxDimDepth = 1000;                        // nesting of one size expression
 constexpr int64_t kMaxProgramBytes = int64_t{64} << 20;   // a .fusion file or a JSON report
+constexpr int64_t kMaxPad = int64_t{1} << 40;             // elements a pad adds on one side
 
 // a*b and a+b, or an Error "<what> overflows int64 (a * b)".
 int64_t checked_mul(int64_t a, int64_t b, const std::string& what);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "passes/canonical_order.h"
+#include "passes/cat_pieces.h"
 #include "passes/narrow_unary_math.h"
 #include "passes/normalize_math.h"
 #include "passes/passes.h"
@@ -52,6 +53,8 @@ SegmentedFusion lower(const Fusion& input) {
   f = run_pass("narrow_unary_math", f, narrow_unary_math);
   // f16/bf16 arithmetic in the explicit f32 form, before anything matches f32 patterns.
   f = run_pass("widen_low_precision", f, widen_low_precision);
+  // After widening (the pieces' casts are explicit), before CSE (pads of one leaf merge).
+  f = run_pass("cat_pieces_in_kernels", f, cat_pieces_in_kernels);
   // Before CSE, so a + b and b + a become one node.
   f = run_pass("sort_commutative", f, sort_commutative_operands);
   // CSE before recognizing statistics: (x - m) * (x - m) written twice must be one operand.

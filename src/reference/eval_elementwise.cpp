@@ -167,6 +167,17 @@ Buf eval_elementwise(const Node& n, const std::vector<const Buf*>& in, const Out
   Buf r{out.shape, {}};
   if (eval_integers(n, in, out, r)) return r;
   const OpKind kind = op_info(n.op).kind;
+  if (n.op == Op::Window) {  // true where the index along the axis is in [start, end)
+    const int64_t axis = n.attrs.axis;
+    int64_t inner = 1;
+    for (size_t d = axis + 1; d < out.shape.size(); ++d) inner *= out.shape[d];
+    r.data.resize(static_cast<size_t>(numel(out.shape)));
+    for (size_t i = 0; i < r.data.size(); ++i) {
+      const int64_t at = static_cast<int64_t>(i) / inner % out.shape[axis];
+      r.data[i] = at >= n.attrs.start && at < n.attrs.end ? 1.0 : 0.0;
+    }
+    return r;
+  }
   if (kind == OpKind::Source) {
     r.data = {n.attrs.value};
     round_all(r.data, out.dtype);

@@ -60,6 +60,20 @@ Buf slice(const Node& n, const Buf& x, const Sizes& out_shape) {
   return r;
 }
 
+// Zeros (false) before and after x along the axis.
+Buf pad(const Node& n, const Buf& x, const Sizes& out_shape) {
+  const int64_t axis = n.attrs.axis, size = x.shape.at(axis), before = n.attrs.start;
+  if (out_shape.at(axis) != size + before + n.attrs.end) fail(n, "padded size differs from the IR's");
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= x.shape[d];
+  for (size_t d = axis + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
+  Buf r{out_shape, Doubles(static_cast<size_t>(numel(out_shape)), 0.0), x.dtype};
+  for (int64_t o = 0; o < outer; ++o)
+    std::copy(x.data.begin() + o * size * inner, x.data.begin() + (o + 1) * size * inner,
+              r.data.begin() + (o * out_shape[axis] + before) * inner);
+  return r;
+}
+
 Buf cat(const Node& n, const std::vector<const Buf*>& in, const Sizes& out_shape) {
   const int64_t axis = n.attrs.axis;
   int64_t outer = 1, total = 0;
@@ -92,6 +106,7 @@ Buf eval_view(const Node& n, const std::vector<const Buf*>& in, const OutSpec& o
       return Buf{out.shape, x.data};
     case Op::Permute: return permute(n, x, out.shape);
     case Op::Slice: return slice(n, x, out.shape);
+    case Op::Pad: return pad(n, x, out.shape);
     case Op::Cat: return cat(n, in, out.shape);
     default: break;
   }

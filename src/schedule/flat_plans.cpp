@@ -12,6 +12,33 @@ constexpr int kUnroll = 4;
 // 8 resident blocks of 256 threads fill an SM's 2048 threads.
 constexpr int kFlatThreads = 256;
 
+// Windows and pads (a cat's pieces in one kernel): each `vec` chunk must lie wholly inside or
+// outside every window, since the template tests a vector once. So vec divides the innermost
+// dim (a chunk stays in one index of the outer dims) and, for windows along the innermost dim,
+// both bounds. Whether `vec` keeps that; `windowed` says the segment has any.
+bool windows_allow(const ScheduleContext& cx, int vec, bool& windowed) {
+  const Fusion& f = cx.fusion;
+  const int rank = static_cast<int>(cx.shape.dim_order.size());
+  bool ok = true;
+  auto check = [&](int v) {
+    const Value& val = f.value(v);
+    if (val.producer < 0) return;
+    const Node& n = f.nodes()[val.producer];
+    if (n.op != Op::Window && n.op != Op::Pad) return;
+    windowed = true;
+    if (rank == 0 || cx.facts.dims.empty()) return;
+    if (cx.facts.dims[rank - 1] % vec) ok = false;
+    const int dom_axis = static_cast<int>(n.attrs.axis) + rank - val.rank();
+    if (cx.shape.dim_order[rank - 1] != dom_axis) return;
+    const int64_t hi = n.op == Op::Window ? n.attrs.end : cx.facts.dims[rank - 1] - n.attrs.end;
+    if (n.attrs.start % vec || hi % vec) ok = false;
+  };
+  for (int x : cx.segment.inputs) check(x);
+  for (int ni : cx.segment.nodes)
+    for (int x : f.nodes()[ni].in) check(x);
+  return ok;
+}
+
 // Phase-shifted rows for pointwise kernels whose rows do not start vector-aligned (C = 4097,
 // a view at an odd offset): each row's chunks start at the aligned vector that overlaps its
 // first element, masked at both ends. Every row-varying (Full) operand must be off by the same
@@ -46,6 +73,9 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
   // Pointwise kernels over a single row may end in a masked tail; others need C % vec == 0 so
   // every row starts aligned.
   p.vec = widest_vec(plan, cx.facts, cx.facts.R == 1);
+  bool windowed = false;
+  windows_allow(cx, 1, windowed);
+  while (p.vec > 1 && !windows_allow(cx, p.vec, windowed)) p.vec /= 2;
   p.threads = kFlatThreads;
   p.unroll = cx.facts.R == 1 && cx.facts.C >= kUnrollFromElements ? kUnroll : 1;
   const std::optional<Choice> pick = cx.recorded_choice(cx.facts.C, p.vec);
@@ -54,7 +84,7 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
     p.unroll = pick->unroll;
   }
   std::vector<KernelPlan> out;
-  if (const int v = phased_vec(plan, cx.facts, p.vec)) {
+  if (const int v = windowed ? 0 : phased_vec(plan, cx.facts, p.vec)) {
     KernelPlan phased = plan;
     phased.params.vec = v;
     phased.params.col_vec = 1;  // weights one element at a time

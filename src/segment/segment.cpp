@@ -13,6 +13,20 @@ namespace {
 
 bool is_view(Op op) { return op_info(op).kind == OpKind::View; }
 
+// Values kernels compute inline where they read them, never a segment of their own: constants
+// and windows (a cat's pieces, passes/cat_pieces.cpp).
+bool inlined_source(Op op) { return op == Op::Constant || op == Op::Window; }
+
+// A node that reads a window or a pad: only the flat template masks those, so such nodes stay
+// in pointwise kernels and no reduction joins them.
+bool reads_window(const Fusion& f, const Node& n) {
+  for (int x : n.in) {
+    const int p = f.value(x).producer;
+    if (p >= 0 && (f.nodes()[p].op == Op::Window || f.nodes()[p].op == Op::Pad)) return true;
+  }
+  return false;
+}
+
 // True when `inner` broadcasts into `outer` without changing it.
 bool fits_in(const Shape& inner, const Shape& outer) {
   try {
@@ -34,6 +48,7 @@ struct Builder {
   // inline it and never join that kernel for it.
   std::vector<int> const_seg;  // value id -> its materializing segment (-1: none)
   std::set<int> sealed;
+  std::set<int> windowed;  // kernel segments with a node that reads a window or a pad
 
   explicit Builder(const Fusion& fu)
       : f(fu),
@@ -72,10 +87,11 @@ struct Builder {
     for (int x : n.in)
       if (seg_of[x] == si && depends_full[x]) dep_full = true;
     const OpKind kind = op_info(n.op).kind;
+    if (reads_window(f, n) && s.category != KernelCategory::Pointwise) return false;
     if (kind == OpKind::Reduction) {
       const Shape& in = f.value(n.in[0]).shape;
       bool all = static_cast<int>(n.attrs.axes.size()) == static_cast<int>(in.size());
-      if (dep_full) return false;
+      if (dep_full || windowed.count(si)) return false;
       if (s.category == KernelCategory::Pointwise) {
         if (!fits_in(s.domain, in)) return false;
         s.domain = in;
@@ -112,6 +128,7 @@ struct Builder {
   void add_to(int si, int node_index) {
     const Node& n = f.nodes()[node_index];
     segs[si].nodes.push_back(node_index);
+    if (reads_window(f, n)) windowed.insert(si);
     bool dep = op_info(n.op).kind == OpKind::Reduction && segs[si].category == KernelCategory::Full;
     for (int x : n.in)
       if (seg_of[x] == si && depends_full[x]) dep = true;
@@ -124,7 +141,7 @@ struct Builder {
   void place(int node_index) {
     const Node& n = f.nodes()[node_index];
     const OpKind kind = op_info(n.op).kind;
-    if (n.op == Op::Constant) {
+    if (inlined_source(n.op)) {
       is_const[n.out[0]] = 1;
       return;
     }
@@ -203,7 +220,7 @@ SegmentedFusion segment_fusion(Fusion f) {
   // that read it inline it instead).
   for (int v : f.outputs()) {
     const Value& val = f.value(v);
-    if (val.producer < 0 || f.nodes()[val.producer].op != Op::Constant) continue;
+    if (val.producer < 0 || !inlined_source(f.nodes()[val.producer].op)) continue;
     if (std::any_of(b.segs.begin(), b.segs.end(), [&](const Segment& s) {
           return std::find(s.outputs.begin(), s.outputs.end(), v) != s.outputs.end();
         }))
@@ -216,6 +233,17 @@ SegmentedFusion segment_fusion(Fusion f) {
     s.outputs = {v};
     b.segs.push_back(std::move(s));
   }
+  // A pad has no memory of its own: kernels read it masked. Elsewhere it would be copied or
+  // read as a plain strided view, so that is refused by name (not built yet).
+  auto is_pad = [&](int v) { return f.value(v).producer >= 0 && f.nodes()[f.value(v).producer].op == Op::Pad; };
+  for (int v : f.outputs())
+    if (is_pad(v)) throw Error("pad: " + f.value(v).name + " is an output; a pad is only read by element math in a kernel (not yet an output)");
+  for (const Segment& s : b.segs)
+    if (s.kind != SegmentKind::Kernel)
+      for (int x : s.inputs)
+        if (is_pad(x))
+          throw Error("pad: " + f.value(x).name + " is read by a " + segment_kind_name(s.kind) +
+                      "; a pad is only read by element math in a kernel (not yet by views, cats or matmuls)");
   SegmentedFusion out{std::move(f), std::move(b.segs), {}, {}};
   group_independent_segments(out);
   verify_segments(out);
@@ -228,7 +256,7 @@ void verify_segments(const SegmentedFusion& sf) {
   for (int v : f.inputs()) written[v] = 1;
   auto is_const = [&](int v) {
     const int p = f.value(v).producer;
-    return p >= 0 && f.nodes()[p].op == Op::Constant;
+    return p >= 0 && inlined_source(f.nodes()[p].op);
   };
   auto fail = [&](size_t si, const std::string& what) {
     throw Error("segmentation of " + f.name() + ": segment " + std::to_string(si) + " (" +

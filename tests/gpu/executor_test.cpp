@@ -501,3 +501,37 @@ TEST(GpuExecutor, PhaseShiftedPointwiseRows) {
         if (l == Layout::Contiguous && h == 4097) EXPECT_NE(params.find("phased"), std::string::npos) << what << ": " << params;
       }
 }
+
+// A cat's pieces read in one kernel (passes/cat_pieces.cpp): rotate-half RoPE (pads of two
+// halves of x, a window picking the piece), unequal pieces along the last and a leading axis,
+// and a pad written by hand, at odd sizes and in every layout. Every read of a pad is masked
+// to its source (compute-sanitizer's memcheck runs these in scripts/device.sh).
+TEST(GpuExecutor, CatPiecesInOneKernel) {
+  SKIP_WITHOUT_GPU();
+  for (const char* dt : {"f16", "bf16", "f32"})
+    for (int64_t k : {128, 6, 64}) {
+      const std::string h = std::to_string(k / 2), K = std::to_string(k), t = dt;
+      Fusion f = parse_fusion("fusion rope {\n  input x: " + t + "[B, M, " + K + "]\n  input c: " + t + "[M, " + K +
+                              "]\n  input s: " + t + "[M, " + K + "]\n  a = slice(x, axis=2, start=" + h + ", end=" + K +
+                              ")\n  n = neg(a)\n  b = slice(x, axis=2, start=0, end=" + h +
+                              ")\n  rot = cat(n, b, axis=2)\n  xc = mul(x, c)\n  rs = mul(rot, s)\n  y = add(xc, rs)\n  output y\n}\n");
+      for (auto [bsz, m] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {3, 7}, {16, 64}})
+        for (Layout l : {Layout::Contiguous, Layout::Sliced, Layout::Misaligned, Layout::Transposed}) {
+          const std::string what = t + " rope K=" + K + " B=" + std::to_string(bsz) + " M=" + std::to_string(m);
+          const std::string params = check(f, {{bsz, m, k}, {m, k}, {m, k}}, l, what);
+          if (l == Layout::Contiguous && k == 128 && t != "f32") EXPECT_NE(params.find("vec=8"), std::string::npos) << what << ": " << params;
+        }
+    }
+  Fusion three = parse_fusion(
+      "fusion three {\n  input x: f32[B, 5]\n  input y: f32[B, 16]\n  input z: bf16[B, 3]\n  input r: f32[B, 1]\n"
+      "  tx = tanh(x)\n  my = mul(y, r)\n  cz = cast(z, dtype=f32)\n  k = cat(tx, my, cz, axis=1)\n  e = exp(k)\n"
+      "  output e\n  output k\n}\n");
+  Fusion lead = parse_fusion(
+      "fusion lead {\n  input x: f16[3, H]\n  input y: f16[4, H]\n  t = relu(x)\n  k = cat(t, y, axis=0)\n  o = add(k, k)\n  output o\n}\n");
+  Fusion padded = parse_fusion("fusion p {\n  input x: f32[B, H]\n  q = pad(x, axis=1, start=8, end=5)\n  e = exp(q)\n  output e\n}\n");
+  for (Layout l : {Layout::Contiguous, Layout::Sliced, Layout::Misaligned, Layout::Transposed}) {
+    for (int64_t bsz : {1, 37, 1000}) check(three, {{bsz, 5}, {bsz, 16}, {bsz, 3}, {bsz, 1}}, l, "three pieces B=" + std::to_string(bsz));
+    for (int64_t h : {1, 33, 4096}) check(lead, {{3, h}, {4, h}}, l, "leading axis H=" + std::to_string(h));
+    for (int64_t h : {3, 64, 1000}) check(padded, {{9, h}}, l, "pad H=" + std::to_string(h));
+  }
+}

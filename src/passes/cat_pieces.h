@@ -1,0 +1,16 @@
+#pragma once
+#include "solder/fusion.h"
+
+namespace solder {
+
+// cat(F0(a...), F1(b...), axis) -> where(window0, F0(pad(a)...), F1(pad(b)...)): a cat whose
+// pieces are element math over inputs (or views of inputs) becomes element math over the cat's
+// own shape, so the pieces, the cat and what reads it run as one kernel. Each piece's leaves are
+// padded into the piece's place along the axis (a pad is a masked read of the leaf, never a
+// copy) and a window (true where the index along the axis is in the piece) picks the piece
+// (RoPE's rotate-half: cat(-x2, x1) * sin + x * cos is one kernel). Pieces of constant sizes
+// only, few pieces of small cones (each element computes every piece); other cats stay cats
+// (pieces written in place where they are made).
+Fusion cat_pieces_in_kernels(const Fusion& f);
+
+}  // namespace solder
