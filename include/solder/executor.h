@@ -92,6 +92,11 @@ struct ExecutorOptions {
   // several separated by ';'. Keys are KernelParams' parts as `solder explain` prints them,
   // e.g. "threads_per_row=512,prefetch=0", "1:unroll=1", "max_registers=96" (a register cap).
   std::string plan;
+  // Every program output the caller does not provide is made contiguous in a buffer of its own,
+  // as a caller that passes contiguous output buffers (Python, torch's .contiguous()) gets: a
+  // permuted view of a kernel's result is then written by that kernel through the view's strides,
+  // a view of an input is copied. Off: a view stays metadata on its source's memory.
+  bool contiguous_outputs = false;
 };
 
 class Executor {

@@ -36,6 +36,11 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     g.y = static_cast<unsigned>(gy);
     return g;
   }
+  if (plan.shape.category == KernelCategory::Transpose) {
+    // A block per tile (each block loops at the grid's stride where tiles outnumber 2^31 - 1).
+    g.x = static_cast<unsigned>(std::clamp<int64_t>(transpose_tiles(plan, facts), 1, (int64_t{1} << 31) - 1));
+    return g;
+  }
   if (plan.shape.category == KernelCategory::Inner) {
     // Persistent kernels assume every batch but the last lies inside the row (see write_inner);
     // phase-shifted ones that the batches cover the row and that at every phase the batches but
@@ -72,6 +77,18 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
   return g;
 }
 
+int64_t transpose_tiles(const KernelPlan& plan, const LaunchFacts& facts) {
+  const TileDims& t = plan.shape.tile;
+  const auto& p = plan.params;
+  if (p.tile_rows < 1 || p.tile_cols < 1) throw Error("kernel " + plan.name + " is not a transpose plan");
+  int64_t rows = 1, cols = 1, batch = 1;
+  for (int d = 0; d < static_cast<int>(facts.dims.size()); ++d) {
+    if (d >= t.row_lo && d < t.row_hi) rows *= facts.dims[d];
+    else if (d >= t.col_lo && d < t.col_hi) cols *= facts.dims[d];
+    else batch *= facts.dims[d];
+  }
+  return batch * ((rows + p.tile_rows - 1) / p.tile_rows) * ((cols + p.tile_cols - 1) / p.tile_cols);
+}
 
 int64_t outer_scratch_bytes(const KernelPlan& plan, const LaunchFacts& facts, const Grid& g, int bytes_per_cell) {
   if (plan.shape.category != KernelCategory::Outer || g.y <= 1) return 0;
