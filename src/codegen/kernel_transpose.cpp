@@ -362,7 +362,10 @@ class TransposeWriter {
     stage_stores(ind);
     if (!staged_in_.empty()) c_ += I(ind) + "__syncthreads();\n";
     if (!masked) {
-      c_ += "#pragma unroll\n" + I(ind) + "for (int u = 0; u < " + num(pu) + "; ++u) {\n";
+      // Unrolled where the preloaded vectors live in registers (pf<k>[u]); single elements
+      // (VEC = 1: nothing preloaded) only in part, or the element loads of 16 items take them.
+      c_ += std::string(pre.empty() && pu > 4 ? "#pragma unroll 4\n" : "#pragma unroll\n") + I(ind) + "for (int u = 0; u < " +
+            num(pu) + "; ++u) {\n";
       c_ += I(ind + 1) + "const int it = threadIdx.x + u * THREADS;\n";
       if (items % P_.threads) c_ += I(ind + 1) + "if (it >= " + num(items) + ") break;\n";
       item_head(ind + 1);

@@ -91,8 +91,9 @@ class TransposeScheduler final : public Scheduler {
       p.unroll = 1;
       out.push_back(plan);
     };
-    // First 1024 threads resident (a 64-register cap), then 512; after spills, narrower vectors
-    // and 32-row tiles; the last (single elements, uncapped) always compiles.
+    // First 1024 threads resident (a 64-register cap; at 40 registers, 1536 threads, the 16-bit
+    // copy and add spilled), then 512; after spills, narrower vectors and 32-row tiles; the last
+    // (single elements, uncapped) always compiles.
     add(vec, tile_vec, tile_rows, 4);
     add(vec, tile_vec, tile_rows, 2);
     for (int vc = vec, tv = tile_vec; vc > 1 || tv > 1;) {
