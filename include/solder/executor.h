@@ -127,7 +127,8 @@ class Executor {
 
   // Plans and compiles every kernel for these input sizes (contiguous inputs) without running
   // anything: the no-GPU path of `solder bench` and CI's compile checks.
-  // With `sources`, also gives each kernel's generated source and ptxas log.
+  // With `sources`, also gives each kernel's generated source and ptxas log (nested copy
+  // kernels included: views copied into contiguous outputs).
   std::vector<LaunchRecord> compile_for(const std::vector<std::vector<int64_t>>& input_shapes,
                                         std::vector<KernelSourceInfo>* sources = nullptr) const;
 

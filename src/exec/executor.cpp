@@ -222,8 +222,9 @@ struct Executor::Impl {
   // reshape), and the view launches nothing. Per value: the view's value, -1 where not placed.
   std::vector<int> view_placed;
   void place_view_sources(RunPlan& rp, const std::vector<char>& provided, std::vector<uint64_t>& align, const Bindings& b);
-  // For `explain`: the nested copy kernel's plan for a copy from `src` into `dst`.
-  std::string describe_copy(const TensorMeta& src, uint64_t src_align, const TensorMeta& dst, uint64_t dst_align);
+  // A dry build's copy step: the nested copy executor's plan for a copy from `src` into `dst`
+  // (what explain describes, indented, and the kernel compile_for gives in `rp.sources`).
+  std::string dry_copy(RunPlan& rp, const TensorMeta& src, uint64_t src_align, const TensorMeta& dst, uint64_t dst_align);
 };
 
 void Executor::Impl::add_kernel_step(RunPlan& rp, int si, const std::vector<uint64_t>& align,
@@ -485,20 +486,22 @@ void Executor::Impl::place_view_sources(RunPlan& rp, const std::vector<char>& pr
   }
 }
 
-std::string Executor::Impl::describe_copy(const TensorMeta& src, uint64_t src_align, const TensorMeta& dst,
-                                          uint64_t dst_align) {
+std::string Executor::Impl::dry_copy(RunPlan& rp, const TensorMeta& src, uint64_t src_align, const TensorMeta& dst,
+                                     uint64_t dst_align) {
   Impl& c = *copier(src.dtype, src.shape.size())->impl_;
   const std::vector<DeviceTensor> in{{src.dtype, src.shape, src.strides, src_align, nullptr}};
   const std::vector<DeviceTensor> out{{dst.dtype, dst.shape, dst.strides, dst_align, nullptr}};
   c.dry = true;
   c.described.clear();
+  RunPlan nested;
   try {
-    c.build(in, &out, bind_shapes(c.sf.fusion, {src.shape}));
+    nested = c.build(in, &out, bind_shapes(c.sf.fusion, {src.shape}));
   } catch (...) {
     c.dry = false;
     throw;
   }
   c.dry = false;
+  rp.sources.insert(rp.sources.end(), nested.sources.begin(), nested.sources.end());
   std::string r;
   for (size_t at = 0; at < c.described.size();) {  // indented under the copy's line
     const size_t end = std::min(c.described.find('\n', at), c.described.size());
@@ -597,8 +600,9 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
           described += "segment " + std::to_string(si) + " copy: " + op_name(n.op) +
                        (viewable ? (provided[st.dst] ? " into the caller's output buffer\n" : " into a contiguous output\n")
                                  : " becomes a copy: no strides express it on this input's layout\n") +
-                       describe_copy(st.src_meta, (align[st.src] + st.offset_bytes) % 256 ? (align[st.src] + st.offset_bytes) % 256 : 256,
-                                     st.dst_meta, align[st.dst]);
+                       dry_copy(rp, st.src_meta,
+                                (align[st.src] + st.offset_bytes) % 256 ? (align[st.src] + st.offset_bytes) % 256 : 256,
+                                st.dst_meta, align[st.dst]);
         else
           st.nested.push_back(copier(st.src_meta.dtype, st.src_meta.shape.size()));
         LaunchRecord r;
