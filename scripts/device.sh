@@ -2,7 +2,9 @@
 # On the GPU machine: build, run the GPU tests (and compute-sanitizer), then the benchmarks;
 # prints a short table last. Logs and reports go to $OUT (the device tool fetches them).
 #   SUITE=default|quick|norms  PEERS=auto|off  SANITIZE=1  TESTS=0  SAMPLED=1  ./scripts/device.sh
-#   BASE=.devbase/solder: the same suite with that (carried) binary first, then `solder compare`
+#   BASE=.devbase/solder: the same suite with that (carried) binary first, then `solder compare`;
+#   BASE=.devbase/base.tar (a carried `git archive` of the baseline commit): built here first,
+#   in the background while this build and the tests run
 #   EXTRA='cmd; cmd': commands run last (e.g. python bench scripts), their output in the log
 #   BENCH=0: no suite (tests only)
 set -uo pipefail
@@ -12,10 +14,19 @@ mkdir -p "$OUT"
 export SOLDER_ROOT=$PWD SOLDER_CACHE_DIR=${SOLDER_CACHE_DIR:-/tmp/solder-cache}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader || true
 
+if [[ "${BASE:-}" == *.tar ]]; then
+  rm -rf /tmp/solder-base && mkdir -p /tmp/solder-base && tar -xf "$BASE" -C /tmp/solder-base
+  ( cmake -S /tmp/solder-base -B /tmp/solder-base/build -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/build-base.log" 2>&1 &&
+    nice cmake --build /tmp/solder-base/build --target solder -j "$(nproc)" >>"$OUT/build-base.log" 2>&1 ) &
+  BASE_BUILD=$!
+  BASE=/tmp/solder-base/build/solder
+fi
+
 BIN=""
 if command -v cmake >/dev/null && [ "${PREBUILT:-0}" != 1 ]; then
   t0=$(date +%s)
-  if cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
+  if cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release \
+       -DPython_EXECUTABLE="$(command -v python3)" >"$OUT/build.log" 2>&1 &&
      cmake --build build-device -j "$(nproc)" >>"$OUT/build.log" 2>&1; then
     BIN=build-device
     echo "device build ok in $(( $(date +%s) - t0 )) s"
@@ -51,6 +62,9 @@ if [ "${SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
   timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$tests/gpu_executor_test" \
     --gtest_filter='GpuExecutor.EveryWorkload*:GpuExecutor.Views*:GpuExecutor.Reductions*' --gtest_brief=1 \
     >"$OUT/sanitizer.log" 2>&1; echo "memcheck exit $? (0 = clean)"; grep -E "ERROR SUMMARY|FAILED" "$OUT/sanitizer.log" | head -5
+fi
+if [ -n "${BASE_BUILD:-}" ]; then
+  wait "$BASE_BUILD" || { echo "baseline build failed (tail of $OUT/build-base.log):"; tail -5 "$OUT/build-base.log"; BASE=""; }
 fi
 if [ "${BENCH:-1}" = 1 ] && [ -n "${BASE:-}" ]; then
   echo "== baseline $BASE: solder bench --suite ${SUITE:-quick}"

@@ -106,7 +106,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) solder_outer_norm_cast_max_
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
         const float v1 = (float)(f16_to_f(half_of(h0[i].e[j / 2], j & 1)));
-        const float v3 = v1 - rv2[j];
+        const float v3 = __fsub_rn(v1, rv2[j]);
         const float v4 = __expf(v3);
         acc1[j] = acc1[j] + (float)(v4);
       }
@@ -151,9 +151,9 @@ extern "C" __global__ void __launch_bounds__(256, 2) solder_outer_norm_cast_max_
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
         const float v1 = (float)(f16_to_f(half_of(h0[i].e[j / 2], j & 1)));
-        const float v3 = v1 - rv2[j];
+        const float v3 = __fsub_rn(v1, rv2[j]);
         const float v6 = logf(rv5[j]);
-        const float v7 = v3 - v6;
+        const float v7 = __fsub_rn(v3, v6);
         o1.e[j] = f_to_f16(v7);
       }
       if (act) st_vec<u16, VEC>(P1 + r * rs1 + kb1, o1);

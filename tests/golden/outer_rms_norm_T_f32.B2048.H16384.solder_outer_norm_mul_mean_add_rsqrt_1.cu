@@ -63,7 +63,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) solder_outer_norm_mul_mean_
       if (r0 + (i64)u * TY < RR) {
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
-          const float v3 = l1[u].e[j] * l1[u].e[j];
+          const float v3 = __fmul_rn(l1[u].e[j], l1[u].e[j]);
           acc0[j] = acc0[j] + (float)(v3);
         }
       }
@@ -115,10 +115,10 @@ extern "C" __global__ void __launch_bounds__(256, 2) solder_outer_norm_mul_mean_
       if (r0 + (i64)u * TY < RR) {
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
-          const float v6 = rv4[j] + __int_as_float(0x358637bd);
+          const float v6 = __fadd_rn(rv4[j], __int_as_float(0x358637bd));
           const float v7 = rsqrtf(v6);
-          const float v8 = l1[u].e[j] * v7;
-          const float v9 = v8 * lr0[u];
+          const float v8 = __fmul_rn(l1[u].e[j], v7);
+          const float v9 = __fmul_rn(v8, lr0[u]);
           if (act) P2[r * rs2 + ka * sa2 + (kr + j) * si2] = v9;
         }
       }

@@ -111,7 +111,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1) solder_outer_norm_max_sub_
       if (r0 + (i64)u * TY < RR) {
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
-          const float v2 = l0[u].e[j] - rv1[j];
+          const float v2 = __fsub_rn(l0[u].e[j], rv1[j]);
           const float v3 = expf(v2);
           acc1[j] = acc1[j] + (float)(v3);
         }
@@ -163,9 +163,9 @@ extern "C" __global__ void __launch_bounds__(1024, 1) solder_outer_norm_max_sub_
         Vec<float, VEC> o1;
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
-          const float v2 = l0[u].e[j] - rv1[j];
+          const float v2 = __fsub_rn(l0[u].e[j], rv1[j]);
           const float v3 = expf(v2);
-          const float v5 = v3 * (1.0f / rv4[j]);
+          const float v5 = v3 / rv4[j];
           o1.e[j] = v5;
         }
         if (act) st_vec<float, VEC>(P1 + r * rs1 + kb1, o1);

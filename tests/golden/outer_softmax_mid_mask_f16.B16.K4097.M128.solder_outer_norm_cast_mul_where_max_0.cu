@@ -65,7 +65,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_norm_cast_mul_
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
         const float v2 = (float)(f16_to_f(h0[i].e[j]));
-        const float v4 = v2 * __int_as_float(0x3e000000);
+        const float v4 = __fmul_rn(v2, __int_as_float(0x3e000000));
         const float v5 = round_f16((float)(v4));
         const float v7 = ((hr1[i] != 0) ? v5 : __int_as_float(0xff800000));
         const float v8 = (float)(v7);
@@ -114,11 +114,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_norm_cast_mul_
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
         const float v2 = (float)(f16_to_f(h0[i].e[j]));
-        const float v4 = v2 * __int_as_float(0x3e000000);
+        const float v4 = __fmul_rn(v2, __int_as_float(0x3e000000));
         const float v5 = round_f16((float)(v4));
         const float v7 = ((hr1[i] != 0) ? v5 : __int_as_float(0xff800000));
         const float v8 = (float)(v7);
-        const float v10 = v8 - rv9[j];
+        const float v10 = __fsub_rn(v8, rv9[j]);
         const float v11 = __expf(v10);
         acc1[j] = acc1[j] + (float)(v11);
       }
@@ -163,13 +163,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_norm_cast_mul_
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
         const float v2 = (float)(f16_to_f(h0[i].e[j]));
-        const float v4 = v2 * __int_as_float(0x3e000000);
+        const float v4 = __fmul_rn(v2, __int_as_float(0x3e000000));
         const float v5 = round_f16((float)(v4));
         const float v7 = ((hr1[i] != 0) ? v5 : __int_as_float(0xff800000));
         const float v8 = (float)(v7);
-        const float v10 = v8 - rv9[j];
+        const float v10 = __fsub_rn(v8, rv9[j]);
         const float v11 = __expf(v10);
-        const float v13 = v11 * (1.0f / rv12[j]);
+        const float v13 = v11 / rv12[j];
         o2.e[j] = f_to_f16(v13);
       }
       if (act) st_vec<u16, VEC>(P2 + r * rs2 + kb2, o2);
