@@ -126,7 +126,8 @@ class Executor {
                       const std::vector<std::vector<int64_t>>& input_strides = {}) const;
 
   // Plans and compiles every kernel for these input sizes (contiguous inputs) without running
-  // anything: the no-GPU path of `solder bench` and CI's compile checks.
+  // anything: the no-GPU path of `solder bench` and CI's compile checks. Copies (views copied
+  // into contiguous outputs, reshapes strides cannot express) give their copy kernels' records.
   // With `sources`, also gives each kernel's generated source and ptxas log (nested copy
   // kernels included: views copied into contiguous outputs).
   std::vector<LaunchRecord> compile_for(const std::vector<std::vector<int64_t>>& input_shapes,

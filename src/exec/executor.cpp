@@ -135,6 +135,7 @@ struct Step {
   int64_t offset_bytes = 0;
   TensorMeta src_meta, dst_meta;  // Copy
   std::vector<std::shared_ptr<Executor>> nested;
+  std::vector<LaunchRecord> nested_records;  // Copy, dry builds: the copy executor's kernels
   std::vector<int> pieces_src;
   std::vector<TensorMeta> pieces_meta;
   std::vector<int64_t> pieces_offset;
@@ -224,7 +225,8 @@ struct Executor::Impl {
   void place_view_sources(RunPlan& rp, const std::vector<char>& provided, std::vector<uint64_t>& align, const Bindings& b);
   // A dry build's copy step: the nested copy executor's plan for a copy from `src` into `dst`
   // (what explain describes, indented, and the kernel compile_for gives in `rp.sources`).
-  std::string dry_copy(RunPlan& rp, const TensorMeta& src, uint64_t src_align, const TensorMeta& dst, uint64_t dst_align);
+  std::string dry_copy(RunPlan& rp, Step& st, const TensorMeta& src, uint64_t src_align, const TensorMeta& dst,
+                       uint64_t dst_align);
 };
 
 void Executor::Impl::add_kernel_step(RunPlan& rp, int si, const std::vector<uint64_t>& align,
@@ -486,8 +488,8 @@ void Executor::Impl::place_view_sources(RunPlan& rp, const std::vector<char>& pr
   }
 }
 
-std::string Executor::Impl::dry_copy(RunPlan& rp, const TensorMeta& src, uint64_t src_align, const TensorMeta& dst,
-                                     uint64_t dst_align) {
+std::string Executor::Impl::dry_copy(RunPlan& rp, Step& st, const TensorMeta& src, uint64_t src_align,
+                                     const TensorMeta& dst, uint64_t dst_align) {
   Impl& c = *copier(src.dtype, src.shape.size())->impl_;
   const std::vector<DeviceTensor> in{{src.dtype, src.shape, src.strides, src_align, nullptr}};
   const std::vector<DeviceTensor> out{{dst.dtype, dst.shape, dst.strides, dst_align, nullptr}};
@@ -502,6 +504,8 @@ std::string Executor::Impl::dry_copy(RunPlan& rp, const TensorMeta& src, uint64_
   }
   c.dry = false;
   rp.sources.insert(rp.sources.end(), nested.sources.begin(), nested.sources.end());
+  for (const Step& n : nested.steps)
+    if (n.kind == Step::Kernel) st.nested_records.push_back(n.record);
   std::string r;
   for (size_t at = 0; at < c.described.size();) {  // indented under the copy's line
     const size_t end = std::min(c.described.find('\n', at), c.described.size());
@@ -600,7 +604,7 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
           described += "segment " + std::to_string(si) + " copy: " + op_name(n.op) +
                        (viewable ? (provided[st.dst] ? " into the caller's output buffer\n" : " into a contiguous output\n")
                                  : " becomes a copy: no strides express it on this input's layout\n") +
-                       dry_copy(rp, st.src_meta,
+                       dry_copy(rp, st, st.src_meta,
                                 (align[st.src] + st.offset_bytes) % 256 ? (align[st.src] + st.offset_bytes) % 256 : 256,
                                 st.dst_meta, align[st.dst]);
         else
@@ -947,8 +951,10 @@ std::vector<LaunchRecord> Executor::compile_for(const std::vector<std::vector<in
   im.dry = false;
   im.described.clear();
   std::vector<LaunchRecord> out;
-  for (const Step& st : rp.steps)
+  for (const Step& st : rp.steps) {
     if (st.kind == Step::Kernel) out.push_back(st.record);
+    out.insert(out.end(), st.nested_records.begin(), st.nested_records.end());  // copies' kernels
+  }
   if (sources) sources->insert(sources->end(), rp.sources.begin(), rp.sources.end());
   return out;
 }
