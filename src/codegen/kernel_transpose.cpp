@@ -301,7 +301,12 @@ class TransposeWriter {
     em.set_raw_bits([&](int v) { return w_.is_input(v) ? w_.elem_raw(v, vector_path) : std::string(); });
     em.set_narrow_results(w_.narrow_results());
     for (int k : outs_) {
-      const std::string conv = store_convert(w_.dt(w_.op(k).value), w_.stored_value(em, k, I(in)));
+      // A same-dtype cast of an input (the copy executor's kernel) stores the input's bits.
+      const Value& ov = w_.f.value(w_.op(k).value);
+      const Node* cast = ov.producer >= 0 ? &w_.f.nodes()[ov.producer] : nullptr;
+      const bool bits = cast && cast->op == Op::Cast && w_.dt(cast->in[0]) == ov.dtype && w_.is_input(cast->in[0]);
+      const std::string conv = bits ? w_.elem_raw(cast->in[0], vector_path)
+                                    : store_convert(w_.dt(w_.op(k).value), w_.stored_value(em, k, I(in)));
       const std::string ref = w_.ptr(k) + "[" + off(k, "r", "c") + "]";
       switch (w_.op(k).access) {
         case Access::Full:

@@ -83,7 +83,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_transpose_cast_0(con
           const i64 c = c0 + j;
           (void)c;
           const u16 ie0 = sl0[j / 2].e[j % 2];
-          out1.e[j] = f_to_f16(f16_to_f(ie0));
+          out1.e[j] = ie0;
         }
         st_vec<u16, VEC>(P1 + bo1 + r * sr1 + c0, out1);
       }
@@ -139,7 +139,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_transpose_cast_0(con
             const i64 c = c0 + j;
             (void)c;
             const u16 ie0 = sl0[j / 2].e[j % 2];
-            out1.e[j] = f_to_f16(f16_to_f(ie0));
+            out1.e[j] = ie0;
           }
           st_vec<u16, VEC>(P1 + bo1 + r * sr1 + c0, out1);
         } else if (c0 < NC) {
@@ -152,7 +152,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_transpose_cast_0(con
             const i64 c = c0 + j;
             (void)c;
             const u16 ie0 = sl0[j / 2].e[j % 2];
-            P1[bo1 + r * sr1 + c] = f_to_f16(f16_to_f(ie0));
+            P1[bo1 + r * sr1 + c] = ie0;
           }
         }
       }

@@ -80,8 +80,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_transpose_cast_0(con
           const i64 c = c0 + j;
           (void)c;
           const float ie0 = sl0[j / 1].e[j % 1];
-          const float v1 = (float)(ie0);
-          out1.e[j] = v1;
+          out1.e[j] = ie0;
         }
         st_vec<float, VEC>(P1 + bo1 + r * sr1 + c0, out1);
       }
@@ -128,8 +127,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_transpose_cast_0(con
             const i64 c = c0 + j;
             (void)c;
             const float ie0 = sl0[j / 1].e[j % 1];
-            const float v1 = (float)(ie0);
-            out1.e[j] = v1;
+            out1.e[j] = ie0;
           }
           st_vec<float, VEC>(P1 + bo1 + r * sr1 + c0, out1);
         } else if (c0 < NC) {
@@ -142,8 +140,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_transpose_cast_0(con
             const i64 c = c0 + j;
             (void)c;
             const float ie0 = sl0[j / 1].e[j % 1];
-            const float v1 = (float)(ie0);
-            P1[bo1 + r * sr1 + c] = v1;
+            P1[bo1 + r * sr1 + c] = ie0;
           }
         }
       }
