@@ -144,6 +144,8 @@ TEST(TransposeScheduler, TakesOperandsThatDisagreeOnTheirFastestDim) {
   EXPECT_EQ(p.params.tile_rows, 64);
   EXPECT_EQ(p.params.tile_cols, 64);
   EXPECT_EQ(p.params.threads, 256);
+  EXPECT_TRUE(p.params.index32);  // every offset fits 31 bits
+  EXPECT_EQ(p.params.min_blocks, 6);
   EXPECT_EQ(transpose_tiles(p, c.facts), 128 * 128);
   EXPECT_EQ(launch_grid(p, c.facts, h100_profile(), 4).x, 128u * 128u);
   // The last candidate always compiles: single elements, 32-row tiles, no register cap.
@@ -282,6 +284,22 @@ TEST(TransposeScheduler, VectorWidthsFollowAlignmentAndStrides) {
   EXPECT_EQ(c.plans.front().params.vec, 4);
 }
 
+TEST(TransposeScheduler, ThirtyTwoBitIndicesWhereEveryOffsetFits) {
+  const Fusion f = binary(DType::F16, {"B", "H"}, {"B", "H"});
+  const Layouts xt{{{0, {1, 0}}}, {}, {}};
+  const Scheduled small = choice_for(f, {{"B", 16384}, {"H", 65536}}, xt);  // 2^30 elements
+  EXPECT_TRUE(small.plans.front().params.index32);
+  EXPECT_TRUE(fits_index32(small.facts));
+  const Scheduled big = choice_for(f, {{"B", 65536}, {"H", 32769}}, xt);
+  const KernelPlan& p = big.plans.front();
+  EXPECT_FALSE(p.params.index32);
+  EXPECT_EQ(p.params.min_blocks, 4);  // 64-bit math: the 1024-thread cap first
+  KernelPlan pinned = p;
+  pinned.params.index32 = true;  // a user's pin the sizes do not allow: refused at launch
+  EXPECT_THROW(launch_grid(pinned, big.facts, h100_profile(), 4), Error);
+  EXPECT_GT(launch_grid(p, big.facts, h100_profile(), 4).x, 0u);
+}
+
 TEST(TransposeScheduler, PlansPrintParseAndValidate) {
   const Scheduled c = choice_for(binary(DType::F16, {"B", "H"}, {"B", "H"}), {{"B", 777}, {"H", 1030}},
                                  Layouts{{{0, {1, 0}}}, {}, {}});
@@ -302,7 +320,7 @@ TEST(TransposeScheduler, PlansPrintParseAndValidate) {
   bad.shape.tile = {0, 2, 1, 2};  // overlapping runs
   EXPECT_FALSE(bad.problems().empty());
   bad = c.plans.front();
-  bad.shape.category = KernelCategory::Pointwise;  // tile parts are a transpose plan's
+  bad.shape.category = KernelCategory::Pointwise;  // tile parts and index32 are a transpose plan's
   EXPECT_FALSE(bad.problems().empty());
   EXPECT_THROW(parse_params("tile_rows=x"), Error);
 }
@@ -392,6 +410,7 @@ TEST(TransposeKernels, SixteenByteVectorsOnBothSides) {
   ASSERT_EQ(sources.size(), 1u);
   const std::string& src = sources[0].source;
   EXPECT_NE(src.find("constexpr int THREADS = 256, TR = 64, TC = 64, VEC = 8, TV = 8;"), std::string::npos);
+  EXPECT_NE(src.find("typedef int IX;"), std::string::npos) << "32-bit index math";
   EXPECT_NE(src.find("= ld_vec<u16, TV>(P1 + bo1 + r + (C0 + tc * 2 + 0) * sc1)"), std::string::npos) << "staged loads";
   EXPECT_NE(src.find("ld_vec<unsigned, VEC / 2>((const unsigned*)(P0 + bo0 + r * sr0 + c0))"), std::string::npos)
       << "direct loads";

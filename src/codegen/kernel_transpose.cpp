@@ -65,7 +65,7 @@ class TransposeWriter {
   void write() {
     c_ += kStageItem;
     prologue();
-    c_ += "  for (i64 t = blockIdx.x; t < TILES; t += gridDim.x) {\n";
+    c_ += "  for (IX t = blockIdx.x; t < TILES; t += gridDim.x) {\n";
     tile_head();
     c_ += "    if (R0 + TR <= NR && C0 + TC <= NC) {  // a whole tile: no masks\n";
     tile_body(false);
@@ -119,16 +119,18 @@ class TransposeWriter {
     c_ += "extern \"C\" __global__ void " + w_.launch_bounds(P_.min_blocks) + " " + w_.plan.name + "(const Params p) {\n";
     c_ += "  constexpr int THREADS = " + num(P_.threads) + ", TR = " + num(P_.tile_rows) + ", TC = " + num(P_.tile_cols) +
           ", VEC = " + num(P_.vec) + ", TV = " + num(P_.tile_vec) + ";\n";
+    c_ += std::string("  typedef ") + (P_.index32 ? "int IX;  // every offset of every operand fits 31 bits (index32)\n"
+                                                     : "i64 IX;\n");
     w_.pointers(1);
     auto product = [&](auto in) {
       std::string s;
       for (int d = 0; d < rank_; ++d)
-        if (in(d)) s += (s.empty() ? "" : " * ") + std::string("p.dims[") + num(d) + "]";
+        if (in(d)) s += (s.empty() ? "" : " * ") + std::string("(IX)p.dims[") + num(d) + "]";
       return s.empty() ? std::string("1") : s;
     };
     c_ += "  // Tile rows: kernel dims [" + num(rl) + ", " + num(rh) + "); columns: [" + num(cl) + ", " + num(ch) +
           "); each one linear index. The other dims are the batch.\n";
-    c_ += "  const i64 NR = " + product([&](int d) { return in_row_run(d); }) + ", NC = " +
+    c_ += "  const IX NR = " + product([&](int d) { return in_row_run(d); }) + ", NC = " +
           product([&](int d) { return in_col_run(d); }) + ", NB = " +
           product([&](int d) { return !in_row_run(d) && !in_col_run(d); }) + ";\n";
     // Strides along the runs: the innermost dim of size > 1 of each (the operand is linear there).
@@ -138,17 +140,17 @@ class TransposeWriter {
       for (int k = 0; k < nops; ++k)
         if (needs(k)) decl += (decl.empty() ? "" : ", ") + std::string(name) + n(k) + " = 0";
       if (decl.empty()) return;
-      c_ += "  i64 " + decl + ";\n";
+      c_ += "  IX " + decl + ";\n";
       for (int d = lo; d < hi; ++d) {
         c_ += "  if (p.dims[" + num(d) + "] > 1) {";
         for (int k = 0; k < nops; ++k)
-          if (needs(k)) c_ += " " + std::string(name) + n(k) + " = p.stride[" + n(k) + "][" + num(d) + "];";
+          if (needs(k)) c_ += " " + std::string(name) + n(k) + " = (IX)p.stride[" + n(k) + "][" + num(d) + "];";
         c_ += " }\n";
       }
     };
     run_strides("sr", rl, rh, [&](int k) { return needs_sr(k); });
     run_strides("sc", cl, ch, [&](int k) { return needs_sc(k); });
-    c_ += "  const i64 TILES_C = (NC + TC - 1) / TC, TILES_R = (NR + TR - 1) / TR, TILES = NB * TILES_R * TILES_C;\n";
+    c_ += "  const IX TILES_C = (NC + TC - 1) / TC, TILES_R = (NR + TR - 1) / TR, TILES = NB * TILES_R * TILES_C;\n";
     for (int k : staged_all())
       c_ += "  __shared__ " + slot_type(k) + " S" + n(k) + "[TR * " + num(RW(k)) + "];  // operand " + n(k) +
             "'s tile: TR rows of " + num(RW(k)) + " slots (swizzled)\n";
@@ -156,17 +158,17 @@ class TransposeWriter {
 
   void tile_head() {
     const int nops = static_cast<int>(w_.plan.operands.size());
-    c_ += "    const i64 C0 = t % TILES_C * TC, R0 = t / TILES_C % TILES_R * TR;\n";
+    c_ += "    const IX C0 = t % TILES_C * TC, R0 = t / TILES_C % TILES_R * TR;\n";
     std::string decl;
     for (int k = 0; k < nops; ++k) decl += (k ? ", bo" : "bo") + n(k) + " = 0";
-    c_ += "    i64 " + decl + ";  // each operand's offset at this tile's batch index\n";
+    c_ += "    IX " + decl + ";  // each operand's offset at this tile's batch index\n";
     bool any_batch = false;
     for (int d = rank_ - 1; d >= 0; --d) {
       if (in_row_run(d) || in_col_run(d)) continue;
-      if (!any_batch) c_ += "    i64 bi = t / TILES_C / TILES_R;\n";
+      if (!any_batch) c_ += "    IX bi = t / TILES_C / TILES_R;\n";
       any_batch = true;
-      c_ += "    {\n      const i64 i = bi % p.dims[" + num(d) + "];\n      bi /= p.dims[" + num(d) + "];\n";
-      for (int k = 0; k < nops; ++k) c_ += "      bo" + n(k) + " += i * p.stride[" + n(k) + "][" + num(d) + "];\n";
+      c_ += "    {\n      const IX i = bi % (IX)p.dims[" + num(d) + "];\n      bi /= (IX)p.dims[" + num(d) + "];\n";
+      for (int k = 0; k < nops; ++k) c_ += "      bo" + n(k) + " += i * (IX)p.stride[" + n(k) + "][" + num(d) + "];\n";
       c_ += "    }\n";
     }
     // Inputs constant over the tile: once per tile.
@@ -188,7 +190,7 @@ class TransposeWriter {
       c_ += I(ind + 1) + "const int it = threadIdx.x + u * THREADS;\n";
       if (items % P_.threads) c_ += I(ind + 1) + "if (it >= " + num(items) + ") break;\n";
       c_ += I(ind + 1) + "int tr, tc;\n" + I(ind + 1) + "stage_item<TR, TV>(it, tr, tc);\n";
-      c_ += I(ind + 1) + "const i64 r = R0 + tr * TV;\n";
+      c_ += I(ind + 1) + "const IX r = R0 + tr * TV;\n";
       for (int e = 0; e < E(k); ++e) {
         const std::string dst = "sv" + n(k) + "e" + num(e) + "[u]";
         const std::string c = "(C0 + tc * " + num(E(k)) + " + " + num(e) + ")";
@@ -235,7 +237,7 @@ class TransposeWriter {
       c_ += "#pragma unroll\n" + I(ind + 1) + "for (int j = 0; j < TV; ++j) {\n";
       c_ += I(ind + 2) + "const " + slot_type(k) + " s = " + slot(k, "tr * TV + j", "tc") + ";\n";
       for (int e = 0; e < E(k); ++e) c_ += I(ind + 2) + "ov" + num(e) + ".e[j] = s.e[" + num(e) + "];\n";
-      c_ += I(ind + 1) + "}\n" + I(ind + 1) + "const i64 r = R0 + tr * TV;\n";
+      c_ += I(ind + 1) + "}\n" + I(ind + 1) + "const IX r = R0 + tr * TV;\n";
       for (int e = 0; e < E(k); ++e) {
         const std::string c = "(C0 + tc * " + num(E(k)) + " + " + num(e) + ")";
         const std::string store =
@@ -286,7 +288,7 @@ class TransposeWriter {
     c_ += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
     const int in = ind + 1;
     if (!vector_path) c_ += I(in) + "if (c0 + j >= NC) break;\n";
-    c_ += I(in) + "const i64 c = c0 + j;\n" + I(in) + "(void)c;\n";
+    c_ += I(in) + "const IX c = c0 + j;\n" + I(in) + "(void)c;\n";
     for (int k : ins_) {
       if (w_.hoisted.count(k) || (vector_path && w_.vectorized(k))) continue;
       std::string v;
@@ -343,7 +345,7 @@ class TransposeWriter {
 
   void item_head(int ind) {
     c_ += I(ind) + "const int row = it / (TC / VEC), ch = it % (TC / VEC);\n";
-    c_ += I(ind) + "const i64 r = R0 + row, c0 = C0 + ch * VEC;\n";
+    c_ += I(ind) + "const IX r = R0 + row, c0 = C0 + ch * VEC;\n";
   }
 
   void tile_body(bool masked) {

@@ -38,6 +38,7 @@ std::string KernelParams::str() const {
   if (tile_rows || tile_cols || tile_vec)
     s += " tile_rows=" + std::to_string(tile_rows) + " tile_cols=" + std::to_string(tile_cols) +
          " tile_vec=" + std::to_string(tile_vec);
+  if (index32) s += " index32";
   if (max_registers) s += " max_registers=" + std::to_string(max_registers);
   return s;
 }
@@ -90,6 +91,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
     else if (key == "tile_rows") p.tile_rows = number(val);
     else if (key == "tile_cols") p.tile_cols = number(val);
     else if (key == "tile_vec") p.tile_vec = number(val);
+    else if (key == "index32") p.index32 = flag();
     else if (key == "prefetch" && val.rfind("smem:", 0) == 0) {
       p.prefetch = p.prefetch_smem = true;
       p.dyn_smem = number(val.substr(5));
@@ -100,7 +102,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
       throw Error("plan: unknown part '" + key +
                   "' (vec, threads, threads_per_row, rows_per_block, batch, looped, unroll, min_blocks, cluster, "
                   "prefetch[=smem:BYTES], ldg_weights, weight_ring, tickets, resident, recompute, col_vec, "
-                  "grid_split, tile_rows, tile_cols, tile_vec, max_registers)");
+                  "grid_split, tile_rows, tile_cols, tile_vec, index32, max_registers)");
     }
   }
   return p;
@@ -212,7 +214,8 @@ std::vector<std::string> KernelPlan::problems() const {
   need(p.threads >= 1 && p.threads <= 1024, "threads is 1..1024");
   need(p.max_registers == 0 || (p.max_registers >= 16 && p.max_registers <= 255), "max_registers is 0 or 16..255");
   if (shape.category != KernelCategory::Transpose)
-    need(p.tile_rows == 0 && p.tile_cols == 0 && p.tile_vec == 0, "tile_rows, tile_cols and tile_vec are transpose plans' parts");
+    need(p.tile_rows == 0 && p.tile_cols == 0 && p.tile_vec == 0 && !p.index32,
+         "tile_rows, tile_cols, tile_vec and index32 are transpose plans' parts");
   if (shape.category == KernelCategory::Transpose) {
     auto pow2_in = [](int v, int lo, int hi) { return v >= lo && v <= hi && (v & (v - 1)) == 0; };
     const TileDims& t = shape.tile;
@@ -227,7 +230,7 @@ std::vector<std::string> KernelPlan::problems() const {
     need(p.threads_per_row == 0 && p.batch == 0 && p.unroll == 1 && p.rows_per_block == 1 && !p.grid_split &&
              !p.prefetch && !p.prefetch_smem && !p.ldg_weights && !p.tickets && !p.recompute && p.weight_ring == 0 &&
              p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.dyn_smem == 0,
-         "transpose: a plan has vec, threads, min_blocks, tile_rows, tile_cols and tile_vec only");
+         "transpose: a plan has vec, threads, min_blocks, tile_rows, tile_cols, tile_vec and index32 only");
     need(p.min_blocks >= 1, "min_blocks is at least 1");
     return out;
   }

@@ -62,6 +62,8 @@ struct KernelParams {
   int tile_rows = 0;        // transpose: a tile's extent along its rows (the staged operands' unit-
   int tile_cols = 0;        // stride dims) and along its columns (the direct operands'), elements
   int tile_vec = 0;         // transpose: elements per vector of a staged operand (along the rows)
+  bool index32 = false;     // transpose: 32-bit index math (every operand's offsets and the tiles
+                            // fit 31 bits at these sizes: fewer registers than 64-bit math)
   int max_registers = 0;    // a register cap per thread (__maxnreg__) in place of min_blocks'
                             // __launch_bounds__ cap; 0: none (a user override, `--plan max_registers=N`)
 

@@ -37,6 +37,8 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     return g;
   }
   if (plan.shape.category == KernelCategory::Transpose) {
+    if (p.index32 && !fits_index32(facts))
+      throw Error("kernel " + plan.name + " (index32) cannot address operands of these sizes in 32 bits");
     // A block per tile (each block loops at the grid's stride where tiles outnumber 2^31 - 1).
     g.x = static_cast<unsigned>(std::clamp<int64_t>(transpose_tiles(plan, facts), 1, (int64_t{1} << 31) - 1));
     return g;
@@ -75,6 +77,26 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
   g.x = static_cast<unsigned>(bx);
   g.y = static_cast<unsigned>(by);
   return g;
+}
+
+bool fits_index32(const LaunchFacts& facts) {
+  constexpr int64_t kDomain = int64_t{1} << 30, kOffset = (int64_t{1} << 31) - 1;
+  int64_t elems = 1;
+  for (int64_t d : facts.dims) {
+    if (d > kDomain) return false;
+    elems *= std::max<int64_t>(d, 1);
+    if (elems > kDomain) return false;
+  }
+  for (const OperandFacts& of : facts.operands) {
+    int64_t off = 0;
+    for (size_t d = 0; d < facts.dims.size(); ++d) {
+      const int64_t s = of.strides[d] < 0 ? -of.strides[d] : of.strides[d];
+      if (facts.dims[d] > 1 && s > kOffset / (facts.dims[d] - 1)) return false;
+      off += (std::max<int64_t>(facts.dims[d], 1) - 1) * s;
+      if (off > kOffset) return false;
+    }
+  }
+  return true;
 }
 
 int64_t transpose_tiles(const KernelPlan& plan, const LaunchFacts& facts) {
