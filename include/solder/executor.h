@@ -95,7 +95,8 @@ struct ExecutorOptions {
   // Every program output the caller does not provide is made contiguous in a buffer of its own,
   // as a caller that passes contiguous output buffers (Python, torch's .contiguous()) gets: a
   // permuted view of a kernel's result is then written by that kernel through the view's strides,
-  // a view of an input is copied. Off: a view stays metadata on its source's memory.
+  // a view of an input is copied (an input returned as an output stays as it is). Off: a view
+  // stays metadata on its source's memory.
   bool contiguous_outputs = false;
 };
 

@@ -536,6 +536,7 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
   fixed_memory = provided;
   if (contiguous_outputs && !outs)
     for (int v : f.outputs()) {
+      if (f.value(v).producer < 0) continue;  // an input returned as it is
       rp.meta[v] = TensorMeta::contiguous(f.value(v).dtype, eval_shape(f.value(v).shape, b));
       fixed_memory[v] = 1;
     }
