@@ -403,6 +403,18 @@ def write_json(path, meta, records, not_run, summary=None):
                   default=str)
 
 
+def context_alive():
+    """After a CUDA error: does the context still run work? A refused launch (invalid argument)
+    leaves it usable; a fault (illegal address) does not, and every later program would fail."""
+    try:
+        t = torch.ones(4, device="cuda")
+        t.add_(1)
+        torch.cuda.synchronize()
+        return bool((t == 2).all())
+    except Exception:
+        return False
+
+
 def main(argv=None):
     global torch, ops
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -470,7 +482,8 @@ def main(argv=None):
                    "trace": traceback.format_exc()[-2000:]}
         rec["wall_s"] = time.perf_counter() - t0
         records.append(rec)
-        if mode == "gpu" and re.search(r"illegal|CUDA_ERROR_(?!OUT_OF_MEMORY)|unspecified launch", rec.get("error", "")):
+        if mode == "gpu" and re.search(r"illegal|CUDA_ERROR_(?!OUT_OF_MEMORY)|unspecified launch", rec.get("error", "")) \
+                and not context_alive():
             lost = p.name
             print(f"variants.py: {p.name} left the CUDA context unusable; the rest are not run", file=sys.stderr)
         extra = f"{rec['pct_copy']:.0f}% copy, x{rec.get('ratio_vs_compile', float('nan')):.2f} compile" if "pct_copy" in rec else rec.get("error", "")

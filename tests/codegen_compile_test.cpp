@@ -104,7 +104,12 @@ TEST(CodegenCompile, AlignmentAndDtypeChangeTheKernel) {
   auto aligned = prepare_all(solder::testing::gelu_bias(DType::BF16), {{64, 1024}, {1024}});
   auto misaligned = prepare_all(solder::testing::gelu_bias(DType::BF16), {{64, 1024}, {1024}}, 258);
   EXPECT_NE(aligned.kernels[0].cache_key, misaligned.kernels[0].cache_key);
-  EXPECT_EQ(misaligned.kernels[0].plan.params.vec, 1);
+  // Every operand one element off: the rows are phase-shifted as one (phased_vec).
+  EXPECT_EQ(misaligned.kernels[0].plan.params.col_vec, 1);
+  // The input one element off and the output aligned: no shift aligns both, one element a time.
+  auto mixed = prepare_at(solder::testing::gelu_bias(DType::BF16), {{64, 1024}, {1024}}, {258, 256, 256});
+  EXPECT_EQ(mixed.kernels[0].plan.params.vec, 1);
+  EXPECT_EQ(mixed.kernels[0].plan.params.col_vec, 0);
   auto f16 = prepare_all(solder::testing::gelu_bias(DType::F16), {{64, 1024}, {1024}});
   EXPECT_NE(aligned.kernels[0].cache_key, f16.kernels[0].cache_key);
 }

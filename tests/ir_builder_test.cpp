@@ -328,6 +328,16 @@ TEST(IrBroadcast, SliceDimsAssumedEqualAndCheckedWhenBound) {
   EXPECT_EQ(count_ops(f, Op::Reshape), 1);
   EXPECT_EQ(bind_shapes(f, {{5, 64}}).at("H"), 64);
   expect_error([&] { bind_shapes(f, {{5, 40}}); }, {"reshape(", "must be equal", "H=40"});
+  // The reshape falls on the view, not on the element math's result (a view of a kernel's
+  // result would split b * exp(a) into two kernels).
+  Fusion sw("swapped");
+  Tensor xs = sw.input("x", DType::F32, {B, H});
+  Tensor ys = slice(xs, 1, 32, 64, 1) * exp(slice(xs, 1, 0, 32, 1));
+  sw.output(ys);
+  verify(sw);
+  ASSERT_EQ(count_ops(sw, Op::Reshape), 1);
+  for (const Node& n : sw.nodes())
+    if (n.op == Op::Reshape) EXPECT_EQ(sw.nodes()[sw.value(n.in[0]).producer].op, Op::Slice);
   // Symbols and constants compare as expressions: no assumption, an error at once.
   Fusion g("symbols");
   Tensor a = g.input("a", DType::F32, {B, H});

@@ -56,7 +56,7 @@ TEST(TypedPlans, CandidatesValidateAndRoundTrip) {
       {"w1_layer_norm_fused", {{"B", 8192}, {"H", 5140}}},   {"w1_layer_norm_fused", {{"B", 8192}, {"H", 65536}}},
       {"w1_layer_norm_fused_f32", {{"B", 8192}, {"H", 20480}}}, {"w5_rms_norm_bf16", {{"B", 8192}, {"H", 770}}},
       {"w5_softmax_bf16", {{"B", 8192}, {"H", 65536}}},       {"w5_gelu_bias_bf16", {{"B", 1}, {"H", 1 << 21}}},
-      {"w2_fp8_f32_e5m2_nosat", {{"N", 1000003}}}};
+      {"w2_fp8_f32_e5m2_nosat", {{"N", 1000003}}},         {"w5_gelu_bias_bf16", {{"B", 64}, {"H", 4097}}}};
   size_t n = 0;
   for (const auto& [w, sizes] : cases)
     for (const KernelPlan& plan : schedule(w, sizes).candidates) {
@@ -162,4 +162,19 @@ TEST(SchedulerChoices, FewRowsSpreadOverTheSMs) {
   }
   // Many rows keep several short rows per block.
   EXPECT_GT(schedule("w1_layer_norm_fused", {{"B", 8192}, {"H", 768}}).candidates.front().params.rows_per_block, 1);
+}
+
+// Pointwise rows that do not start vector-aligned (an odd row length) load whole aligned vectors
+// shifted by each row's phase (masked at both ends), the bias element by element; aligned rows
+// keep the plain plan. The phased kernel compiles without spills.
+TEST(SchedulerChoices, OddRowsOfPointwiseKernelsArePhaseShifted) {
+  const KernelPlan odd = schedule("w5_gelu_bias_bf16", {{"B", 64}, {"H", 4097}}).candidates.front();
+  EXPECT_EQ(odd.params.vec, 8) << odd.params.str();
+  EXPECT_EQ(odd.params.col_vec, 1) << odd.params.str();
+  const KernelPlan even = schedule("w5_gelu_bias_bf16", {{"B", 64}, {"H", 4096}}).candidates.front();
+  EXPECT_EQ(even.params.col_vec, 0) << even.params.str();
+  Executor ex(make_workload("w5_gelu_bias_bf16"));
+  const std::string text = ex.explain({{1000, 333}, {333}});
+  EXPECT_NE(text.find("phased col_vec=1"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 0 bytes spill stores"), std::string::npos) << text;
 }

@@ -173,7 +173,17 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       c += "  const " + std::string(storage_type(w.dt(w.op(k).value))) + " hs" + num(k) + " = " + w.ptr(k) + "[0];\n";
     }
   write_variance_shifts(w, ins, acc);
+  // Phase-shifted rows (see phased_vec): chunks start `ph` elements before the row, at the
+  // aligned vector that overlaps its first element; both ends are masked.
+  const bool phased = w.cols_by_element();
+  int phase_operand = -1;
+  for (int k = 0; k < static_cast<int>(w.plan.operands.size()) && phased && phase_operand < 0; ++k)
+    if (w.op(k).access == Access::Full) phase_operand = k;
   c += "  for (i64 row = blockIdx.y; row < R; row += gridDim.y) {\n";
+  if (phased)
+    c += "    const int ph = (int)((unsigned long long)(" + w.ptr(phase_operand) + " + " + w.offset(phase_operand, "row", "0") +
+         ") / sizeof(*" + w.ptr(phase_operand) + ") & (VEC - 1));\n";
+  const std::string shift = phased ? " - ph" : "", in_row = phased ? "col0 >= 0 && " : "", span = phased ? "C + ph" : "C";
   for (int k : ins)
     if (w.op(k).access == Access::Row) {
       w.hoisted[k] = "hr" + num(k);
@@ -195,6 +205,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     }
     c += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
     if (!vector_path) c += I(ind + 1) + "if (col0 + j >= C) break;\n";
+    if (!vector_path && phased) c += I(ind + 1) + "if (col0 + j < 0) continue;\n";
     c += I(ind + 1) + "const i64 col = col0 + j;\n" + I(ind + 1) + "(void)col;\n";
     w.scalar_loads(ins, ind + 1, "row", "col", !vector_path);
     ExprEmitter em(w.f, [&](int v) { return w.is_input(v) ? w.elem_input(v, vector_path) : std::string(); });
@@ -213,13 +224,13 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     c += I(ind) + "}\n";
     if (vector_path) w.store_vectors(elem_outs, ind, "row", "col0");
   };
-  c += "    for (i64 chunk = blockIdx.x; chunk * (THREADS * UNROLL * VEC) < C; chunk += gridDim.x) {\n";
+  c += "    for (i64 chunk = blockIdx.x; chunk * (THREADS * UNROLL * VEC) < " + span + "; chunk += gridDim.x) {\n";
   if (P.unroll > 1) {
     // A tile wholly in bounds issues all its loads before the first use: in the bounds-checked
     // form below, the compiler cannot hoist a load past the previous chunk's branch, so each
     // thread had one load in flight (the 2^21 W2 kernel waited on memory UNROLL times).
-    c += "      const i64 tile0 = chunk * (THREADS * UNROLL * VEC);\n";
-    c += "      if (tile0 + THREADS * UNROLL * VEC <= C) {\n";
+    c += "      const i64 tile0 = chunk * (THREADS * UNROLL * VEC)" + shift + ";\n";
+    c += "      if (" + (phased ? std::string("tile0 >= 0 && ") : std::string()) + "tile0 + THREADS * UNROLL * VEC <= C) {\n";
     for (int k : ins)
       if (w.vectorized(k))
         c += "        " + w.in_vec_type(k) + " pf" + num(k) + "[UNROLL];\n";
@@ -234,8 +245,8 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     c += "        }\n        continue;\n      }\n";
   }
   c += "#pragma unroll\n      for (int u = 0; u < UNROLL; ++u) {\n";
-  c += "        const i64 col0 = ((chunk * UNROLL + u) * THREADS + threadIdx.x) * VEC;\n";
-  c += "        if (col0 + VEC <= C) {\n";
+  c += "        const i64 col0 = ((chunk * UNROLL + u) * THREADS + threadIdx.x) * VEC" + shift + ";\n";
+  c += "        if (" + in_row + "col0 + VEC <= C) {\n";
   chunk_body(true, 5, false);
   c += "        } else if (col0 < C) {\n";
   chunk_body(false, 5, false);

@@ -78,7 +78,12 @@ struct Writer {
   const OperandPlan& op(int k) const { return plan.operands[k]; }
   std::string ptr(int k) const { return "P" + num(k); }
   bool is_input(int v) const { return operand_index.count(v) > 0; }
-  bool vectorized(int k) const { return vec > 1 && (op(k).access == Access::Full || op(k).access == Access::Col); }
+  bool vectorized(int k) const {
+    return vec > 1 && (op(k).access == Access::Full || (op(k).access == Access::Col && !cols_by_element()));
+  }
+  // Flat phase-shifted rows (col_vec=1): weights are not aligned with the row's phase and are
+  // read element by element.
+  bool cols_by_element() const { return plan.params.col_vec == 1 && plan.shape.category == KernelCategory::Pointwise; }
 
   // Persistent rows: the slot of batch b's vector in the row (a cluster's blocks interleave).
   std::string row_slot() const { return plan.params.cluster > 1 ? "(b * RT + rt)" : "(b * TPR + tr)"; }

@@ -198,8 +198,10 @@ std::vector<int> Fusion::add(Op op, const std::vector<int>& in_ids, const Attrs&
 // (`min(H, 32)` against `min(H, 64) - min(H, 32)`, slices of symbolic dims) are assumed equal, as
 // torch.compile's dynamic shapes assume and guard: the later operand is reshaped to the first's
 // dim, and bind_shapes checks the reshape's element count, naming it, before anything runs.
-// Dims that are products (constants, symbols: B against H) compare as expressions, so
-// broadcast_shapes refuses those that differ.
+// Operands computed by element math or reductions come first as the reference, so the reshape
+// falls on an input or a view (metadata), not on a kernel's result: a view of a kernel's result
+// would split silu(a) * b from b * silu(a) into two kernels. Dims that are products (constants,
+// symbols: B against H) compare as expressions, so broadcast_shapes refuses those that differ.
 namespace {
 bool is_product(const Dim& d) {
   int64_t c = 1;
@@ -211,14 +213,21 @@ bool is_product(const Dim& d) {
 void Fusion::align_broadcast_dims(std::vector<int>& in) {
   size_t rank = 0;
   for (int id : in) rank = std::max(rank, values_[id].shape.size());
+  auto computed = [&](int id) {
+    const int p = values_[id].producer;
+    return p >= 0 && op_info(nodes_[p].op).kind != OpKind::View && nodes_[p].op != Op::Constant;
+  };
+  std::vector<size_t> order(in.size());
+  for (size_t i = 0; i < in.size(); ++i) order[i] = i;
+  std::stable_partition(order.begin(), order.end(), [&](size_t i) { return computed(in[i]); });
   for (size_t k = 1; k < in.size(); ++k) {
-    Shape want = values_[in[k]].shape;
+    Shape want = values_[in[order[k]]].shape;
     bool changed = false;
     for (size_t d = 0; d < want.size(); ++d) {
       const size_t at = rank - want.size() + d;  // aligned from the right
       if (want[d].is_one()) continue;
       for (size_t j = 0; j < k; ++j) {
-        const Shape& ref = values_[in[j]].shape;
+        const Shape& ref = values_[in[order[j]]].shape;
         if (at < rank - ref.size()) continue;
         const Dim& r = ref[at - (rank - ref.size())];
         if (r.is_one()) continue;
@@ -232,7 +241,7 @@ void Fusion::align_broadcast_dims(std::vector<int>& in) {
     if (changed) {
       Attrs a;
       a.shape = want;
-      in[k] = add(Op::Reshape, std::vector<int>{in[k]}, a)[0];
+      in[order[k]] = add(Op::Reshape, std::vector<int>{in[order[k]]}, a)[0];
     }
   }
 }

@@ -17,6 +17,10 @@ LoadedKernel::LoadedKernel(const CompiledKernel& k) : name_(k.name) {
     mod_ = nullptr;
     check_cuda(r, "cuModuleGetFunction", name_);
   }
+  int limit = 0;
+  check_cuda(d.cuFuncGetAttribute(&limit, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, fn_),
+             "dynamic shared memory limit query", name_);
+  smem_limit_ = static_cast<unsigned>(limit);
 }
 
 void complete_resources(CompiledKernel& k) {

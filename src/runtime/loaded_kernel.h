@@ -38,7 +38,9 @@ class LoadedKernel {
   CUmodule mod_ = nullptr;
   CUfunction fn_ = nullptr;
   std::string name_;
-  unsigned smem_limit_ = 48 * 1024;
+  // The dynamic shared memory a launch may ask for without raising the limit: 48 KiB less the
+  // kernel's static shared memory (a 48 KiB launch of a kernel with static partials fails).
+  unsigned smem_limit_ = 0;
 };
 
 }  // namespace solder

@@ -1,5 +1,7 @@
 #include "schedule/flat_plans.h"
 
+#include <algorithm>
+
 namespace solder {
 
 namespace {
@@ -9,6 +11,33 @@ constexpr int64_t kUnrollFromElements = int64_t{1} << 20;
 constexpr int kUnroll = 4;
 // 8 resident blocks of 256 threads fill an SM's 2048 threads.
 constexpr int kFlatThreads = 256;
+
+// Phase-shifted rows for pointwise kernels whose rows do not start vector-aligned (C = 4097,
+// a view at an odd offset): each row's chunks start at the aligned vector that overlaps its
+// first element, masked at both ends. Every row-varying (Full) operand must be off by the same
+// number of elements in every row (the same phase of its address and of its row stride), so
+// one shift aligns them all; weights (Col) are then read element by element. The vector width
+// in elements, or 0 where rows are aligned already or the phases differ.
+int phased_vec(const KernelPlan& plan, const LaunchFacts& facts, int aligned_vec) {
+  if (plan.shape.category != KernelCategory::Pointwise || facts.R <= 1) return 0;
+  int widest = 0;
+  for (size_t k = 0; k < plan.operands.size(); ++k)
+    if (plan.operands[k].access == Access::Full) widest = std::max(widest, dtype_size(facts.operands[k].dtype));
+  if (widest == 0 || widest > 8) return 0;
+  const int v = 16 / widest;
+  if (v <= aligned_vec || facts.C < 2 * v) return 0;
+  int64_t phase = -1, ld = -1;
+  for (size_t k = 0; k < plan.operands.size(); ++k) {
+    if (plan.operands[k].access != Access::Full) continue;
+    const uint64_t es = dtype_size(facts.operands[k].dtype);
+    if (facts.operands[k].address % es) return 0;
+    const int64_t ph = static_cast<int64_t>(facts.operands[k].address / es % v), l = facts.operands[k].ld % v;
+    if ((phase >= 0 && ph != phase) || (ld >= 0 && l != ld)) return 0;
+    phase = ph;
+    ld = l;
+  }
+  return v;
+}
 }  // namespace
 
 std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
@@ -24,7 +53,14 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
     p.threads = pick->threads;
     p.unroll = pick->unroll;
   }
-  std::vector<KernelPlan> out{plan};
+  std::vector<KernelPlan> out;
+  if (const int v = phased_vec(plan, cx.facts, p.vec)) {
+    KernelPlan phased = plan;
+    phased.params.vec = v;
+    phased.params.col_vec = 1;  // weights one element at a time
+    out.push_back(phased);
+  }
+  out.push_back(plan);
   // Fallbacks after spills: fewer values in flight per thread.
   while (p.unroll > 1 || p.vec > 1) {
     if (p.unroll > 1) p.unroll = 1;

@@ -34,7 +34,8 @@ std::string KernelParams::str() const {
   else
     s += (rows_per_block != 1 ? " rows_per_block=" + std::to_string(rows_per_block) : std::string()) +
          " unroll=" + std::to_string(unroll) + (min_blocks != 1 ? " min_blocks=" + std::to_string(min_blocks) : std::string()) +
-         (grid_split ? " grid_split" : "") + (batch ? " persistent_batch=" + std::to_string(batch) : std::string());
+         (grid_split ? " grid_split" : "") + (batch ? " persistent_batch=" + std::to_string(batch) : std::string()) +
+         (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string());
   if (tile_rows || tile_cols || tile_vec)
     s += " tile_rows=" + std::to_string(tile_rows) + " tile_cols=" + std::to_string(tile_cols) +
          " tile_vec=" + std::to_string(tile_vec);
@@ -238,8 +239,10 @@ std::vector<std::string> KernelPlan::problems() const {
     need(p.threads_per_row == 0, "a flat kernel has no rows of threads");
     need(p.batch == 0 || shape.category == KernelCategory::Outer, "only inner and outer plans hold rows (batch)");
     need(!p.prefetch && !p.prefetch_smem && !p.ldg_weights && !p.tickets && !p.recompute && p.weight_ring == 0 &&
-             p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.dyn_smem == 0,
-         "prefetch, tickets, recompute, weight rings, resident weights, phased rows and clusters are inner plans' parts");
+             p.resident == 0 && p.cluster == 1 && p.dyn_smem == 0,
+         "prefetch, tickets, recompute, weight rings, resident weights and clusters are inner plans' parts");
+    need(p.col_vec == 0 || (shape.category == KernelCategory::Pointwise && p.col_vec == 1 && p.vec > 1),
+         "flat plans: phased rows (col_vec=1: weights element by element) are pointwise plans' with vec > 1");
     need(p.unroll >= 1, "unroll is at least 1");
     if (shape.category == KernelCategory::Outer) {
       need(p.rows_per_block >= 1 && p.threads % p.rows_per_block == 0,

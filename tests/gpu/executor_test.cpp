@@ -470,3 +470,34 @@ TEST(GpuExecutor, FullReductionResultsRoundBeforeTheEpilogue) {
   Executor ex(f);
   EXPECT_TRUE(std::isinf(to_host(ex.run({to_device(in[0])})[0]).get(0)));
 }
+
+// A row staged in exactly 48 KiB of dynamic shared memory (f32 softmax over 12288 columns) by a
+// kernel that also has static shared memory: the launch must raise the kernel's dynamic limit
+// (48 KiB less the static bytes), or it is refused as an invalid argument (variant sweep, seed 3).
+TEST(GpuExecutor, DynamicSharedMemoryBesideStaticPartials) {
+  SKIP_WITHOUT_GPU();
+  Fusion f = parse_fusion(
+      "fusion sm {\n  input x: f32[B, H]\n  c = constant(value=0.125, dtype=f32)\n  t0 = mul(x, c)\n"
+      "  t2 = max(t0, axes=[1], keepdim=true)\n  t3 = sub(t0, t2)\n  t4 = exp(t3)\n"
+      "  t5 = sum(t4, axes=[1], keepdim=true)\n  t6 = div(t4, t5)\n  output t6\n}\n");
+  check(f, {{1, 12288}}, Layout::Contiguous, "softmax B=1 H=12288");
+  const std::string params = check(f, {{257, 12288}}, Layout::Contiguous, "softmax B=257 H=12288");
+  EXPECT_NE(params.find("smem:49152"), std::string::npos) << "the case no longer stages 48 KiB: " << params;
+}
+
+// Pointwise rows of odd length (phase-shifted vectors, masked at both ends; the bias element by
+// element), with outputs of two widths, at odd sizes and in every layout (a misaligned input
+// whose phase differs from the output's takes the plain plan).
+TEST(GpuExecutor, PhaseShiftedPointwiseRows) {
+  SKIP_WITHOUT_GPU();
+  Fusion f = parse_fusion(
+      "fusion ph {\n  input x: bf16[B, H]\n  input b: f32[H]\n  input r: bf16[B, 1]\n  t = cast(x, dtype=f32)\n"
+      "  u = add(t, b)\n  s = cast(r, dtype=f32)\n  v = mul(u, s)\n  y = cast(v, dtype=bf16)\n  output y\n  output v\n}\n");
+  for (int64_t h : {5, 18, 333, 4097})
+    for (int64_t bsz : {3, 64})
+      for (Layout l : {Layout::Contiguous, Layout::Sliced, Layout::Misaligned, Layout::Transposed}) {
+        const std::string what = "B=" + std::to_string(bsz) + " H=" + std::to_string(h) + " layout " + std::to_string(static_cast<int>(l));
+        const std::string params = check(f, {{bsz, h}, {h}, {bsz, 1}}, l, what);
+        if (l == Layout::Contiguous && h == 4097) EXPECT_NE(params.find("phased"), std::string::npos) << what << ": " << params;
+      }
+}
