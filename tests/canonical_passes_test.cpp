@@ -535,6 +535,7 @@ TEST(CanonicalGraphs, WorkloadsKeepTheirGraphs) {
         name != "outer_mean_mid_f16" && name != "outer_bn_stats_f16")
       continue;
     if (name == "reduce_mean12_T_bf16") continue;
+    if (name.rfind("transpose_", 0) == 0) continue;  // the transpose probes too (16-bit math as written)
     Fusion f = make_workload(name);
     Fusion before = eliminate_dead_code(eliminate_common_subexpressions(fold_casts(f)));
     SegmentedFusion now = lower(f), then = segment_fusion(before);

@@ -23,6 +23,7 @@ namespace {
 struct GoldenCase {
   std::string program;  // examples/ or bench/programs/ file, without .fusion
   std::vector<Bindings> sizes;
+  bool contiguous_outputs = false;  // ExecutorOptions::contiguous_outputs (views as outputs are written)
 };
 
 std::vector<Bindings> rows_by(std::initializer_list<int64_t> hs, int64_t b = 8192) {
@@ -67,6 +68,13 @@ std::vector<GoldenCase> golden_cases() {
   cases.push_back({"examples/outer_layer_norm_T_f16", {{{"B", 5120}, {"H", 6144}}}});
   cases.push_back({"examples/outer_rms_norm_T_f32", {{{"B", 2048}, {"H", 16384}}}});
   cases.push_back({"examples/reduce_mean12_T_bf16", {{{"B", 32}, {"K", 1000}, {"M", 1024}}}});
+  // Transposes: a transposed input beside a contiguous one (16-byte vectors both sides; odd
+  // sizes: single elements), and with contiguous outputs a transpose-copy, NCHW -> NHWC (the copy
+  // executor's kernel) and a pointwise kernel writing its result transposed (staged output).
+  cases.push_back({"examples/transpose_add_bf16", {{{"B", 8192}, {"H", 8192}}, {{"B", 37}, {"H", 1030}}}});
+  cases.push_back({"examples/transpose_copy_f16", {{{"B", 8192}, {"H", 8192}}}, true});
+  cases.push_back({"examples/transpose_nchw_nhwc_f16", {{{"B", 32}, {"H", 512}}}, true});
+  cases.push_back({"examples/transpose_tanh_out_bf16", {{{"B", 16384}, {"H", 4096}}}, true});
   for (const char* p : {"bench/programs/center", "bench/programs/ln_affine", "bench/programs/ln_plain",
                         "bench/programs/scale", "bench/programs/fp8_row_quant"})
     cases.push_back({p, rows_by({1024, 4098, 5140})});
@@ -143,7 +151,7 @@ TEST(GoldenKernels, MatchCheckedIn) {
   generated["device_runtime.cuh"] = std::string(device_runtime_source());
   for (const GoldenCase& c : golden_cases()) {
     Fusion f = load_program(std::string(SOLDER_SOURCE_DIR) + "/" + c.program + ".fusion");
-    Executor ex(f);
+    Executor ex(f, ExecutorOptions{"", c.contiguous_outputs});
     for (const Bindings& b : c.sizes) {
       std::vector<KernelSourceInfo> sources;
       auto records = ex.compile_for(resolve_input_shapes(f, {}, b), &sources);

@@ -39,14 +39,15 @@ Scheduled schedule(const std::string& workload, const Bindings& sizes) {
 TEST(SchedulerRegistry, EachCategoryHasItsScheduler) {
   Scheduled norm = schedule("w1_layer_norm_fused", {{"B", 8192}, {"H", 5140}});
   EXPECT_EQ(norm.scheduler, "inner");
-  ASSERT_EQ(norm.passed_over.size(), 3u);  // pointwise, outer and outer_norm (a row reduction)
+  ASSERT_EQ(norm.passed_over.size(), 4u);  // pointwise, transpose, outer and outer_norm (a row reduction)
   EXPECT_EQ(norm.passed_over[0], "pointwise: the segment reduces");
-  EXPECT_EQ(norm.passed_over[1].rfind("outer: ", 0), 0u) << norm.passed_over[1];
-  EXPECT_EQ(norm.passed_over[2].rfind("outer_norm: ", 0), 0u) << norm.passed_over[2];
+  EXPECT_EQ(norm.passed_over[1], "transpose: the segment reduces");
+  EXPECT_EQ(norm.passed_over[2].rfind("outer: ", 0), 0u) << norm.passed_over[2];
+  EXPECT_EQ(norm.passed_over[3].rfind("outer_norm: ", 0), 0u) << norm.passed_over[3];
   EXPECT_EQ(schedule("w5_gelu_bias_bf16", {{"B", 64}, {"H", 1024}}).scheduler, "pointwise");
   Scheduled amax = schedule("w2_fp8_bf16_e4m3_sat", {{"N", 1 << 20}});
   EXPECT_EQ(amax.scheduler, "full_reduction");
-  EXPECT_EQ(amax.passed_over.size(), 4u);  // pointwise, outer, outer_norm, inner
+  EXPECT_EQ(amax.passed_over.size(), 5u);  // pointwise, transpose, outer, outer_norm, inner
 }
 
 // Every candidate of every scheduler is a valid plan whose printed form reads back to itself.

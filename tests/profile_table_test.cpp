@@ -25,6 +25,7 @@ TEST(ProfileTable, CategoryFromName) {
   EXPECT_EQ(kernel_category("solder_norm_ln"), "persistent");
   EXPECT_EQ(kernel_category("solder_mm_cublaslt"), "matmul/library");
   EXPECT_EQ(kernel_category("solder_copy"), "copy");
+  EXPECT_EQ(kernel_category("solder_transpose_cast_add_1"), "pointwise");
   EXPECT_EQ(kernel_category("solder_weird_x"), "other");
   EXPECT_EQ(kernel_category("sm90_xmma_gemm_f32f32_tf32"), "matmul/library");
   EXPECT_EQ(kernel_category("triton_poi_fused_0"), "other");

@@ -35,6 +35,7 @@ struct BenchArgs {
   double budget_ms = 1000;
   bool autotune = false;
   bool graphs = false;
+  bool contiguous_outputs = false;
   bool keep_going = false;
 };
 
@@ -102,6 +103,7 @@ void run_bench(const BenchArgs& a) {
   opts.reps.budget_ms = a.budget_ms;
   opts.autotune = a.autotune;
   opts.graphs = a.graphs;
+  opts.contiguous_outputs = a.contiguous_outputs;
   const bool gpu = has_gpu();
   double raw_launch = 0;
   bench::TimingOptions to;
@@ -183,6 +185,8 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--budget-ms", a->budget_ms, "time budget per case for timed repetitions");
   cmd->add_flag("--autotune", a->autotune, "time the scheduler's candidates per case and keep the best (disk)");
   cmd->add_flag("--graphs", a->graphs, "also capture each case as a CUDA graph and time its replays (graph µs)");
+  cmd->add_flag("--contiguous-outputs", a->contiguous_outputs,
+                "make every output contiguous, as Python callers get (a permuted output is written transposed)");
   cmd->add_flag("--keep-going", a->keep_going, "exit 0 even when some cases fail (they are still reported)");
   cmd->callback([a] { run_bench(*a); });
 }

@@ -15,12 +15,14 @@ struct ExplainArgs {
   std::string program;
   std::vector<std::string> shapes, sizes;
   std::string plan;
+  bool contiguous_outputs = false;
 };
 
 void run_explain(const ExplainArgs& a) {
   Fusion f = load_program(a.program);
   ExplainOptions opts;
   opts.plan = a.plan;
+  opts.contiguous_outputs = a.contiguous_outputs;
   if (!a.shapes.empty() || !a.sizes.empty()) {
     auto in_shapes = resolve_input_shapes(f, parse_shape_args(a.shapes), parse_size_args(a.sizes));
     opts.sizes = bind_shapes(f, in_shapes);
@@ -37,6 +39,8 @@ void register_explain(CLI::App& app) {
   cmd->add_option("--plan", args->plan,
                   "pin kernel plans: KEY=VALUE,... for every kernel, SEG:KEY=VALUE,... for one; ';' between "
                   "(e.g. threads_per_row=512,prefetch=0 or max_registers=96)");
+  cmd->add_flag("--contiguous-outputs", args->contiguous_outputs,
+                "plan every output contiguous, as Python callers get (a view as an output is then written, not metadata)");
   cmd->callback([args] { run_explain(*args); });
 }
 

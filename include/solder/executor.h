@@ -92,6 +92,12 @@ struct ExecutorOptions {
   // several separated by ';'. Keys are KernelParams' parts as `solder explain` prints them,
   // e.g. "threads_per_row=512,prefetch=0", "1:unroll=1", "max_registers=96" (a register cap).
   std::string plan;
+  // Every program output the caller does not provide is made contiguous in a buffer of its own,
+  // as a caller that passes contiguous output buffers (Python, torch's .contiguous()) gets: a
+  // permuted view of a kernel's result is then written by that kernel through the view's strides,
+  // a view of an input is copied (an input returned as an output stays as it is). Off: a view
+  // stays metadata on its source's memory.
+  bool contiguous_outputs = false;
 };
 
 class Executor {
@@ -121,8 +127,10 @@ class Executor {
                       const std::vector<std::vector<int64_t>>& input_strides = {}) const;
 
   // Plans and compiles every kernel for these input sizes (contiguous inputs) without running
-  // anything: the no-GPU path of `solder bench` and CI's compile checks.
-  // With `sources`, also gives each kernel's generated source and ptxas log.
+  // anything: the no-GPU path of `solder bench` and CI's compile checks. Copies (views copied
+  // into contiguous outputs, reshapes strides cannot express) give their copy kernels' records.
+  // With `sources`, also gives each kernel's generated source and ptxas log (nested copy
+  // kernels included: views copied into contiguous outputs).
   std::vector<LaunchRecord> compile_for(const std::vector<std::vector<int64_t>>& input_shapes,
                                         std::vector<KernelSourceInfo>* sources = nullptr) const;
 

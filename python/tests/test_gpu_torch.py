@@ -80,6 +80,23 @@ class FastCall(unittest.TestCase):
         self.assertIs(res[0], h)
         torch.testing.assert_close(h, x + r)
 
+    def test_permuted_result_is_written_by_its_kernel(self):
+        # tanh(x + a).t(): a Python call's output is contiguous, so the kernel writes its result
+        # transposed (the transpose scheduler), one launch, no copy.
+        f = solder.Fusion("tanh_t")
+        x = f.input("x", "bf16", ["B", "H"])
+        a = f.input("a", "bf16", ["B", "H"])
+        f.output(solder.permute(solder.tanh(x + a), [1, 0]))
+        ex = solder.Executor(f)
+        for rows, cols in ((2048, 1024), (301, 67)):
+            u, v = (torch.randn(rows, cols, device="cuda").bfloat16() for _ in range(2))
+            (y,) = ex(u, v)
+            self.assertTrue(y.is_contiguous())
+            torch.testing.assert_close(y, (u + v).tanh().t().contiguous(), atol=2e-2, rtol=2e-2)
+            kernels = [k for k in ex.launches() if k != "view"]
+            self.assertEqual(len(kernels), 1, kernels)
+            self.assertTrue(kernels[0].startswith("solder_transpose_"), kernels)
+
     def test_a_callers_cuda_graph_replays_solder_kernels(self):
         ex = solder.Executor(residual_norm_fusion())
         x, r = (torch.randn(32, 4096, device="cuda").bfloat16() for _ in range(2))
@@ -147,6 +164,19 @@ class CompiledOnGpu(unittest.TestCase):
         for dt, tol in ((torch.float32, dict(atol=1e-3, rtol=1e-3)), (torch.bfloat16, dict(atol=5e-2, rtol=5e-2))):
             with self.subTest(dtype=dt):
                 self.check(Block(64).cuda().to(dt).eval(), torch.randn(4, 33, 64, device="cuda", dtype=dt), tol)
+
+    def test_transposed_contiguous_output_is_one_kernel(self):
+        # (x + a).tanh().t().contiguous(): the partition's output is the permute of the kernel's
+        # result into a contiguous buffer, written by that kernel (no solder_copy_permute).
+        fn = lambda x, a: (x + a).tanh().t().contiguous()  # noqa: E731
+        x, a = (torch.randn(512, 384, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+        with torch.no_grad():
+            got = torch.compile(fn, backend="solder")(x, a)
+        torch.testing.assert_close(got, fn(x, a), atol=2e-2, rtol=2e-2)
+        self.assertTrue(got.is_contiguous())
+        text = solder.compile_report()
+        self.assertNotIn("solder_copy", text, text)
+        self.assertIn("1 launch(es)", text, text)
 
     def test_llama_like_mlp_bf16_with_graph_replay(self):
         m = RmsSwiGlu(64, 96).cuda().bfloat16().eval()

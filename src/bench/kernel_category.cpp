@@ -21,7 +21,7 @@ std::string kernel_category(const std::string& kernel_name) {
   if (kernel_name.rfind(prefix, 0) == 0) {
     std::string rest = kernel_name.substr(prefix.size());
     std::string cat = rest.substr(0, rest.find('_'));
-    if (cat == "pw") return "pointwise";
+    if (cat == "pw" || cat == "transpose") return "pointwise";  // transpose: a tiled pointwise kernel
     if (cat == "red") return "reduction";
     if (cat == "norm") return "persistent";
     if (cat == "mm") return "matmul/library";

@@ -75,7 +75,7 @@ int64_t input_elements(const std::vector<std::vector<int64_t>>& shapes) {
 // Times each candidate choice of the case's (single) kernel; records a winner that beats the
 // heuristic by more than the noise (3%) and reports the gain in the note.
 void autotune_case(const Fusion& f, const std::vector<DeviceTensor>& dev, const std::vector<LaunchRecord>& launches,
-                   BenchRecord& r, const TimingOptions& base) {
+                   BenchRecord& r, const TimingOptions& base, const ExecutorOptions& eo) {
   const LaunchRecord* k = nullptr;
   int n = 0;
   for (const auto& l : launches)
@@ -87,8 +87,8 @@ void autotune_case(const Fusion& f, const std::vector<DeviceTensor>& dev, const 
     r.note += "; autotune: skipped (" + std::to_string(n) + " kernels)";
     return;
   }
-  if (k->category == "outer-reduction") {
-    r.note += "; autotune: no tuning candidates for outer reductions yet";
+  if (k->category == "outer-reduction" || k->category == "transpose") {
+    r.note += "; autotune: no tuning candidates for " + k->category + " kernels yet";
     return;
   }
   KernelCategory cat = k->category == "inner-reduction" ? KernelCategory::Inner
@@ -101,7 +101,7 @@ void autotune_case(const Fusion& f, const std::vector<DeviceTensor>& dev, const 
   for (const Choice& c : tuning_candidates(cat, k->cols, k->vec)) {
     set_forced_choice(c);
     try {
-      Executor trial(f);
+      Executor trial(f, eo);
       trial.run(dev);
       double t = time_gpu([&](CUstream s) { trial.run(dev, s); }, to).median;
       std::fprintf(stderr, "autotune %s: %s %.2f us (%s)\n", r.name.c_str(), c.str().c_str(), t,
@@ -182,7 +182,7 @@ BenchRecord run_case_gpu(const BenchCase& c, const RunnerOptions& opts, double c
   std::vector<HostTensor> host = make_random_inputs(f, shapes, 1);
   std::vector<DeviceTensor> dev;
   for (const auto& h : host) dev.push_back(to_device(h));
-  Executor ex(f);
+  Executor ex(f, ExecutorOptions{"", opts.contiguous_outputs});
   auto t0 = Clock::now();
   auto outs = ex.run(dev);
   check_cuda(driver()->cuCtxSynchronize(), "first run of " + c.name);
@@ -215,7 +215,7 @@ BenchRecord run_case_gpu(const BenchCase& c, const RunnerOptions& opts, double c
   if (opts.graphs) time_graph_replays(ex, dev, opts, r, input_elements(shapes));
   r.raw_launch_us = raw_launch_us;
   r.recompiles = static_cast<int>(ex.stats().kernels_compiled - compiled_after_first);
-  if (opts.autotune) autotune_case(f, dev, ex.last_launches(), r, to);
+  if (opts.autotune) autotune_case(f, dev, ex.last_launches(), r, to, ExecutorOptions{"", opts.contiguous_outputs});
   return r;
 }
 
@@ -223,7 +223,7 @@ BenchRecord run_case_cpu(const BenchCase& c, const RunnerOptions& opts) {
   Fusion f = load_program(c.workload);
   auto shapes = shapes_of(f, c);
   BenchRecord r = case_record(f, c, shapes);
-  Executor ex(f);
+  Executor ex(f, ExecutorOptions{"", opts.contiguous_outputs});
   auto t0 = Clock::now();
   auto recs = ex.compile_for(shapes);
   r.compile_ms = ms_since(t0);

@@ -18,6 +18,7 @@ struct RunnerOptions {
   int64_t check_limit = int64_t{1} << 23;  // reference-check cases with at most this many input elements
   bool autotune = false;  // time the scheduler's candidates, record the best in the tuning database
   bool graphs = false;    // also capture each case as a CUDA graph and time its replays (host µs)
+  bool contiguous_outputs = false;  // ExecutorOptions::contiguous_outputs (views as outputs are copies)
 };
 
 BenchRecord run_case_gpu(const BenchCase& c, const RunnerOptions& opts, double ceiling_gbs, double raw_launch_us);

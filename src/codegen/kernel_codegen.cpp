@@ -12,6 +12,7 @@ KernelSource generate_kernel(const Fusion& f, const Segment& s, const KernelPlan
   KernelSource out;
   out.name = plan.name;
   if (plan.shape.category == KernelCategory::Outer) codegen_detail::write_outer(w, out);
+  else if (plan.shape.category == KernelCategory::Transpose) codegen_detail::write_transpose(w, out);
   else if (plan.shape.category == KernelCategory::Inner) codegen_detail::write_inner(w, out);
   else codegen_detail::write_flat(w, out);
   out.source = std::move(w.code);

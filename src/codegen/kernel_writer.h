@@ -114,6 +114,7 @@ struct Writer {
       case Access::Col: return col;
       case Access::Full: return "(" + row + ") * p.ld[" + num(k) + "] + " + col;
       case Access::General: return "goff(p, " + num(k) + ", " + row + ", " + col + ")";
+      case Access::Staged: break;  // transpose plans only (kernel_transpose.cpp addresses its own)
     }
     return "0";
   }
@@ -331,6 +332,7 @@ void write_flat(Writer& w, KernelSource& out);
 void write_inner(Writer& w, KernelSource& out);
 void write_outer(Writer& w, KernelSource& out);
 void write_outer_norm(Writer& w, KernelSource& out);  // kernel_outer_norm.cpp
+void write_transpose(Writer& w, KernelSource& out);   // kernel_transpose.cpp
 // The outer templates' device helpers (outer_kept_split, outer_stride).
 std::string outer_device_helpers();
 

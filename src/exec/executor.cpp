@@ -87,9 +87,20 @@ std::string describe_kernel_step(const Fusion& f, int si, const PreparedKernel& 
                   pk.scheduler;
   for (const auto& p : pk.passed_over) r += " (not " + p + ")";
   // Outer kernels keep the kernel order [kept | reduced]: R counts kept columns, C reduced rows.
-  r += pk.plan.shape.category == KernelCategory::Outer
-           ? "\n    kept=" + std::to_string(facts.R) + " reduced=" + std::to_string(facts.C)
-           : "\n    rows=" + std::to_string(facts.R) + " cols=" + std::to_string(facts.C);
+  if (pk.plan.shape.category == KernelCategory::Transpose) {
+    // The tile dims' extents and the batch (the other dims), as the kernel walks them.
+    const TileDims& t = pk.plan.shape.tile;
+    int64_t rows = 1, cols = 1;
+    for (int d = t.row_lo; d < t.row_hi; ++d) rows *= facts.dims[d];
+    for (int d = t.col_lo; d < t.col_hi; ++d) cols *= facts.dims[d];
+    r += "\n    tile rows=" + std::to_string(rows) + " (dims " + std::to_string(t.row_lo) + ".." + std::to_string(t.row_hi - 1) +
+         ") cols=" + std::to_string(cols) + " (dims " + std::to_string(t.col_lo) + ".." + std::to_string(t.col_hi - 1) +
+         ") tiles=" + std::to_string(transpose_tiles(pk.plan, facts));
+  } else {
+    r += pk.plan.shape.category == KernelCategory::Outer
+             ? "\n    kept=" + std::to_string(facts.R) + " reduced=" + std::to_string(facts.C)
+             : "\n    rows=" + std::to_string(facts.R) + " cols=" + std::to_string(facts.C);
+  }
   r += " grid=" + std::to_string(g.x) +
        "x" + std::to_string(g.y) + " block=" + std::to_string(g.block) +
        (g.cluster > 1 ? " cluster=" + std::to_string(g.cluster) : "") + "\n    ptxas: " + std::to_string(px.registers) +
@@ -124,6 +135,7 @@ struct Step {
   int64_t offset_bytes = 0;
   TensorMeta src_meta, dst_meta;  // Copy
   std::vector<std::shared_ptr<Executor>> nested;
+  std::vector<LaunchRecord> nested_records;  // Copy, dry builds: the copy executor's kernels
   std::vector<int> pieces_src;
   std::vector<TensorMeta> pieces_meta;
   std::vector<int64_t> pieces_offset;
@@ -198,6 +210,23 @@ struct Executor::Impl {
   std::vector<CatPlace> placed;
   std::vector<char> allocated;  // buffers a step allocates ahead of their segment (cat buffers)
   void place_cat_pieces(RunPlan& rp, const std::vector<char>& provided, std::vector<uint64_t>& align, const Bindings& b);
+
+  // ExecutorOptions::contiguous_outputs: program outputs the caller did not provide are made in
+  // contiguous buffers of their own, views included (as a caller passing contiguous buffers gets).
+  bool contiguous_outputs = false;
+  // Program outputs whose memory is fixed before their segment runs: the caller's buffers, and
+  // with contiguous_outputs every output's own contiguous buffer. A view there is not metadata.
+  std::vector<char> fixed_memory;
+  // A kernel's result that only a view of it reads, the view being a program output with fixed
+  // memory (`.t().contiguous()` through Python, a permuted output buffer): the kernel writes it
+  // straight into the view's buffer, through the inverse of the view's strides (a permute, a
+  // reshape), and the view launches nothing. Per value: the view's value, -1 where not placed.
+  std::vector<int> view_placed;
+  void place_view_sources(RunPlan& rp, const std::vector<char>& provided, std::vector<uint64_t>& align, const Bindings& b);
+  // A dry build's copy step: the nested copy executor's plan for a copy from `src` into `dst`
+  // (what explain describes, indented, and the kernel compile_for gives in `rp.sources`).
+  std::string dry_copy(RunPlan& rp, Step& st, const TensorMeta& src, uint64_t src_align, const TensorMeta& dst,
+                       uint64_t dst_align);
 };
 
 void Executor::Impl::add_kernel_step(RunPlan& rp, int si, const std::vector<uint64_t>& align,
@@ -226,6 +255,14 @@ Executor::Impl::KernelParts Executor::Impl::kernel_parts(RunPlan& rp, int si, co
   }
   for (int v : s.outputs) {
     if (provided[v]) continue;
+    if (const int view = view_placed[v]; view >= 0) {  // written into its view's buffer
+      if (!provided[view] && !allocated[view]) {
+        st.alloc.push_back(view);
+        allocated[view] = 1;
+      }
+      st.aliases.emplace_back(v, view, 0);
+      continue;
+    }
     if (const CatPlace& cp = placed[v]; cp.cat >= 0) {
       if (!provided[cp.buffer] && !allocated[cp.buffer]) {
         st.alloc.push_back(cp.buffer);
@@ -414,6 +451,70 @@ void Executor::Impl::place_cat_pieces(RunPlan& rp, const std::vector<char>& prov
   }
 }
 
+void Executor::Impl::place_view_sources(RunPlan& rp, const std::vector<char>& provided, std::vector<uint64_t>& align,
+                                        const Bindings& b) {
+  const Fusion& f = sf.fusion;
+  const size_t nv = f.values().size();
+  view_placed.assign(nv, -1);
+  std::vector<int> readers(nv, 0), producer_kind(nv, -1);
+  for (const Segment& s : sf.segments) {
+    for (int v : s.inputs) ++readers[v];
+    for (int v : s.outputs) producer_kind[v] = static_cast<int>(s.kind);
+  }
+  for (int v : f.outputs()) readers[v] += 2;  // a program output keeps its own buffer
+  for (const Segment& s : sf.segments) {
+    if (s.kind != SegmentKind::View) continue;
+    const Node& n = f.nodes()[s.nodes[0]];
+    const int dst = n.out[0], src = n.in[0];
+    if (!fixed_memory[dst] || readers[src] != 1 || producer_kind[src] != static_cast<int>(SegmentKind::Kernel) ||
+        provided[src] || placed[src].cat >= 0)
+      continue;
+    const TensorMeta& dm = rp.meta[dst];
+    const std::vector<int64_t> src_shape = eval_shape(f.value(src).shape, b);
+    TensorMeta sm{dm.dtype, src_shape, std::vector<int64_t>(src_shape.size(), 0)};
+    if (n.op == Op::Permute) {
+      for (size_t d = 0; d < n.attrs.axes.size(); ++d) sm.strides[n.attrs.axes[d]] = dm.strides[d];
+    } else if (n.op == Op::Reshape || n.op == Op::Squeeze || n.op == Op::Unsqueeze) {
+      Node back;  // the view's buffer seen at the source's shape
+      back.op = Op::Reshape;
+      int64_t offset = 0;
+      if (!view_meta(back, dm, src_shape, sm, offset) || offset != 0) continue;
+    } else {
+      continue;  // expand, slice: the view does not cover the source one to one
+    }
+    view_placed[src] = dst;
+    rp.meta[src] = sm;
+    align[src] = align[dst];
+  }
+}
+
+std::string Executor::Impl::dry_copy(RunPlan& rp, Step& st, const TensorMeta& src, uint64_t src_align,
+                                     const TensorMeta& dst, uint64_t dst_align) {
+  Impl& c = *copier(src.dtype, src.shape.size())->impl_;
+  const std::vector<DeviceTensor> in{{src.dtype, src.shape, src.strides, src_align, nullptr}};
+  const std::vector<DeviceTensor> out{{dst.dtype, dst.shape, dst.strides, dst_align, nullptr}};
+  c.dry = true;
+  c.described.clear();
+  RunPlan nested;
+  try {
+    nested = c.build(in, &out, bind_shapes(c.sf.fusion, {src.shape}));
+  } catch (...) {
+    c.dry = false;
+    throw;
+  }
+  c.dry = false;
+  rp.sources.insert(rp.sources.end(), nested.sources.begin(), nested.sources.end());
+  for (const Step& n : nested.steps)
+    if (n.kind == Step::Kernel) st.nested_records.push_back(n.record);
+  std::string r;
+  for (size_t at = 0; at < c.described.size();) {  // indented under the copy's line
+    const size_t end = std::min(c.described.find('\n', at), c.described.size());
+    r += "    " + c.described.substr(at, end - at) + "\n";
+    at = end + 1;
+  }
+  return r;
+}
+
 RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std::vector<DeviceTensor>* outs,
                               const Bindings& b) {
   const Fusion& f = sf.fusion;
@@ -432,11 +533,19 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
       align[v] = (*outs)[i].ptr % 256 ? (*outs)[i].ptr % 256 : 256;
       provided[v] = 1;
     }
+  fixed_memory = provided;
+  if (contiguous_outputs && !outs)
+    for (int v : f.outputs()) {
+      if (f.value(v).producer < 0) continue;  // an input returned as it is
+      rp.meta[v] = TensorMeta::contiguous(f.value(v).dtype, eval_shape(f.value(v).shape, b));
+      fixed_memory[v] = 1;
+    }
   place_cat_pieces(rp, provided, align, b);
+  place_view_sources(rp, provided, align, b);
   for (size_t si = 0; si < sf.segments.size(); ++si) {
     const Segment& s = sf.segments[si];
     for (int v : s.outputs)
-      if (!provided[v] && placed[v].cat < 0 && !allocated[v])
+      if (!provided[v] && placed[v].cat < 0 && view_placed[v] < 0 && !allocated[v])
         rp.meta[v] = TensorMeta::contiguous(f.value(v).dtype, eval_shape(f.value(v).shape, b));
     if (s.kind == SegmentKind::Kernel && s.group >= 0) {  // members are contiguous: run at the last
       if (static_cast<int>(si) == sf.groups[s.group].members.back()) add_group_steps(rp, sf.groups[s.group], align, provided);
@@ -455,7 +564,18 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
       int64_t off = 0;
       auto out_shape = eval_shape(f.value(st.dst).shape, b);
       bool viewable = view_meta(n, rp.meta[st.src], out_shape, vm, off);
-      if (viewable && !provided[st.dst]) {
+      if (view_placed[st.src] == st.dst) {  // its kernel wrote it in place: nothing to do
+        if (dry)
+          described += "segment " + std::to_string(si) + " view: " + op_name(n.op) +
+                       " written in place by its kernel, through the view's strides (no copy)\n";
+        st.kind = Step::View;
+        st.src = st.dst;
+        LaunchRecord r;
+        r.name = "view";
+        r.category = "view";
+        rp.records.push_back(r);
+        st.record = r;
+      } else if (viewable && !fixed_memory[st.dst]) {
         if (dry) described += "segment " + std::to_string(si) + " view: " + op_name(n.op) + " (no launch)\n";
         st.kind = Step::View;
         st.offset_bytes = off * dtype_size(vm.dtype);
@@ -484,8 +604,11 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
         }
         if (dry)
           described += "segment " + std::to_string(si) + " copy: " + op_name(n.op) +
-                       (viewable ? " into the caller's output buffer\n"
-                                 : " becomes a copy: no strides express it on this input's layout\n");
+                       (viewable ? (provided[st.dst] ? " into the caller's output buffer\n" : " into a contiguous output\n")
+                                 : " becomes a copy: no strides express it on this input's layout\n") +
+                       dry_copy(rp, st, st.src_meta,
+                                (align[st.src] + st.offset_bytes) % 256 ? (align[st.src] + st.offset_bytes) % 256 : 256,
+                                st.dst_meta, align[st.dst]);
         else
           st.nested.push_back(copier(st.src_meta.dtype, st.src_meta.shape.size()));
         LaunchRecord r;
@@ -628,6 +751,7 @@ inline void launch_step(const Fusion& f, const RunPlan& rp, Step& st, ReplayStat
 Executor::Executor(const Fusion& f, bool raw) : impl_(std::make_unique<Impl>(f, raw)) {}
 Executor::Executor(const Fusion& f, const ExecutorOptions& options) : impl_(std::make_unique<Impl>(f, false)) {
   impl_->plan_override = plan_overrides(options.plan);
+  impl_->contiguous_outputs = options.contiguous_outputs;
 }
 Executor::~Executor() = default;
 
@@ -829,8 +953,10 @@ std::vector<LaunchRecord> Executor::compile_for(const std::vector<std::vector<in
   im.dry = false;
   im.described.clear();
   std::vector<LaunchRecord> out;
-  for (const Step& st : rp.steps)
+  for (const Step& st : rp.steps) {
     if (st.kind == Step::Kernel) out.push_back(st.record);
+    out.insert(out.end(), st.nested_records.begin(), st.nested_records.end());  // copies' kernels
+  }
   if (sources) sources->insert(sources->end(), rp.sources.begin(), rp.sources.end());
   return out;
 }

@@ -57,7 +57,7 @@ std::string bindings_line(const Bindings& b) {
 
 // Segments, and for bound sizes the steps a run takes (contiguous inputs).
 std::string explain_plan(const Fusion& f, const ExplainOptions& opts) {
-  Executor ex(f, ExecutorOptions{opts.plan});
+  Executor ex(f, ExecutorOptions{opts.plan, opts.contiguous_outputs});
   if (!opts.sizes) return "== segments (bind sizes with --shape/--size to see kernel plans)\n" + describe_segments(lower(f));
   std::vector<std::vector<int64_t>> shapes;
   for (int id : f.inputs()) shapes.push_back(eval_shape(f.value(id).shape, *opts.sizes));

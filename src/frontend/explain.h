@@ -12,6 +12,7 @@ namespace solder {
 struct ExplainOptions {
   std::optional<Bindings> sizes;  // set when the caller bound sizes (--shape / --size)
   std::string plan;               // ExecutorOptions::plan (--plan)
+  bool contiguous_outputs = false;  // ExecutorOptions::contiguous_outputs (--contiguous-outputs)
 };
 
 // Verifies `f` (throws solder::Error) and returns the report.

@@ -177,6 +177,35 @@ void reduce_mean12_T_bf16(Fusion& f) {
   f.output(mean(x * x, {1, 2}));
 }
 
+// Transposes (transpose_scheduler.cpp): operands that disagree on their fastest dim.
+// x + a where x is a transposed view (xt is stored [H, B]) and a is contiguous [B, H].
+void transpose_add_bf16(Fusion& f) {
+  Tensor xt = f.input("xt", DType::BF16, {Dim::sym("H"), Dim::sym("B")});
+  Tensor a = f.input("a", DType::BF16, {Dim::sym("B"), Dim::sym("H")});
+  f.output(permute(xt, {1, 0}) + a);
+}
+
+// An NCHW -> NHWC layout change of an f16 activation [B, H, 28, 28] (C = H). The result is a
+// view: a caller that wants it contiguous (Python's calls, out= buffers, --contiguous-outputs)
+// gets one transpose kernel.
+void transpose_nchw_nhwc_f16(Fusion& f) {
+  Tensor x = f.input("x", DType::F16, {Dim::sym("B"), Dim::sym("H"), Dim(28), Dim(28)});
+  f.output(permute(x, {0, 2, 3, 1}));
+}
+
+// x.t() of an f16 [B, H]: made contiguous, a transpose-copy (a view otherwise, as above).
+void transpose_copy_f16(Fusion& f) {
+  f.output(permute(f.input("x", DType::F16, {Dim::sym("B"), Dim::sym("H")}), {1, 0}));
+}
+
+// tanh(x + a).t() of bf16 [B, H]: made contiguous, the pointwise kernel writes its result
+// transposed, straight into the output (no kernel + copy).
+void transpose_tanh_out_bf16(Fusion& f) {
+  Tensor x = f.input("x", DType::BF16, {Dim::sym("B"), Dim::sym("H")});
+  Tensor a = f.input("a", DType::BF16, {Dim::sym("B"), Dim::sym("H")});
+  f.output(permute(tanh(x + a), {1, 0}));
+}
+
 const std::map<std::string, Builder>& registry() {
   static const std::map<std::string, Builder> r = [] {
     std::map<std::string, Builder> m;
@@ -212,6 +241,10 @@ const std::map<std::string, Builder>& registry() {
     m["outer_layer_norm_T_f16"] = outer_layer_norm_T_f16;
     m["outer_rms_norm_T_f32"] = outer_rms_norm_T_f32;
     m["reduce_mean12_T_bf16"] = reduce_mean12_T_bf16;
+    m["transpose_add_bf16"] = transpose_add_bf16;
+    m["transpose_nchw_nhwc_f16"] = transpose_nchw_nhwc_f16;
+    m["transpose_copy_f16"] = transpose_copy_f16;
+    m["transpose_tanh_out_bf16"] = transpose_tanh_out_bf16;
     return m;
   }();
   return r;

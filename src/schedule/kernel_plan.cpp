@@ -15,6 +15,7 @@ const char* access_name(Access a) {
     case Access::Col: return "col";
     case Access::Full: return "full";
     case Access::General: return "general";
+    case Access::Staged: return "staged";
   }
   return "?";
 }
@@ -35,6 +36,10 @@ std::string KernelParams::str() const {
          " unroll=" + std::to_string(unroll) + (min_blocks != 1 ? " min_blocks=" + std::to_string(min_blocks) : std::string()) +
          (grid_split ? " grid_split" : "") + (batch ? " persistent_batch=" + std::to_string(batch) : std::string()) +
          (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string());
+  if (tile_rows || tile_cols || tile_vec)
+    s += " tile_rows=" + std::to_string(tile_rows) + " tile_cols=" + std::to_string(tile_cols) +
+         " tile_vec=" + std::to_string(tile_vec);
+  if (index32) s += " index32";
   if (max_registers) s += " max_registers=" + std::to_string(max_registers);
   return s;
 }
@@ -84,6 +89,10 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
     else if (key == "col_vec") p.col_vec = number(val);
     else if (key == "max_registers") p.max_registers = number(val);
     else if (key == "grid_split") p.grid_split = flag();
+    else if (key == "tile_rows") p.tile_rows = number(val);
+    else if (key == "tile_cols") p.tile_cols = number(val);
+    else if (key == "tile_vec") p.tile_vec = number(val);
+    else if (key == "index32") p.index32 = flag();
     else if (key == "prefetch" && val.rfind("smem:", 0) == 0) {
       p.prefetch = p.prefetch_smem = true;
       p.dyn_smem = number(val.substr(5));
@@ -94,7 +103,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
       throw Error("plan: unknown part '" + key +
                   "' (vec, threads, threads_per_row, rows_per_block, batch, looped, unroll, min_blocks, cluster, "
                   "prefetch[=smem:BYTES], ldg_weights, weight_ring, tickets, resident, recompute, col_vec, "
-                  "grid_split, max_registers)");
+                  "grid_split, tile_rows, tile_cols, tile_vec, index32, max_registers)");
     }
   }
   return p;
@@ -188,6 +197,11 @@ std::string KernelPlan::key() const {
   for (int d : shape.dim_order) s += std::to_string(d) + ",";
   s += "|ops=";
   for (const auto& o : operands) s += std::to_string(o.value) + ":" + access_name(o.access) + ",";
+  if (shape.category == KernelCategory::Transpose) {
+    const TileDims& t = shape.tile;
+    s += "|tile=" + std::to_string(t.row_lo) + "-" + std::to_string(t.row_hi) + "," + std::to_string(t.col_lo) + "-" +
+         std::to_string(t.col_hi);
+  }
   return s + "|" + params.str();
 }
 
@@ -200,6 +214,27 @@ std::vector<std::string> KernelPlan::problems() const {
   need(p.vec == 1 || p.vec == 2 || p.vec == 4 || p.vec == 8 || p.vec == 16, "vec is 1, 2, 4, 8 or 16");
   need(p.threads >= 1 && p.threads <= 1024, "threads is 1..1024");
   need(p.max_registers == 0 || (p.max_registers >= 16 && p.max_registers <= 255), "max_registers is 0 or 16..255");
+  if (shape.category != KernelCategory::Transpose)
+    need(p.tile_rows == 0 && p.tile_cols == 0 && p.tile_vec == 0 && !p.index32,
+         "tile_rows, tile_cols, tile_vec and index32 are transpose plans' parts");
+  if (shape.category == KernelCategory::Transpose) {
+    auto pow2_in = [](int v, int lo, int hi) { return v >= lo && v <= hi && (v & (v - 1)) == 0; };
+    const TileDims& t = shape.tile;
+    const int rank = static_cast<int>(shape.dim_order.size());
+    need(0 <= t.row_lo && t.row_lo < t.row_hi && t.row_hi <= rank && 0 <= t.col_lo && t.col_lo < t.col_hi &&
+             t.col_hi <= rank && (t.row_hi <= t.col_lo || t.col_hi <= t.row_lo),
+         "transpose: the tile's row and column dims are two disjoint, non-empty runs of kernel dims");
+    need(pow2_in(p.tile_rows, 32, 256) && pow2_in(p.tile_cols, 32, 256), "transpose: tile_rows and tile_cols are 32, 64, 128 or 256");
+    need(pow2_in(p.tile_vec, 1, 16), "transpose: tile_vec is 1, 2, 4, 8 or 16");
+    need(p.vec <= p.tile_cols, "transpose: a vector (vec) lies inside a tile's columns");
+    need(p.threads % 32 == 0, "transpose: whole warps (threads a multiple of 32)");
+    need(p.threads_per_row == 0 && p.batch == 0 && p.unroll == 1 && p.rows_per_block == 1 && !p.grid_split &&
+             !p.prefetch && !p.prefetch_smem && !p.ldg_weights && !p.tickets && !p.recompute && p.weight_ring == 0 &&
+             p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.dyn_smem == 0,
+         "transpose: a plan has vec, threads, min_blocks, tile_rows, tile_cols, tile_vec and index32 only");
+    need(p.min_blocks >= 1, "min_blocks is at least 1");
+    return out;
+  }
   if (shape.category != KernelCategory::Inner) {
     need(p.threads_per_row == 0, "a flat kernel has no rows of threads");
     need(p.batch == 0 || shape.category == KernelCategory::Outer, "only inner and outer plans hold rows (batch)");

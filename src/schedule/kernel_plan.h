@@ -21,6 +21,8 @@ enum class Access : uint8_t {
   Col,      // depends on col only, unit stride: base + col  (e.g. a [H] weight)
   Full,     // base + row * ld + col, unit column stride     (vectorizable)
   General,  // arbitrary strides over every domain dim       (one element at a time)
+  Staged,   // transpose plans: unit stride along the tile's rows, not its columns: read or
+            // written as vectors along the rows and staged through shared memory
 };
 const char* access_name(Access a);
 
@@ -57,6 +59,11 @@ struct KernelParams {
   bool grid_split = false;  // outer: the reduced rows split over gridDim.y blocks, each leaving its
                             // partials in scratch and the last block of a kept tile combining them
                             // (the grid form, see write_outer); launch_grid picks the split
+  int tile_rows = 0;        // transpose: a tile's extent along its rows (the staged operands' unit-
+  int tile_cols = 0;        // stride dims) and along its columns (the direct operands'), elements
+  int tile_vec = 0;         // transpose: elements per vector of a staged operand (along the rows)
+  bool index32 = false;     // transpose: 32-bit index math (every operand's offsets and the tiles
+                            // fit 31 bits at these sizes: fewer registers than 64-bit math)
   int max_registers = 0;    // a register cap per thread (__maxnreg__) in place of min_blocks'
                             // __launch_bounds__ cap; 0: none (a user override, `--plan max_registers=N`)
 
@@ -78,6 +85,14 @@ struct OperandPlan {
   Access access = Access::General;
 };
 
+// Transpose plans: the kernel dims a tile spans. [row_lo, row_hi) are its rows, one linear index
+// that the staged operands walk at unit stride; [col_lo, col_hi) its columns, which the direct
+// operands walk at unit stride; every other kernel dim is looped over (batch).
+struct TileDims {
+  int row_lo = 0, row_hi = 0, col_lo = 0, col_hi = 0;
+  bool operator==(const TileDims&) const = default;
+};
+
 // Compile-time structure of a kernel segment (independent of sizes and pointers).
 struct KernelShape {
   KernelCategory category = KernelCategory::Pointwise;
@@ -86,6 +101,7 @@ struct KernelShape {
   std::vector<int> operands;   // value ids: segment inputs then outputs
   int num_inputs = 0;
   std::vector<uint32_t> span;  // per fusion value: bit k set = varies along kernel dim k
+  TileDims tile;               // transpose plans only (set by the transpose scheduler)
 };
 
 // Analyzes a kernel segment: kernel dim order (rows then reduced dims), split, spans.

@@ -36,6 +36,13 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     g.y = static_cast<unsigned>(gy);
     return g;
   }
+  if (plan.shape.category == KernelCategory::Transpose) {
+    if (p.index32 && !fits_index32(facts))
+      throw Error("kernel " + plan.name + " (index32) cannot address operands of these sizes in 32 bits");
+    // A block per tile (each block loops at the grid's stride where tiles outnumber 2^31 - 1).
+    g.x = static_cast<unsigned>(std::clamp<int64_t>(transpose_tiles(plan, facts), 1, (int64_t{1} << 31) - 1));
+    return g;
+  }
   if (plan.shape.category == KernelCategory::Inner) {
     // Persistent kernels assume every batch but the last lies inside the row (see write_inner);
     // phase-shifted ones that the batches cover the row and that at every phase the batches but
@@ -72,6 +79,38 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
   return g;
 }
 
+bool fits_index32(const LaunchFacts& facts) {
+  constexpr int64_t kDomain = int64_t{1} << 30, kOffset = (int64_t{1} << 31) - 1;
+  int64_t elems = 1;
+  for (int64_t d : facts.dims) {
+    if (d > kDomain) return false;
+    elems *= std::max<int64_t>(d, 1);
+    if (elems > kDomain) return false;
+  }
+  for (const OperandFacts& of : facts.operands) {
+    int64_t off = 0;
+    for (size_t d = 0; d < facts.dims.size(); ++d) {
+      const int64_t s = of.strides[d] < 0 ? -of.strides[d] : of.strides[d];
+      if (facts.dims[d] > 1 && s > kOffset / (facts.dims[d] - 1)) return false;
+      off += (std::max<int64_t>(facts.dims[d], 1) - 1) * s;
+      if (off > kOffset) return false;
+    }
+  }
+  return true;
+}
+
+int64_t transpose_tiles(const KernelPlan& plan, const LaunchFacts& facts) {
+  const TileDims& t = plan.shape.tile;
+  const auto& p = plan.params;
+  if (p.tile_rows < 1 || p.tile_cols < 1) throw Error("kernel " + plan.name + " is not a transpose plan");
+  int64_t rows = 1, cols = 1, batch = 1;
+  for (int d = 0; d < static_cast<int>(facts.dims.size()); ++d) {
+    if (d >= t.row_lo && d < t.row_hi) rows *= facts.dims[d];
+    else if (d >= t.col_lo && d < t.col_hi) cols *= facts.dims[d];
+    else batch *= facts.dims[d];
+  }
+  return batch * ((rows + p.tile_rows - 1) / p.tile_rows) * ((cols + p.tile_cols - 1) / p.tile_cols);
+}
 
 int64_t outer_scratch_bytes(const KernelPlan& plan, const LaunchFacts& facts, const Grid& g, int bytes_per_cell) {
   if (plan.shape.category != KernelCategory::Outer || g.y <= 1) return 0;

@@ -16,6 +16,14 @@ struct Grid {
 Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev, int resident_per_sm,
                  int resident_clusters = 0);
 
+// Transpose plans: the tiles of the launch (tile_rows x tile_cols elements of the tile dims, for
+// every index of the other dims); each block takes tiles at a stride of the grid.
+int64_t transpose_tiles(const KernelPlan& plan, const LaunchFacts& facts);
+// Whether 32-bit index math (KernelParams::index32) serves these sizes: the domain under 2^30
+// elements (so tile counts, extents and a tile's overhang past them stay under 2^31) and every
+// operand's largest element offset under 2^31.
+bool fits_index32(const LaunchFacts& facts);
+
 // Outer plans in the grid form (Grid::y > 1): bytes of scratch the launch needs, laid out as
 // write_outer expects (a zeroed counter per kept tile, then `bytes_per_cell` of partials per
 // kept column and row split: KernelSource::scratch_per_cell); 0 for every other launch.

@@ -5,6 +5,7 @@
 namespace solder {
 
 const Scheduler& pointwise_scheduler();       // pointwise_scheduler.cpp
+const Scheduler& transpose_scheduler();       // transpose_scheduler.cpp
 const Scheduler& outer_scheduler();           // outer_scheduler.cpp
 const Scheduler& outer_norm_scheduler();      // outer_norm_scheduler.cpp
 const Scheduler& inner_scheduler();           // inner_scheduler.cpp

@@ -338,6 +338,7 @@ const char* kernel_category_name(KernelCategory c) {
     case KernelCategory::Inner: return "inner-reduction";
     case KernelCategory::Full: return "full-reduction";
     case KernelCategory::Outer: return "outer-reduction";
+    case KernelCategory::Transpose: return "transpose";
   }
   return "?";
 }

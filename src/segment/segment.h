@@ -17,10 +17,11 @@
 namespace solder {
 
 enum class SegmentKind { Kernel, View, Cat, Matmul };
-// Outer is never made by the segmenter: the outer scheduler takes Inner segments whose reduced
-// dims are not the memory-innermost and sets it in its plans (KernelPlan::shape.category), so
-// codegen and launch_grid dispatch on the plan, not on the segment.
-enum class KernelCategory { Pointwise, Inner, Full, Outer };
+// Outer and Transpose are never made by the segmenter: the outer scheduler takes Inner segments
+// whose reduced dims are not the memory-innermost, the transpose scheduler Pointwise segments
+// whose operands disagree on their fastest dim, and each sets its category in its plans
+// (KernelPlan::shape.category), so codegen and launch_grid dispatch on the plan, not on the segment.
+enum class KernelCategory { Pointwise, Inner, Full, Outer, Transpose };
 
 struct Segment {
   SegmentKind kind = SegmentKind::Kernel;

@@ -1,0 +1,60 @@
+// CPU stand-in for the device runtime: just enough to run generated pointwise/transpose kernels
+// on host threads (one block at a time, a std::thread per CUDA thread, __syncthreads a barrier).
+#pragma once
+#include <barrier>
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __restrict__
+#define __launch_bounds__(...)
+#define __maxnreg__(...)
+#define __shared__ static
+#define __align__(n) alignas(n)
+struct Dim3 { unsigned x = 0, y = 0, z = 0; };
+extern thread_local Dim3 threadIdx, blockIdx;
+extern Dim3 gridDim, blockDim;
+extern std::barrier<>* g_barrier;
+inline void __syncthreads() { g_barrier->arrive_and_wait(); }
+typedef unsigned char u8;
+typedef unsigned short u16;
+typedef long long i64;
+template <class E, int V> struct alignas(sizeof(E) * V) Vec { E e[V]; };
+inline void check_align(const void* p, size_t b) {
+  if (reinterpret_cast<uintptr_t>(p) % b) { std::fprintf(stderr, "MISALIGNED vector access %p (%zu bytes)\n", p, b); std::abort(); }
+}
+template <class E, int V> inline Vec<E, V> ld_vec(const E* p) { check_align(p, sizeof(E) * V); Vec<E, V> v; std::memcpy(&v, p, sizeof v); return v; }
+template <class E, int V> inline void st_vec(E* p, const Vec<E, V>& v) { check_align(p, sizeof(E) * V); std::memcpy(p, &v, sizeof v); }
+inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
+inline float __uint_as_float(unsigned i) { float f; std::memcpy(&f, &i, 4); return f; }
+inline unsigned __float_as_uint(float f) { unsigned i; std::memcpy(&i, &f, 4); return i; }
+inline float f16_to_f(u16 h) { _Float16 f; std::memcpy(&f, &h, 2); return (float)f; }
+inline u16 f_to_f16(float x) { _Float16 f = (_Float16)x; u16 h; std::memcpy(&h, &f, 2); return h; }
+inline float bf16_to_f(u16 h) { unsigned u = (unsigned)h << 16; return __uint_as_float(u); }
+inline u16 f_to_bf16(float x) { unsigned u = __float_as_uint(x); if (std::isnan(x)) return 0x7fc0; u += 0x7fffu + ((u >> 16) & 1u); return (u16)(u >> 16); }
+struct Half { unsigned w; int h; operator u16() const { return (u16)(w >> (16 * h)); } };
+inline Half half_of(unsigned pair, int h) { return {pair, h}; }
+inline float bf16_to_f(Half x) { return bf16_to_f((u16)x); }
+inline float f16_to_f(Half x) { return f16_to_f((u16)x); }
+inline float held_bf16_to_f(Half x) { return bf16_to_f((u16)x); }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __dsub_rn(double a, double b) { return a - b; }
+inline float tanh_approx(float x) { return std::tanh(x); }
+inline float round_f16(float f) { return f16_to_f(f_to_f16(f)); }
+inline float round_bf16(float f) { return bf16_to_f(f_to_bf16(f)); }
+template <class T> inline T s_max(T a, T b) { return (a > b || a != a) ? a : b; }
+template <class T> inline T s_min(T a, T b) { return (a < b || a != a) ? a : b; }
+template <class T> inline T s_relu(T a) { return a < T(0) ? T(0) : a; }
+template <class T> inline T s_abs(T a) { return a < T(0) ? -a : a; }
+using std::tanh; using std::exp; using std::sqrt;
+inline float tanhf_(float x) { return std::tanh(x); }

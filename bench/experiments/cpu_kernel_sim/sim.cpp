@@ -1,0 +1,257 @@
+// Runs generated transpose (and pointwise) kernels on the CPU against the reference executor,
+// for checking a template's indexing without a GPU: the kernel's source (its device runtime
+// replaced by mock.h) is compiled with g++ -fsanitize=address into a shared object, one block at a
+// time runs a std::thread per CUDA thread (__syncthreads a barrier, __shared__ a static), vector
+// accesses abort when misaligned and ASan catches any access outside the operands. Operands get
+// any memory order, padding and misalignment. Not part of the build (an experiment):
+//   W=$PWD; g++ -std=gnu++20 -O1 -g -DNDEBUG -DFMT_HEADER_ONLY=1 -fsanitize=address -rdynamic \
+//     -DSIM_DIR=\"$W/bench/experiments/cpu_kernel_sim\" -I$W/src -I$W/include -isystem /usr/local/cuda/include \
+//     $W/bench/experiments/cpu_kernel_sim/sim.cpp $W/build/libsolder.a -L/usr/local/cuda/lib64 -lnvrtc -ldl \
+//     -lpthread -o /tmp/kernel_sim && ASAN_OPTIONS=detect_leaks=0 /tmp/kernel_sim
+// (libsolder.a built as configured by scripts/setup.sh: the defines must match its.)
+#include <dlfcn.h>
+#include <barrier>
+#include <cstring>
+struct Dim3 { unsigned x = 0, y = 0, z = 0; };
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "codegen/device_runtime.h"
+#include "pipeline/compile_kernel.h"
+#include "pipeline/pipeline.h"
+#include "programs/run_inputs.h"
+#include "runtime/kernel_cache.h"
+#include "solder/reference.h"
+#include "solder/error.h"
+
+using namespace solder;
+
+struct Layout {
+  std::vector<int> order;  // logical dims, outermost first (empty: row-major)
+  int64_t pad = 0;         // extra elements on the innermost storage dim
+  int64_t mis = 0;         // element offset of element 0
+};
+
+struct Buffer {
+  std::vector<int64_t> shape, strides;
+  int64_t offset = 0, size = 0;
+  std::byte* mem = nullptr;
+};
+
+Buffer make_buffer(const std::vector<int64_t>& shape, const Layout& l, int es) {
+  Buffer b;
+  b.shape = shape;
+  const int r = shape.size();
+  std::vector<int> order = l.order;
+  if (order.empty()) for (int d = 0; d < r; ++d) order.push_back(d);
+  b.strides.assign(r, 0);
+  int64_t acc = 1;
+  for (int i = r - 1; i >= 0; --i) {
+    b.strides[order[i]] = acc;
+    acc *= (i == r - 1 ? shape[order[i]] + l.pad : shape[order[i]]);
+  }
+  for (int d = 0; d < r; ++d) if (shape[d] == 1) b.strides[d] = 1;  // like torch
+  b.offset = l.mis;
+  b.size = acc + l.mis;
+  b.mem = static_cast<std::byte*>(std::aligned_alloc(256, (std::max<int64_t>(b.size, 1) * es + 255) / 256 * 256));
+  std::memset(b.mem, 0x7f, b.size * es);
+  return b;
+}
+
+int64_t offset_of(const Buffer& b, int64_t linear) {
+  int64_t off = b.offset;
+  for (int d = b.shape.size() - 1; d >= 0; --d) {
+    off += (linear % b.shape[d]) * b.strides[d];
+    linear /= b.shape[d];
+  }
+  return off;
+}
+
+thread_local Dim3 threadIdx, blockIdx;
+Dim3 gridDim, blockDim;
+std::barrier<>* g_barrier;
+
+bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, const std::vector<Layout>& in_layouts,
+              const std::vector<Layout>& out_layouts, int grid_cap, const std::string& expect_sched, const std::string& plan_pin = "") {
+  SegmentedFusion sf = f0.name() == "simcopy" ? segment_fusion(f0) : lower(f0);
+  const Fusion& f = sf.fusion;
+  int si = -1;
+  for (size_t i = 0; i < sf.segments.size(); ++i)
+    if (sf.segments[i].kind == SegmentKind::Kernel) { if (si >= 0) throw Error("one kernel only"); si = i; }
+  const Segment& s = sf.segments[si];
+  KernelShape ks = analyze_kernel(f, s);
+  Bindings b = bind_shapes(f0, resolve_input_shapes(f0, {}, sizes));
+  std::vector<std::vector<int64_t>> shapes, strides;
+  std::vector<uint64_t> addr;
+  std::vector<Buffer> bufs;
+  for (size_t k = 0; k < ks.operands.size(); ++k) {
+    int v = ks.operands[k];
+    auto sh = eval_shape(f.value(v).shape, b);
+    Layout l;
+    bool is_in = false;
+    for (size_t i = 0; i < f.inputs().size(); ++i) if (f.inputs()[i] == v) { l = i < in_layouts.size() ? in_layouts[i] : Layout{}; is_in = true; }
+    if (!is_in) {
+      bool found = false;
+      for (size_t i = 0; i < f.outputs().size(); ++i) if (f.outputs()[i] == v) { l = i < out_layouts.size() ? out_layouts[i] : Layout{}; found = true; }
+      if (!found) throw Error("operand is neither input nor output");
+    }
+    const int es = dtype_size(f.value(v).dtype);
+    bufs.push_back(make_buffer(sh, l, es));
+    shapes.push_back(sh);
+    strides.push_back(bufs.back().strides);
+    addr.push_back(((reinterpret_cast<uintptr_t>(bufs.back().mem) + l.mis * es) % 256) ? (reinterpret_cast<uintptr_t>(bufs.back().mem) + l.mis * es) % 256 : 256);
+  }
+  // malloc alignment is 16: make the address classes honest (mod 16 only matters for vectors <= 16 B)
+  LaunchFacts facts = kernel_facts(sf, si, ks, shapes, strides, addr);
+  DeviceInfo dev = h100_profile();
+  CompileOptions co;
+  co.plan = plan_pin;
+  PreparedKernel pk = prepare_kernel(sf, si, ks, facts, dev, KernelCache::global(), co);
+  if (!expect_sched.empty() && pk.scheduler != expect_sched) {
+    std::cout << "FAIL " << name << ": scheduler " << pk.scheduler << " not " << expect_sched << "\n";
+    return false;
+  }
+  // Inputs: random logical values.
+  std::vector<std::vector<int64_t>> in_shapes;
+  for (int v : f0.inputs()) in_shapes.push_back(eval_shape(f0.value(v).shape, b));
+  auto host = make_random_inputs(f0, in_shapes, 7);
+  auto want = run_reference(f0, host);
+  for (size_t k = 0; k < ks.operands.size(); ++k) {
+    int v = ks.operands[k];
+    for (size_t i = 0; i < f.inputs().size(); ++i)
+      if (f.inputs()[i] == v) {
+        const HostTensor c = host[i].contiguous();
+        const int es = dtype_size(c.dtype);
+        for (int64_t e = 0; e < c.numel(); ++e) std::memcpy(bufs[k].mem + offset_of(bufs[k], e) * es, c.data() + e * es, es);
+      }
+  }
+  // Source: mock instead of the device runtime, plus a host entry.
+  std::string src = pk.source.source;
+  const std::string rt(device_runtime_source());
+  src.replace(src.find(rt), rt.size(), "#include \"" SIM_DIR "/mock.h\"\n");
+  src += "\nextern \"C\" void sim_entry(const void* blob) { Params p; std::memcpy(&p, blob, sizeof p); " + pk.plan.name + "(p); }\n";
+  const std::string dir = "/tmp/solder_kernel_sim";
+  std::filesystem::create_directories(dir);
+  const std::string cu = dir + "/" + name + ".cpp", so = dir + "/" + name + ".so";
+  std::ofstream(cu) << src;
+  const std::string cmd = "g++ -std=c++20 -O1 -g -fsanitize=address -fno-omit-frame-pointer -shared -fPIC -w -o " + so + " " + cu;
+  if (std::system(cmd.c_str()) != 0) { std::cout << "FAIL " << name << ": compile\n"; return false; }
+  void* h = dlopen(so.c_str(), RTLD_NOW);
+  if (!h) { std::cout << "FAIL dlopen " << dlerror() << "\n"; return false; }
+  auto entry = reinterpret_cast<void (*)(const void*)>(dlsym(h, "sim_entry"));
+  std::vector<int64_t> params = pack_params(facts);
+  const ParamLayout L{static_cast<int>(ks.operands.size())};
+  for (size_t k = 0; k < ks.operands.size(); ++k)
+    params[L.ptr(k)] = reinterpret_cast<int64_t>(bufs[k].mem + bufs[k].offset * dtype_size(f.value(ks.operands[k]).dtype));
+  Grid g = launch_grid(pk.plan, facts, dev, 4);
+  gridDim = {std::min<unsigned>(g.x, grid_cap), g.y, 1};
+  blockDim = {g.block, 1, 1};
+  for (unsigned by = 0; by < gridDim.y; ++by)
+    for (unsigned bx = 0; bx < gridDim.x; ++bx) {
+      std::barrier<> bar(g.block);
+      g_barrier = &bar;
+      std::vector<std::thread> th;
+      for (unsigned t = 0; t < g.block; ++t)
+        th.emplace_back([&, t] { threadIdx = {t, 0, 0}; blockIdx = {bx, by, 0}; entry(params.data()); });
+      for (auto& x : th) x.join();
+    }
+  // Compare outputs.
+  int bad = 0;
+  for (size_t i = 0; i < f.outputs().size(); ++i) {
+    int v = f.outputs()[i];
+    size_t k = std::find(ks.operands.begin(), ks.operands.end(), v) - ks.operands.begin();
+    const HostTensor& w = want[i];
+    const int es = dtype_size(w.dtype);
+    for (int64_t e = 0; e < w.numel(); ++e) {
+      double got = load_element(w.dtype, bufs[k].mem + offset_of(bufs[k], e) * es);
+      double exp = w.get(e);
+      double tol = w.dtype == DType::F32 ? 1e-6 : w.dtype == DType::BF16 ? 1e-2 : 2e-3;
+      if (!(std::fabs(got - exp) <= tol * std::max(1.0, std::fabs(exp))) && !(std::isnan(got) && std::isnan(exp))) {
+        if (bad < 5) std::cout << "  " << name << " out " << i << " elem " << e << " got " << got << " want " << exp << "\n";
+        ++bad;
+      }
+    }
+  }
+  dlclose(h);
+  for (auto& bb : bufs) std::free(bb.mem);
+  std::cout << (bad ? "FAIL " : "ok   ") << name << " [" << pk.scheduler << "] " << pk.plan.params.str() << " grid " << gridDim.x
+            << (bad ? " mismatches " + std::to_string(bad) : std::string()) << std::endl;
+  return bad == 0;
+}
+
+Fusion binary(DType t, Op op, int rank_a, int rank_b) {
+  Fusion f("sim");
+  const char* names[] = {"A", "B", "C", "D"};
+  Shape sa, sb;
+  for (int d = 0; d < rank_a; ++d) sa.push_back(Dim::sym(names[d]));
+  for (int d = rank_a - rank_b; d < rank_a; ++d) sb.push_back(Dim::sym(names[d]));
+  Tensor x = f.input("x", t, sa), y = f.input("y", t, sb);
+  f.output(op == Op::Add ? x + y : x * y);
+  return f;
+}
+Fusion unary_copy(DType t, int rank) {
+  Fusion f("simcopy");
+  const char* names[] = {"A", "B", "C", "D"};
+  Shape sa;
+  for (int d = 0; d < rank; ++d) sa.push_back(Dim::sym(names[d]));
+  Tensor x = f.input("x", t, sa);
+  Attrs a; a.dtype = t;
+  f.output(f.add(Op::Cast, std::vector<int>{x.id()}, a)[0]);
+  return f;
+}
+
+Fusion mixed() {
+  Fusion f("mixed");
+  Tensor x = f.input("x", DType::F16, {Dim::sym("A"), Dim::sym("B")});
+  Tensor y = f.input("y", DType::F32, {Dim::sym("A"), Dim::sym("B")});
+  Tensor z = f.input("z", DType::BF16, {Dim::sym("A"), Dim::sym("B")});
+  f.output(cast(x, DType::F32) * y);
+  f.output(cast(cast(z, DType::F32) + y, DType::BF16));
+  return f;
+}
+Fusion mixed_out() {
+  Fusion f("mixed_out");
+  Tensor x = f.input("x", DType::F32, {Dim::sym("A"), Dim::sym("B")});
+  Tensor y = f.input("y", DType::F32, {Dim::sym("A"), Dim::sym("B")});
+  f.output(cast(x * y, DType::F16));
+  f.output(x + y);
+  return f;
+}
+
+int main(int argc, char** argv) {
+  int fails = 0;
+  auto run = [&](auto&&... a) { try { if (!run_case(a...)) ++fails; } catch (const std::exception& e) { std::cout << "FAIL exception " << e.what() << "\n"; ++fails; } };
+  const Layout T2{{1, 0}}, C{};
+  for (DType t : {DType::F32, DType::F16, DType::BF16}) {
+    std::string tn(dtype_name(t));
+    run("add_T_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2, C}, std::vector<Layout>{C}, 1 << 30, "transpose");
+    run("add_T_small_grid_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2, C}, std::vector<Layout>{C}, 3, "transpose");
+    run("add_T_odd_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 37}, {"B", 67}}, std::vector<Layout>{T2, C}, std::vector<Layout>{C}, 1 << 30, "transpose");
+    run("add_T_mis_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 64}, {"B", 128}}, std::vector<Layout>{Layout{{1, 0}, 0, 1}, C}, std::vector<Layout>{C}, 1 << 30, "transpose");
+    run("add_T_pad_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 64}, {"B", 128}}, std::vector<Layout>{Layout{{1, 0}, 3, 0}, Layout{{}, 5, 0}}, std::vector<Layout>{C}, 1 << 30, "transpose");
+    run("out_T_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 96}, {"B", 70}}, std::vector<Layout>{C, C}, std::vector<Layout>{T2}, 1 << 30, "transpose");
+    run("out_T_mis_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 96}, {"B", 70}}, std::vector<Layout>{C, C}, std::vector<Layout>{Layout{{1, 0}, 0, 1}}, 1 << 30, "transpose");
+    run("bias_T_" + tn, binary(t, Op::Add, 2, 1), Bindings{{"A", 80}, {"B", 100}}, std::vector<Layout>{T2, C}, std::vector<Layout>{C}, 1 << 30, "transpose");
+    run("copy3_" + tn, unary_copy(t, 3), Bindings{{"A", 3}, {"B", 40}, {"C", 50}}, std::vector<Layout>{Layout{{0, 2, 1}}}, std::vector<Layout>{C}, 1 << 30, "transpose");
+    run("copy3_210_" + tn, unary_copy(t, 3), Bindings{{"A", 20}, {"B", 3}, {"C", 33}}, std::vector<Layout>{Layout{{2, 1, 0}}}, std::vector<Layout>{C}, 1 << 30, "transpose");
+    run("nhwc_" + tn, unary_copy(t, 4), Bindings{{"A", 2}, {"B", 5}, {"C", 7}, {"D", 40}}, std::vector<Layout>{Layout{{0, 3, 1, 2}}}, std::vector<Layout>{C}, 1 << 30, "transpose");
+    run("size1_" + tn, unary_copy(t, 3), Bindings{{"A", 50}, {"B", 1}, {"C", 33}}, std::vector<Layout>{Layout{{2, 1, 0}}}, std::vector<Layout>{C}, 1 << 30, "transpose");
+    run("nhwc_big_" + tn, unary_copy(t, 4), Bindings{{"A", 2}, {"B", 28}, {"C", 28}, {"D", 64}}, std::vector<Layout>{Layout{{0, 3, 1, 2}}}, std::vector<Layout>{C}, 1 << 30, "transpose");
+    run("nchw_" + tn, unary_copy(t, 4), Bindings{{"A", 2}, {"B", 64}, {"C", 9}, {"D", 9}}, std::vector<Layout>{Layout{{0, 2, 3, 1}}}, std::vector<Layout>{C}, 1 << 30, "transpose");
+    run("two_T_in_" + tn, binary(t, Op::Mul, 2, 2), Bindings{{"A", 70}, {"B", 90}}, std::vector<Layout>{T2, T2}, std::vector<Layout>{C}, 1 << 30, "transpose");
+    run("i64_add_T_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2, C}, std::vector<Layout>{C}, 3, "transpose", "index32=0");
+    run("i64_out_T_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 96}, {"B", 70}}, std::vector<Layout>{C, C}, std::vector<Layout>{T2}, 1 << 30, "transpose", "index32=0");
+    run("i64_nhwc_" + tn, unary_copy(t, 4), Bindings{{"A", 2}, {"B", 5}, {"C", 7}, {"D", 40}}, std::vector<Layout>{Layout{{0, 3, 1, 2}}}, std::vector<Layout>{C}, 1 << 30, "transpose", "index32=0");
+    run("conservative_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2, C}, std::vector<Layout>{C}, 1 << 30, "transpose", "vec=1,tile_vec=1,tile_rows=32,min_blocks=1");
+  }
+  const Layout T2m{{1, 0}}, Cm{};
+  run("mixed_staged_in", mixed(), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2m, T2m, T2m}, std::vector<Layout>{Cm, Cm}, 1 << 30, "transpose");
+  run("mixed_staged_out", mixed_out(), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{Cm, Cm}, std::vector<Layout>{T2m, Cm}, 1 << 30, "transpose");
+  run("mixed_staged_out2", mixed_out(), Bindings{{"A", 64}, {"B", 128}}, std::vector<Layout>{Cm, Cm}, std::vector<Layout>{T2m, T2m}, 1 << 30, "transpose");
+  std::cout << (fails ? "FAILURES: " + std::to_string(fails) : std::string("all ok")) << "\n";
+  return fails != 0;
+}

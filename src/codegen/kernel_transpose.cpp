@@ -1,0 +1,410 @@
+// Transposes (transpose_scheduler.cpp, schedule/transpose_view.h): a pointwise kernel over
+// tiles of TR x TC elements of the tile dims [rows x columns], for every index of the other
+// (batch) dims; a block takes a tile at a time (tiles at the grid's stride). Per tile:
+//   1. staged inputs (unit-stride along the rows) load as TV-element vectors along the rows,
+//      each thread E adjacent columns' vectors (E = elements per 4-byte slot), and store into
+//      shared memory packed E columns to a slot, row-major by tile row;
+//   2. the math runs along the columns: each thread takes VEC adjacent columns of a tile row,
+//      reading direct inputs (unit-stride along the columns) as VEC-element vectors (issued
+//      before the barrier where the tile is whole), staged ones from shared memory, the others
+//      element by element; direct outputs store as vectors, staged ones go to shared memory;
+//   3. staged outputs load from shared memory a column of slots at a time and store as
+//      TV-element vectors along the rows.
+// Shared memory: each staged operand's tile is TR rows of RW = TC / E slots (RW a multiple of
+// 32), slot (row, s) at row * RW + (s ^ (row & 31)). A warp of phases 1 and 3 covers TV slot
+// columns x 32 / TV row vectors and stores (loads) slot j of each vector at once: rows
+// tr * TV + j and columns tc XOR to 32 distinct banks; a warp of phase 2 covers rows of whole
+// slots, whose XOR with the row again spreads over every bank. No bank conflicts either way
+// (4-byte slots; 8-byte elements take 8-byte slots, two banks each).
+// Tiles that are whole run without masks; edge tiles mask every access by the dims' extents.
+#include "codegen/kernel_writer.h"
+#include "schedule/transpose_view.h"
+
+namespace solder::codegen_detail {
+
+namespace {
+
+constexpr const char* kStageItem = R"CUDA(
+// Item `it` of a staged tile's loads (stores): row vector tr (TV rows) and slot column tc; a warp
+// covers TV slot columns x 32 / TV row vectors (see write_transpose).
+template <int TR, int TV> __device__ __forceinline__ void stage_item(int it, int& tr, int& tc) {
+  const int lane = it & 31, wp = it >> 5;
+  tr = lane / TV + (32 / TV) * (wp % (TR / 32));
+  tc = lane % TV + TV * (wp / (TR / 32));
+}
+)CUDA";
+
+class TransposeWriter {
+ public:
+  TransposeWriter(Writer& w) : w_(w), P_(w.plan.params), c_(w.code), t_(w.plan.shape.tile) {
+    rank_ = static_cast<int>(w.ks.dim_order.size());
+    std::vector<int> targets;
+    for (int k : w.output_slots()) {
+      outs_.push_back(k);
+      targets.push_back(w.op(k).value);
+    }
+    ins_ = w.element_inputs(targets, [](int) { return false; });
+    for (int k : ins_)
+      if (is(k, Access::Staged)) staged_in_.push_back(k);
+    for (int k : outs_)
+      if (is(k, Access::Staged)) staged_out_.push_back(k);
+    for (int k : staged_all()) {
+      if (P_.tile_cols < 32 * E(k))
+        throw Error("codegen: " + w.plan.name + ": tile_cols " + std::to_string(P_.tile_cols) + " is under 32 slots of " +
+                    std::to_string(E(k)) + " elements for staged operand " + std::to_string(k));
+      if (P_.tile_vec * esize(k) > 16)
+        throw Error("codegen: " + w.plan.name + ": tile_vec " + std::to_string(P_.tile_vec) + " of " +
+                    std::to_string(esize(k)) + "-byte elements is over 16 bytes");
+    }
+    for (int k : outs_)
+      if (w.vectorized(k) && P_.vec * esize(k) > 16)
+        throw Error("codegen: " + w.plan.name + ": vec " + std::to_string(P_.vec) + " of " + std::to_string(esize(k)) +
+                    "-byte elements is over 16 bytes");
+  }
+
+  void write() {
+    c_ += kStageItem;
+    prologue();
+    c_ += "  for (IX t = blockIdx.x; t < TILES; t += gridDim.x) {\n";
+    tile_head();
+    c_ += "    if (R0 + TR <= NR && C0 + TC <= NC) {  // a whole tile: no masks\n";
+    tile_body(false);
+    c_ += "    } else {\n";
+    tile_body(true);
+    c_ += "    }\n";
+    if (!staged_all().empty()) c_ += "    if (t + gridDim.x < TILES) __syncthreads();  // the tiles' shared memory is reused\n";
+    c_ += "  }\n}\n";
+  }
+
+ private:
+  bool is(int k, Access a) const { return w_.op(k).access == a; }
+  int esize(int k) const { return dtype_size(w_.dt(w_.op(k).value)); }
+  int E(int k) const { return slot_elems(esize(k)); }
+  int RW(int k) const { return P_.tile_cols / E(k); }
+  std::string T(int k) const { return storage_type(w_.dt(w_.op(k).value)); }
+  std::string n(int k) const { return num(k); }
+  std::vector<int> staged_all() const {
+    std::vector<int> s = staged_in_;
+    s.insert(s.end(), staged_out_.begin(), staged_out_.end());
+    return s;
+  }
+  bool in_row_run(int d) const { return d >= t_.row_lo && d < t_.row_hi; }
+  bool in_col_run(int d) const { return d >= t_.col_lo && d < t_.col_hi; }
+  bool needs_sr(int k) const { return is(k, Access::Full) || is(k, Access::Row) || is(k, Access::General); }
+  bool needs_sc(int k) const { return is(k, Access::Staged) || is(k, Access::General); }
+  // Element offset of operand k at tile-dim indices (r, c) from its batch base bo<k>.
+  std::string off(int k, const std::string& r, const std::string& c) const {
+    const std::string b = "bo" + n(k);
+    switch (w_.op(k).access) {
+      case Access::Full: return b + " + " + r + " * sr" + n(k) + " + " + c;
+      case Access::Col: return b + " + " + c;
+      case Access::Staged: return b + " + " + r + " + " + c + " * sc" + n(k);
+      case Access::Row: return b + " + " + r + " * sr" + n(k);
+      case Access::Scalar: return b;
+      default: return b + " + " + r + " * sr" + n(k) + " + " + c + " * sc" + n(k);
+    }
+  }
+  // Slot s of row `row` of staged operand k's tile.
+  std::string slot(int k, const std::string& row, const std::string& s) const {
+    return "S" + n(k) + "[(" + row + ") * " + num(RW(k)) + " + ((" + s + ") ^ ((" + row + ") & 31))]";
+  }
+  std::string slot_type(int k) const { return "Vec<" + T(k) + ", " + num(E(k)) + ">"; }
+  // Items of a staged operand's phase 1 (3), and of phase 2, and how many each thread takes.
+  int stage_items(int k) const { return P_.tile_rows / P_.tile_vec * RW(k); }
+  int items2() const { return P_.tile_rows * (P_.tile_cols / P_.vec); }
+  int per(int items) const { return (items + P_.threads - 1) / P_.threads; }
+
+  void prologue() {
+    const int rl = t_.row_lo, rh = t_.row_hi, cl = t_.col_lo, ch = t_.col_hi;
+    c_ += "extern \"C\" __global__ void " + w_.launch_bounds(P_.min_blocks) + " " + w_.plan.name + "(const Params p) {\n";
+    c_ += "  constexpr int THREADS = " + num(P_.threads) + ", TR = " + num(P_.tile_rows) + ", TC = " + num(P_.tile_cols) +
+          ", VEC = " + num(P_.vec) + ", TV = " + num(P_.tile_vec) + ";\n";
+    c_ += std::string("  typedef ") + (P_.index32 ? "int IX;  // every offset of every operand fits 31 bits (index32)\n"
+                                                     : "i64 IX;\n");
+    w_.pointers(1);
+    auto product = [&](auto in) {
+      std::string s;
+      for (int d = 0; d < rank_; ++d)
+        if (in(d)) s += (s.empty() ? "" : " * ") + std::string("(IX)p.dims[") + num(d) + "]";
+      return s.empty() ? std::string("1") : s;
+    };
+    c_ += "  // Tile rows: kernel dims [" + num(rl) + ", " + num(rh) + "); columns: [" + num(cl) + ", " + num(ch) +
+          "); each one linear index. The other dims are the batch.\n";
+    c_ += "  const IX NR = " + product([&](int d) { return in_row_run(d); }) + ", NC = " +
+          product([&](int d) { return in_col_run(d); }) + ", NB = " +
+          product([&](int d) { return !in_row_run(d) && !in_col_run(d); }) + ";\n";
+    // Strides along the runs: the innermost dim of size > 1 of each (the operand is linear there).
+    const int nops = static_cast<int>(w_.plan.operands.size());
+    auto run_strides = [&](const char* name, int lo, int hi, auto needs) {
+      std::string decl;
+      for (int k = 0; k < nops; ++k)
+        if (needs(k)) decl += (decl.empty() ? "" : ", ") + std::string(name) + n(k) + " = 0";
+      if (decl.empty()) return;
+      c_ += "  IX " + decl + ";\n";
+      for (int d = lo; d < hi; ++d) {
+        c_ += "  if (p.dims[" + num(d) + "] > 1) {";
+        for (int k = 0; k < nops; ++k)
+          if (needs(k)) c_ += " " + std::string(name) + n(k) + " = (IX)p.stride[" + n(k) + "][" + num(d) + "];";
+        c_ += " }\n";
+      }
+    };
+    run_strides("sr", rl, rh, [&](int k) { return needs_sr(k); });
+    run_strides("sc", cl, ch, [&](int k) { return needs_sc(k); });
+    c_ += "  const IX TILES_C = (NC + TC - 1) / TC, TILES_R = (NR + TR - 1) / TR, TILES = NB * TILES_R * TILES_C;\n";
+    for (int k : staged_all())
+      c_ += "  __shared__ " + slot_type(k) + " S" + n(k) + "[TR * " + num(RW(k)) + "];  // operand " + n(k) +
+            "'s tile: TR rows of " + num(RW(k)) + " slots (swizzled)\n";
+  }
+
+  void tile_head() {
+    const int nops = static_cast<int>(w_.plan.operands.size());
+    c_ += "    const IX C0 = t % TILES_C * TC, R0 = t / TILES_C % TILES_R * TR;\n";
+    std::string decl;
+    for (int k = 0; k < nops; ++k) decl += (k ? ", bo" : "bo") + n(k) + " = 0";
+    c_ += "    IX " + decl + ";  // each operand's offset at this tile's batch index\n";
+    bool any_batch = false;
+    for (int d = rank_ - 1; d >= 0; --d) {
+      if (in_row_run(d) || in_col_run(d)) continue;
+      if (!any_batch) c_ += "    IX bi = t / TILES_C / TILES_R;\n";
+      any_batch = true;
+      c_ += "    {\n      const IX i = bi % (IX)p.dims[" + num(d) + "];\n      bi /= (IX)p.dims[" + num(d) + "];\n";
+      for (int k = 0; k < nops; ++k) c_ += "      bo" + n(k) + " += i * (IX)p.stride[" + n(k) + "][" + num(d) + "];\n";
+      c_ += "    }\n";
+    }
+    // Inputs constant over the tile: once per tile.
+    w_.hoisted.clear();
+    for (int k : ins_)
+      if (is(k, Access::Scalar)) {
+        w_.hoisted[k] = "hs" + n(k);
+        c_ += "    const " + T(k) + " hs" + n(k) + " = " + w_.ptr(k) + "[bo" + n(k) + "];\n";
+      }
+  }
+
+  // The staged vectors' loads of phase 1 (into registers sv<k>e<e>[u]).
+  void stage_loads(bool masked, int ind) {
+    for (int k : staged_in_) {
+      const int items = stage_items(k), pu = per(items);
+      const std::string vt = "Vec<" + T(k) + ", TV>";
+      for (int e = 0; e < E(k); ++e) c_ += I(ind) + vt + " sv" + n(k) + "e" + num(e) + "[" + num(pu) + "];\n";
+      c_ += "#pragma unroll\n" + I(ind) + "for (int u = 0; u < " + num(pu) + "; ++u) {\n";
+      c_ += I(ind + 1) + "const int it = threadIdx.x + u * THREADS;\n";
+      if (items % P_.threads) c_ += I(ind + 1) + "if (it >= " + num(items) + ") break;\n";
+      c_ += I(ind + 1) + "int tr, tc;\n" + I(ind + 1) + "stage_item<TR, TV>(it, tr, tc);\n";
+      c_ += I(ind + 1) + "const IX r = R0 + tr * TV;\n";
+      for (int e = 0; e < E(k); ++e) {
+        const std::string dst = "sv" + n(k) + "e" + num(e) + "[u]";
+        const std::string c = "(C0 + tc * " + num(E(k)) + " + " + num(e) + ")";
+        const std::string load = "ld_vec<" + T(k) + ", TV>(" + w_.ptr(k) + " + " + off(k, "r", c) + ")";
+        if (!masked) {
+          c_ += I(ind + 1) + dst + " = " + load + ";\n";
+          continue;
+        }
+        c_ += I(ind + 1) + "if (" + c + " < NC && r + TV <= NR) {\n" + I(ind + 2) + dst + " = " + load + ";\n";
+        c_ += I(ind + 1) + "} else {\n#pragma unroll\n" + I(ind + 2) + "for (int j = 0; j < TV; ++j)\n";
+        c_ += I(ind + 3) + dst + ".e[j] = " + c + " < NC && r + j < NR ? " + w_.ptr(k) + "[" + off(k, "r + j", c) +
+              "] : (" + T(k) + ")0;\n" + I(ind + 1) + "}\n";
+      }
+      c_ += I(ind) + "}\n";
+    }
+  }
+
+  // Phase 1's shared-memory stores: slot j of each vector, E columns packed.
+  void stage_stores(int ind) {
+    for (int k : staged_in_) {
+      const int items = stage_items(k), pu = per(items);
+      c_ += "#pragma unroll\n" + I(ind) + "for (int u = 0; u < " + num(pu) + "; ++u) {\n";
+      c_ += I(ind + 1) + "const int it = threadIdx.x + u * THREADS;\n";
+      if (items % P_.threads) c_ += I(ind + 1) + "if (it >= " + num(items) + ") break;\n";
+      c_ += I(ind + 1) + "int tr, tc;\n" + I(ind + 1) + "stage_item<TR, TV>(it, tr, tc);\n";
+      c_ += "#pragma unroll\n" + I(ind + 1) + "for (int j = 0; j < TV; ++j) {\n";
+      c_ += I(ind + 2) + slot_type(k) + " s;\n";
+      for (int e = 0; e < E(k); ++e) c_ += I(ind + 2) + "s.e[" + num(e) + "] = sv" + n(k) + "e" + num(e) + "[u].e[j];\n";
+      c_ += I(ind + 2) + slot(k, "tr * TV + j", "tc") + " = s;\n";
+      c_ += I(ind + 1) + "}\n" + I(ind) + "}\n";
+    }
+  }
+
+  // Phase 3: staged outputs from shared memory to TV-element vectors along the rows.
+  void unstage(bool masked, int ind) {
+    for (int k : staged_out_) {
+      const int items = stage_items(k), pu = per(items);
+      const std::string vt = "Vec<" + T(k) + ", TV>";
+      c_ += "#pragma unroll\n" + I(ind) + "for (int u = 0; u < " + num(pu) + "; ++u) {\n";
+      c_ += I(ind + 1) + "const int it = threadIdx.x + u * THREADS;\n";
+      if (items % P_.threads) c_ += I(ind + 1) + "if (it >= " + num(items) + ") break;\n";
+      c_ += I(ind + 1) + "int tr, tc;\n" + I(ind + 1) + "stage_item<TR, TV>(it, tr, tc);\n";
+      for (int e = 0; e < E(k); ++e) c_ += I(ind + 1) + vt + " ov" + num(e) + ";\n";
+      c_ += "#pragma unroll\n" + I(ind + 1) + "for (int j = 0; j < TV; ++j) {\n";
+      c_ += I(ind + 2) + "const " + slot_type(k) + " s = " + slot(k, "tr * TV + j", "tc") + ";\n";
+      for (int e = 0; e < E(k); ++e) c_ += I(ind + 2) + "ov" + num(e) + ".e[j] = s.e[" + num(e) + "];\n";
+      c_ += I(ind + 1) + "}\n" + I(ind + 1) + "const IX r = R0 + tr * TV;\n";
+      for (int e = 0; e < E(k); ++e) {
+        const std::string c = "(C0 + tc * " + num(E(k)) + " + " + num(e) + ")";
+        const std::string store =
+            "st_vec<" + T(k) + ", TV>(" + w_.ptr(k) + " + " + off(k, "r", c) + ", ov" + num(e) + ");\n";
+        if (!masked) {
+          c_ += I(ind + 1) + store;
+          continue;
+        }
+        c_ += I(ind + 1) + "if (" + c + " < NC) {\n" + I(ind + 2) + "if (r + TV <= NR) {\n" + I(ind + 3) + store;
+        c_ += I(ind + 2) + "} else {\n#pragma unroll\n" + I(ind + 3) + "for (int j = 0; j < TV; ++j)\n";
+        c_ += I(ind + 4) + "if (r + j < NR) " + w_.ptr(k) + "[" + off(k, "r + j", c) + "] = ov" + num(e) + ".e[j];\n";
+        c_ += I(ind + 2) + "}\n" + I(ind + 1) + "}\n";
+      }
+      c_ += I(ind) + "}\n";
+    }
+  }
+
+  std::string vector_load(int k, const std::string& r, const std::string& c0) const {
+    const std::string a = w_.ptr(k) + " + " + off(k, r, c0);
+    if (w_.in_pairs(k)) return "ld_vec<unsigned, VEC / 2>((const unsigned*)(" + a + "))";
+    return "ld_vec<" + T(k) + ", VEC>(" + a + ")";
+  }
+
+  // Phase 2 for one item: VEC columns c0.. of tile row `row` (tile-dim row r); `vector_path`:
+  // all VEC columns lie inside; `preloaded`: the direct vectors are in pf<k>[u].
+  void item(bool vector_path, bool preloaded, int ind) {
+    for (int k : ins_)
+      if (is(k, Access::Row)) {
+        w_.hoisted[k] = "hr" + n(k);
+        c_ += I(ind) + "const " + T(k) + " hr" + n(k) + " = " + w_.ptr(k) + "[" + off(k, "r", "0") + "];\n";
+      }
+    if (vector_path) {
+      for (int k : ins_)
+        if (w_.vectorized(k))
+          c_ += I(ind) + "const " + w_.in_vec_type(k) + " in" + n(k) + " = " +
+                (preloaded ? "pf" + n(k) + "[u]" : vector_load(k, "r", "c0")) + ";\n";
+      for (int k : outs_)
+        if (w_.vectorized(k)) c_ += I(ind) + "Vec<" + T(k) + ", VEC> out" + n(k) + ";\n";
+    }
+    // Staged inputs: this item's slots (whole ones where VEC covers them).
+    for (int k : staged_in_)
+      if (P_.vec >= E(k))
+        c_ += I(ind) + slot_type(k) + " sl" + n(k) + "[" + num(P_.vec / E(k)) + "];\n#pragma unroll\n" + I(ind) +
+              "for (int s = 0; s < " + num(P_.vec / E(k)) + "; ++s) sl" + n(k) + "[s] = " +
+              slot(k, "row", "ch * " + num(P_.vec / E(k)) + " + s") + ";\n";
+    for (int k : staged_out_)
+      if (P_.vec >= E(k)) c_ += I(ind) + "Vec<" + T(k) + ", VEC> so" + n(k) + " = {};\n";
+    c_ += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
+    const int in = ind + 1;
+    if (!vector_path) c_ += I(in) + "if (c0 + j >= NC) break;\n";
+    c_ += I(in) + "const IX c = c0 + j;\n" + I(in) + "(void)c;\n";
+    for (int k : ins_) {
+      if (w_.hoisted.count(k) || (vector_path && w_.vectorized(k))) continue;
+      std::string v;
+      if (is(k, Access::Staged))
+        v = P_.vec >= E(k) ? "sl" + n(k) + "[j / " + num(E(k)) + "].e[j % " + num(E(k)) + "]"
+                           : slot(k, "row", "(ch * VEC + j) / " + num(E(k))) + ".e[(ch * VEC + j) % " + num(E(k)) + "]";
+      else
+        v = w_.ptr(k) + "[" + off(k, "r", "c") + "]";
+      c_ += I(in) + "const " + T(k) + " ie" + n(k) + " = " + v + ";\n";
+    }
+    ExprEmitter em(w_.f, [&](int v) { return w_.is_input(v) ? w_.elem_input(v, vector_path) : std::string(); });
+    em.set_raw_bits([&](int v) { return w_.is_input(v) ? w_.elem_raw(v, vector_path) : std::string(); });
+    em.set_narrow_results(w_.narrow_results());
+    for (int k : outs_) {
+      // A same-dtype cast of an input (the copy executor's kernel) stores the input's bits.
+      const Value& ov = w_.f.value(w_.op(k).value);
+      const Node* cast = ov.producer >= 0 ? &w_.f.nodes()[ov.producer] : nullptr;
+      const bool bits = cast && cast->op == Op::Cast && w_.dt(cast->in[0]) == ov.dtype && w_.is_input(cast->in[0]);
+      const std::string conv = bits ? w_.elem_raw(cast->in[0], vector_path)
+                                    : store_convert(w_.dt(w_.op(k).value), w_.stored_value(em, k, I(in)));
+      const std::string ref = w_.ptr(k) + "[" + off(k, "r", "c") + "]";
+      switch (w_.op(k).access) {
+        case Access::Full:
+        case Access::Col:
+          if (vector_path && w_.vectorized(k)) c_ += I(in) + "out" + n(k) + ".e[j] = " + conv + ";\n";
+          else c_ += I(in) + (is(k, Access::Col) ? "if (r == 0) " : "") + ref + " = " + conv + ";\n";
+          break;
+        case Access::Staged:
+          if (P_.vec >= E(k)) c_ += I(in) + "so" + n(k) + ".e[j] = " + conv + ";\n";
+          else
+            c_ += I(in) + slot(k, "row", "(ch * VEC + j) / " + num(E(k))) + ".e[(ch * VEC + j) % " + num(E(k)) +
+                  "] = " + conv + ";\n";
+          break;
+        case Access::Row: c_ += I(in) + "if (c == 0) " + ref + " = " + conv + ";\n"; break;
+        case Access::Scalar: c_ += I(in) + "if (r == 0 && c == 0) " + ref + " = " + conv + ";\n"; break;
+        default: c_ += I(in) + ref + " = " + conv + ";\n"; break;
+      }
+    }
+    c_ += I(ind) + "}\n";
+    if (vector_path)
+      for (int k : outs_)
+        if (w_.vectorized(k))
+          c_ += I(ind) + (is(k, Access::Col) ? "if (r == 0) " : "") + "st_vec<" + T(k) + ", VEC>(" + w_.ptr(k) + " + " +
+                off(k, "r", "c0") + ", out" + n(k) + ");\n";
+    for (int k : staged_out_) {
+      if (P_.vec < E(k)) continue;
+      const int slots = P_.vec / E(k);
+      c_ += "#pragma unroll\n" + I(ind) + "for (int s = 0; s < " + num(slots) + "; ++s) {\n";
+      c_ += I(ind + 1) + slot_type(k) + " q;\n";
+      for (int e = 0; e < E(k); ++e) c_ += I(ind + 1) + "q.e[" + num(e) + "] = so" + n(k) + ".e[s * " + num(E(k)) + " + " + num(e) + "];\n";
+      c_ += I(ind + 1) + slot(k, "row", "ch * " + num(slots) + " + s") + " = q;\n" + I(ind) + "}\n";
+    }
+  }
+
+  void item_head(int ind) {
+    c_ += I(ind) + "const int row = it / (TC / VEC), ch = it % (TC / VEC);\n";
+    c_ += I(ind) + "const IX r = R0 + row, c0 = C0 + ch * VEC;\n";
+  }
+
+  void tile_body(bool masked) {
+    const int ind = 3;
+    const int items = items2(), pu = per(items);
+    stage_loads(masked, ind);
+    // A whole tile: the direct vectors are loaded before the barrier, beside the staged ones.
+    std::vector<int> pre;
+    if (!masked)
+      for (int k : ins_)
+        if (w_.vectorized(k)) pre.push_back(k);
+    if (!pre.empty()) {
+      for (int k : pre) c_ += I(ind) + w_.in_vec_type(k) + " pf" + n(k) + "[" + num(pu) + "];\n";
+      c_ += "#pragma unroll\n" + I(ind) + "for (int u = 0; u < " + num(pu) + "; ++u) {\n";
+      c_ += I(ind + 1) + "const int it = threadIdx.x + u * THREADS;\n";
+      if (items % P_.threads) c_ += I(ind + 1) + "if (it >= " + num(items) + ") break;\n";
+      item_head(ind + 1);
+      for (int k : pre) c_ += I(ind + 1) + "pf" + n(k) + "[u] = " + vector_load(k, "r", "c0") + ";\n";
+      c_ += I(ind) + "}\n";
+    }
+    stage_stores(ind);
+    if (!staged_in_.empty()) c_ += I(ind) + "__syncthreads();\n";
+    if (!masked) {
+      // Unrolled where the preloaded vectors live in registers (pf<k>[u]); single elements
+      // (VEC = 1: nothing preloaded) only in part, or the element loads of 16 items take them.
+      c_ += std::string(pre.empty() && pu > 4 ? "#pragma unroll 4\n" : "#pragma unroll\n") + I(ind) + "for (int u = 0; u < " +
+            num(pu) + "; ++u) {\n";
+      c_ += I(ind + 1) + "const int it = threadIdx.x + u * THREADS;\n";
+      if (items % P_.threads) c_ += I(ind + 1) + "if (it >= " + num(items) + ") break;\n";
+      item_head(ind + 1);
+      c_ += I(ind + 1) + "(void)c0;\n";
+      item(true, !pre.empty(), ind + 1);
+      c_ += I(ind) + "}\n";
+    } else {
+      c_ += I(ind) + "for (int it = threadIdx.x; it < " + num(items) + "; it += THREADS) {\n";
+      item_head(ind + 1);
+      c_ += I(ind + 1) + "if (r >= NR) continue;\n";
+      c_ += I(ind + 1) + "if (c0 + VEC <= NC) {\n";
+      item(true, false, ind + 2);
+      c_ += I(ind + 1) + "} else if (c0 < NC) {\n";
+      item(false, false, ind + 2);
+      c_ += I(ind + 1) + "}\n" + I(ind) + "}\n";
+    }
+    if (!staged_out_.empty()) {
+      c_ += I(ind) + "__syncthreads();\n";
+      unstage(masked, ind);
+    }
+  }
+
+  Writer& w_;
+  const KernelParams& P_;
+  std::string& c_;
+  const TileDims& t_;
+  int rank_ = 0;
+  std::vector<int> ins_, outs_, staged_in_, staged_out_;
+};
+
+}  // namespace
+
+void write_transpose(Writer& w, KernelSource&) { TransposeWriter(w).write(); }
+
+}  // namespace solder::codegen_detail

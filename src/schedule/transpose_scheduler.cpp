@@ -1,0 +1,122 @@
+// Transposes: pointwise segments whose operands disagree on their fastest dim (a transposed or
+// permuted input, an output written through a permute, NCHW -> NHWC). The flat template reads
+// such an operand one element at a time across its fast dim; the transpose template
+// (codegen/kernel_transpose.cpp) tiles the two dims (transpose_view.h) and stages the operands
+// that are fast along the tile's rows through shared memory, so every global access is a
+// coalesced vector along its operand's fast dim.
+//
+// Its plans set shape.category = Transpose and shape.tile (the segment stays Pointwise), on
+// which codegen and launch_grid dispatch; the launch facts and the parameter block are the
+// pointwise ones (the kernel reads its dims and strides from p.dims and p.stride).
+#include <algorithm>
+
+#include "schedule/launch_grid.h"
+#include "schedule/registry.h"
+#include "schedule/transpose_view.h"
+
+namespace solder {
+
+namespace {
+
+constexpr int kTransposeThreads = 256;
+constexpr int kTileRows = 64;
+constexpr int kMaxStaticSmem = 48 * 1024;
+
+// The widest vector (16 bytes of the widest of `which` operands at most) that every such
+// operand's address, stride along `other` (the tile's other dim) and batch strides allow.
+int widest(const ScheduleContext& cx, const TransposeView& v, const std::vector<Access>& which,
+           const std::vector<int64_t>& other_stride) {
+  const LaunchFacts& lf = cx.facts;
+  const TileDims& t = v.tile;
+  int widest_bytes = 1;
+  for (size_t k = 0; k < lf.operands.size(); ++k)
+    if (std::count(which.begin(), which.end(), v.access[k]))
+      widest_bytes = std::max(widest_bytes, dtype_size(lf.operands[k].dtype));
+  int vec = 16 / widest_bytes;
+  for (; vec > 1; vec /= 2) {
+    bool ok = true;
+    for (size_t k = 0; k < lf.operands.size() && ok; ++k) {
+      if (!std::count(which.begin(), which.end(), v.access[k])) continue;
+      const OperandFacts& of = lf.operands[k];
+      if (of.address % (static_cast<uint64_t>(vec) * dtype_size(of.dtype))) ok = false;
+      if (other_stride[k] % vec) ok = false;
+      for (int d = 0; d < static_cast<int>(lf.dims.size()); ++d) {
+        const bool in_tile = (d >= t.row_lo && d < t.row_hi) || (d >= t.col_lo && d < t.col_hi);
+        if (!in_tile && lf.dims[d] > 1 && of.strides[d] % vec) ok = false;
+      }
+    }
+    if (ok) break;
+  }
+  return vec;
+}
+
+class TransposeScheduler final : public Scheduler {
+ public:
+  const char* name() const override { return "transpose"; }
+
+  std::optional<std::string> cannot_schedule(const ScheduleContext& cx) const override {
+    std::string why;
+    if (!transpose_view(cx, &why)) return why;
+    return std::nullopt;
+  }
+
+  std::vector<KernelPlan> candidates(const ScheduleContext& cx) const override {
+    const std::optional<TransposeView> v = transpose_view(cx, nullptr);
+    KernelPlan plan = base_plan(cx.fusion, cx.segment, cx.segment_index, cx.shape, cx.facts);
+    plan.shape.category = KernelCategory::Transpose;
+    if (plan.name.rfind("solder_pw_", 0) == 0) plan.name = "solder_transpose_" + plan.name.substr(10);
+    if (!v) return {plan};  // not a transpose: an impossible plan, refused by the compile driver
+    plan.shape.tile = v->tile;
+    std::vector<int> staged_sizes;
+    for (size_t k = 0; k < plan.operands.size(); ++k) {
+      plan.operands[k].access = v->access[k];
+      if (v->access[k] == Access::Staged) staged_sizes.push_back(dtype_size(cx.facts.operands[k].dtype));
+    }
+    // Direct operands: vectors along the columns (their row stride must keep rows aligned);
+    // staged ones: vectors along the rows (their column stride likewise).
+    const int vec = widest(cx, *v, {Access::Full, Access::Col}, v->row_stride);
+    const int tile_vec = widest(cx, *v, {Access::Staged}, v->col_stride);
+    const int tile_cols = transpose_tile_cols(staged_sizes);
+    int tile_rows = v->rows <= 32 ? 32 : kTileRows;
+    while (tile_rows > 32 && transpose_smem_bytes(staged_sizes, tile_rows, tile_cols) > kMaxStaticSmem) tile_rows /= 2;
+    // 32-bit index math where every offset fits (fewer registers: 38 against 55 for the f16
+    // transpose-copy, so 6 blocks per SM instead of 4).
+    const bool index32 = fits_index32(cx.facts);
+    std::vector<KernelPlan> out;
+    auto add = [&](int vc, int tv, int rows, int min_blocks) {
+      KernelParams& p = plan.params;
+      p = KernelParams{};
+      p.index32 = index32;
+      p.vec = vc;
+      p.threads = kTransposeThreads;
+      p.tile_rows = rows;
+      p.tile_cols = tile_cols;
+      p.tile_vec = tv;
+      p.min_blocks = min_blocks;
+      p.unroll = 1;
+      out.push_back(plan);
+    };
+    // With 32-bit indices first 1536 threads resident (a 40-register cap), then 1024 (64), then
+    // 512; after spills, narrower vectors and 32-row tiles; the last (single elements, uncapped)
+    // always compiles.
+    if (index32) add(vec, tile_vec, tile_rows, 6);
+    add(vec, tile_vec, tile_rows, 4);
+    add(vec, tile_vec, tile_rows, 2);
+    for (int vc = vec, tv = tile_vec; vc > 1 || tv > 1;) {
+      vc = std::max(1, vc / 2);
+      tv = std::max(1, tv / 2);
+      add(vc, tv, 32, 2);
+    }
+    add(1, 1, 32, 1);
+    return out;
+  }
+};
+
+}  // namespace
+
+const Scheduler& transpose_scheduler() {
+  static const TransposeScheduler s;
+  return s;
+}
+
+}  // namespace solder

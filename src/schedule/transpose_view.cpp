@@ -1,0 +1,142 @@
+#include "schedule/transpose_view.h"
+
+#include <algorithm>
+
+#include "schedule/outer_view.h"
+
+namespace solder {
+
+namespace {
+
+constexpr int kMaxStaticSmem = 48 * 1024;
+
+// The kernel dim along which an operand is unit-stride (of size > 1), or -1.
+int unit_dim(const LaunchFacts& lf, const OperandFacts& of) {
+  int u = -1;
+  for (size_t d = 0; d < lf.dims.size(); ++d)
+    if (lf.dims[d] > 1 && of.strides[d] == 1) u = static_cast<int>(d);
+  return u;
+}
+
+bool varies_along(const LaunchFacts& lf, const OperandFacts& of, int d) { return lf.dims[d] > 1 && of.strides[d] != 0; }
+
+// Every operand is one linear index (or constant) over kernel dims [lo, hi).
+bool linear_for_all(const LaunchFacts& lf, int lo, int hi) {
+  for (const OperandFacts& of : lf.operands) {
+    const Part p = part_of(lf, of, lo, hi);
+    if (p.varies && !p.linear) return false;
+  }
+  return true;
+}
+
+// The longest run of kernel dims around `d` (not crossing `other`'s run) over which every
+// operand stays linear.
+std::pair<int, int> grow_run(const LaunchFacts& lf, int d, std::pair<int, int> other) {
+  const int rank = static_cast<int>(lf.dims.size());
+  auto free_dim = [&](int x) { return x < other.first || x >= other.second; };
+  int lo = d, hi = d + 1;
+  while (lo > 0 && free_dim(lo - 1) && linear_for_all(lf, lo - 1, hi)) --lo;
+  while (hi < rank && free_dim(hi) && linear_for_all(lf, lo, hi + 1)) ++hi;
+  return {lo, hi};
+}
+
+int64_t extent(const LaunchFacts& lf, int lo, int hi) {
+  int64_t n = 1;
+  for (int d = lo; d < hi; ++d) n *= lf.dims[d];
+  return n;
+}
+
+}  // namespace
+
+int transpose_smem_bytes(const std::vector<int>& staged_sizes, int tile_rows, int tile_cols) {
+  int bytes = 0;
+  for (int s : staged_sizes) bytes += tile_rows * (tile_cols / slot_elems(s)) * std::max(4, s);
+  return bytes;
+}
+
+int transpose_tile_cols(const std::vector<int>& staged_sizes) {
+  int e = 1;
+  for (int s : staged_sizes) e = std::max(e, slot_elems(s));
+  return 32 * e;
+}
+
+std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::string* why) {
+  auto no = [&](std::string reason) -> std::optional<TransposeView> {
+    if (why) *why = std::move(reason);
+    return std::nullopt;
+  };
+  if (cx.segment.category != KernelCategory::Pointwise) return no("the segment reduces");
+  const LaunchFacts& lf = cx.facts;
+  const Fusion& f = cx.fusion;
+  const size_t n = lf.operands.size();
+  std::vector<int> unit(n);
+  for (size_t k = 0; k < n; ++k) unit[k] = unit_dim(lf, lf.operands[k]);
+  // Transposing pairs: operands a, b unit-stride along different dims, each varying along both.
+  auto pair = [&](size_t a, size_t b) {
+    return unit[a] >= 0 && unit[b] >= 0 && unit[a] != unit[b] && varies_along(lf, lf.operands[a], unit[b]) &&
+           varies_along(lf, lf.operands[b], unit[a]);
+  };
+  // The column dim: the unit dim of the paired operands with the most bytes (ties: an output's,
+  // then the later dim); the row dim: that of its partners with the most bytes.
+  const int rank = static_cast<int>(lf.dims.size());
+  std::vector<int64_t> weight(rank, 0);
+  std::vector<char> output_unit(rank, 0);
+  for (size_t a = 0; a < n; ++a)
+    for (size_t b = 0; b < n; ++b)
+      if (pair(a, b)) {
+        weight[unit[a]] += dtype_size(lf.operands[a].dtype);
+        if (static_cast<int>(a) >= cx.shape.num_inputs) output_unit[unit[a]] = 1;
+        break;
+      }
+  int dc = -1;
+  for (int d = 0; d < rank; ++d)
+    if (weight[d] > 0 && (dc < 0 || std::make_pair(weight[d], output_unit[d]) >= std::make_pair(weight[dc], output_unit[dc])))
+      dc = d;
+  if (dc < 0) return no("no two operands are unit-stride along different dims that both vary along");
+  std::vector<int64_t> partner(rank, 0);
+  for (size_t a = 0; a < n; ++a)
+    for (size_t b = 0; b < n; ++b)
+      if (unit[a] == dc && pair(a, b)) partner[unit[b]] += dtype_size(lf.operands[b].dtype);
+  int dr = -1;
+  for (int d = 0; d < rank; ++d)
+    if (partner[d] > 0 && (dr < 0 || partner[d] >= partner[dr])) dr = d;
+
+  TransposeView v;
+  const auto cols = grow_run(lf, dc, {dr, dr + 1});
+  const auto rows = grow_run(lf, dr, cols);
+  v.tile = {rows.first, rows.second, cols.first, cols.second};
+  v.rows = extent(lf, rows.first, rows.second);
+  v.cols = extent(lf, cols.first, cols.second);
+  v.batch = 1;
+  for (int d = 0; d < rank; ++d)
+    if ((d < rows.first || d >= rows.second) && (d < cols.first || d >= cols.second)) v.batch *= lf.dims[d];
+  std::vector<int> staged_sizes;
+  for (size_t k = 0; k < n; ++k) {
+    const OperandFacts& of = lf.operands[k];
+    const Part pr = part_of(lf, of, rows.first, rows.second), pc = part_of(lf, of, cols.first, cols.second);
+    v.row_stride.push_back(pr.varies ? pr.stride : 0);
+    v.col_stride.push_back(pc.varies ? pc.stride : 0);
+    Access a = Access::General;
+    if (pc.varies && pc.stride == 1) a = pr.varies ? Access::Full : Access::Col;
+    else if (pc.varies && pr.varies && pr.stride == 1) a = Access::Staged;
+    else if (!pc.varies) a = pr.varies ? Access::Row : Access::Scalar;
+    if (a == Access::Staged) staged_sizes.push_back(dtype_size(of.dtype));
+    v.access.push_back(a);
+  }
+  // Name the disagreement: the first operand fast along the columns, the first along the rows.
+  auto name_of = [&](Access want) {
+    for (size_t k = 0; k < n; ++k)
+      if (v.access[k] == want) return f.value(cx.shape.operands[k]).name;
+    return std::string("?");
+  };
+  v.why = name_of(Access::Staged) + " is unit-stride along kernel dim " + std::to_string(dr) + ", " + name_of(Access::Full) +
+          " along dim " + std::to_string(dc);
+  if (v.rows < kMinTransposeExtent || v.cols < kMinTransposeExtent)
+    return no(v.why + ", but the tile dims (" + std::to_string(v.rows) + " x " + std::to_string(v.cols) +
+              ") are too short to tile");
+  if (transpose_smem_bytes(staged_sizes, 32, transpose_tile_cols(staged_sizes)) > kMaxStaticSmem)
+    return no(v.why + ", but " + std::to_string(staged_sizes.size()) + " staged operands' tiles exceed 48 KB of shared memory");
+  return v;
+}
+
+}  // namespace solder

@@ -1,0 +1,53 @@
+#pragma once
+// The tiled view the transpose scheduler (transpose_scheduler.cpp) takes of a pointwise segment
+// whose operands disagree on their fastest dim: a transposed or permuted input beside a
+// contiguous output, an output written through a permute (the kernel writing straight into a
+// caller's contiguous buffer of its transpose), an NCHW -> NHWC layout change.
+//
+// Two operands that both vary along two kernel dims but are unit-stride along different ones
+// make the pattern. The *column* dim is the unit-stride dim of the operands with the most bytes
+// (ties: an output's), the *row* dim the other one's; each grows into the longest run of
+// adjacent kernel dims over which every operand stays one linear index (NCHW -> NHWC: rows
+// [H, W], columns [C]); every other kernel dim is looped over (batch). Operands then are:
+//   Full / Col  unit-stride along the columns: read or written as vectors along them;
+//   Staged      unit-stride along the rows: read (written) as vectors along the rows, through a
+//               tile in shared memory;
+//   Row / Scalar  not varying along the columns (along neither): read once per row (tile);
+//   General     anything else (a strided slice): one element at a time.
+// The pointwise scheduler refuses exactly what this view takes, so `solder explain` says why.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "schedule/scheduler.h"
+
+namespace solder {
+
+struct TransposeView {
+  TileDims tile;
+  std::vector<Access> access;  // per operand (parallel to KernelShape::operands)
+  int64_t rows = 1, cols = 1;  // the tile dims' extents
+  int64_t batch = 1;           // the product of the other dims
+  std::vector<int64_t> row_stride, col_stride;  // per operand: its stride along the rows, columns
+  std::string why;             // one line: which operands disagree (for explain)
+};
+
+// Tiles narrower than this along either dim leave most of a 32 x 32 tile empty: the flat
+// template (reading through the cache) is left those.
+constexpr int64_t kMinTransposeExtent = 16;
+
+// The view, or nothing with `why` set to the reason the segment is not a transpose.
+std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::string* why);
+
+// Bytes of shared memory a plan's tiles take: for each staged operand, tile_rows rows of
+// tile_cols elements, packed into 4-byte slots (8 for 8-byte elements).
+int transpose_smem_bytes(const std::vector<int>& staged_sizes, int tile_rows, int tile_cols);
+
+// Elements of a staged operand of `bytes`-byte elements in one shared-memory slot.
+inline int slot_elems(int bytes) { return bytes >= 4 ? 1 : 4 / bytes; }
+
+// A tile's extent along the columns for these staged element sizes: each staged operand's row
+// of the tile fills at least 32 slots (one per bank), so the swizzle stays inside the row.
+int transpose_tile_cols(const std::vector<int>& staged_sizes);
+
+}  // namespace solder

@@ -1,0 +1,471 @@
+// The transpose scheduler: which scheduler takes which access pattern on the H100 profile (and
+// why the other could not), its plans' parts (tile dims, vector widths from alignment and
+// strides), its tiles' bank-conflict-free shared-memory layout, kernels writing permuted outputs
+// straight into the output buffer (executor), and every kernel of its template compiling for
+// sm_90a without spills for f32/f16/bf16 at odd sizes and size-1 dims. The GPU tier
+// (tests/gpu/transpose_test.cpp) runs them against the reference.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "exec/copy_fusion.h"
+#include "ops/workloads.h"
+#include "pipeline/compile_kernel.h"
+#include "pipeline/pipeline.h"
+#include "programs/run_inputs.h"
+#include "runtime/device_info.h"
+#include "runtime/kernel_cache.h"
+#include "schedule/launch_grid.h"
+#include "schedule/scheduler.h"
+#include "schedule/transpose_view.h"
+#include "solder/error.h"
+#include "solder/executor.h"
+
+using namespace solder;
+
+namespace {
+
+// Strides of `shape` laid out in `order` (logical dims, outermost first; empty: row-major).
+std::vector<int64_t> strides_in(const std::vector<int64_t>& shape, std::vector<int> order = {}) {
+  if (order.empty())
+    for (int d = 0; d < static_cast<int>(shape.size()); ++d) order.push_back(d);
+  std::vector<int64_t> st(shape.size(), 0);
+  int64_t acc = 1;
+  for (int i = static_cast<int>(order.size()) - 1; i >= 0; --i) {
+    st[order[i]] = acc;
+    acc *= shape[order[i]];
+  }
+  return st;
+}
+
+struct Layouts {
+  std::map<int, std::vector<int>> in, out;  // fusion input / output index -> memory order
+  std::map<int, int> misaligned;            // fusion input index -> element offset
+};
+
+struct Scheduled {
+  std::string scheduler;
+  std::vector<std::string> passed_over;
+  std::vector<KernelPlan> plans;
+  LaunchFacts facts;
+  std::string why_not_transpose;  // transpose_view's reason where it declines
+  PreparedKernel prepared;        // with `compile`: what the compile driver takes
+};
+
+// The scheduler choice for the (first) kernel segment of `f` at `sizes`, each operand laid out
+// as `layouts` says (contiguous otherwise); `raw`: no passes (as the copy executor).
+Scheduled choice_for(const Fusion& f0, const Bindings& sizes, const Layouts& layouts = {}, bool raw = false,
+                     bool compile = false) {
+  SegmentedFusion sf = raw ? segment_fusion(f0) : lower(f0);
+  const Fusion& f = sf.fusion;
+  const Bindings b = bind_shapes(f, resolve_input_shapes(f0, {}, sizes));
+  int si = 0;
+  while (sf.segments.at(si).kind != SegmentKind::Kernel) ++si;
+  const Segment& s = sf.segments.at(si);
+  KernelShape ks = analyze_kernel(f, s);
+  std::vector<std::vector<int64_t>> shapes, strides;
+  std::vector<uint64_t> addresses;
+  for (int v : ks.operands) {
+    shapes.push_back(eval_shape(f.value(v).shape, b));
+    std::vector<int> order;
+    uint64_t address = kAlignClass;
+    for (size_t i = 0; i < f.inputs().size(); ++i)
+      if (f.inputs()[i] == v) {
+        if (layouts.in.count(static_cast<int>(i))) order = layouts.in.at(static_cast<int>(i));
+        if (layouts.misaligned.count(static_cast<int>(i)))
+          address = static_cast<uint64_t>(layouts.misaligned.at(static_cast<int>(i)) * dtype_size(f.value(v).dtype));
+      }
+    for (size_t i = 0; i < f.outputs().size(); ++i)
+      if (f.outputs()[i] == v && layouts.out.count(static_cast<int>(i))) order = layouts.out.at(static_cast<int>(i));
+    strides.push_back(strides_in(shapes.back(), order));
+    addresses.push_back(address);
+  }
+  Scheduled c;
+  c.facts = kernel_facts(sf, si, ks, shapes, strides, addresses);
+  const DeviceInfo dev = h100_profile();
+  const ScheduleContext cx{f, s, si, ks, c.facts, dev};
+  const SchedulerChoice sc = choose_scheduler(cx);
+  c.scheduler = sc.scheduler->name();
+  c.passed_over = sc.passed_over;
+  c.plans = sc.scheduler->candidates(cx);
+  transpose_view(cx, &c.why_not_transpose);
+  if (compile) c.prepared = prepare_kernel(sf, si, ks, c.facts, dev, KernelCache::global());
+  return c;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += x + "\n";
+  return s;
+}
+
+Fusion binary(DType t, const std::vector<std::string>& x_dims, const std::vector<std::string>& y_dims) {
+  Fusion f("binary");
+  Shape sx, sy;
+  for (const auto& d : x_dims) sx.push_back(Dim::sym(d));
+  for (const auto& d : y_dims) sy.push_back(Dim::sym(d));
+  Tensor x = f.input("x", t, sx);
+  Tensor y = f.input("y", t, sy);
+  f.output(x + y);
+  return f;
+}
+
+// The copy executor's fusion (a same-dtype cast, no passes) of a rank-r tensor.
+Scheduled copy_choice(DType t, const Bindings& sizes, std::vector<int> in_order, std::vector<int> out_order = {}) {
+  Layouts l;
+  l.in[0] = std::move(in_order);
+  if (!out_order.empty()) l.out[0] = std::move(out_order);
+  return choice_for(make_copy_fusion(t, sizes.size()), sizes, l, true);
+}
+
+Access access_of(const Scheduled& c, size_t operand) { return c.plans.front().operands.at(operand).access; }
+
+}  // namespace
+
+TEST(TransposeScheduler, TakesOperandsThatDisagreeOnTheirFastestDim) {
+  // x stored transposed + y contiguous: x is unit-stride along dim 0, y and the output along 1.
+  const Scheduled c = choice_for(binary(DType::BF16, {"B", "H"}, {"B", "H"}), {{"B", 8192}, {"H", 8192}},
+                                 Layouts{{{0, {1, 0}}}, {}, {}});
+  EXPECT_EQ(c.scheduler, "transpose") << joined(c.passed_over);
+  ASSERT_EQ(c.passed_over.size(), 1u);
+  EXPECT_NE(c.passed_over[0].find("pointwise: x is unit-stride along kernel dim 0, y along dim 1"), std::string::npos)
+      << c.passed_over[0];
+  EXPECT_NE(c.passed_over[0].find("element by element (transpose)"), std::string::npos) << c.passed_over[0];
+  const KernelPlan& p = c.plans.front();
+  EXPECT_EQ(p.shape.category, KernelCategory::Transpose);
+  EXPECT_EQ(p.name.rfind("solder_transpose_", 0), 0u) << p.name;
+  EXPECT_EQ(p.shape.tile, (TileDims{0, 1, 1, 2}));
+  EXPECT_EQ(access_of(c, 0), Access::Staged);  // x
+  EXPECT_EQ(access_of(c, 1), Access::Full);    // y
+  EXPECT_EQ(access_of(c, 2), Access::Full);    // the output
+  // 16-byte vectors on both sides; 64 x 64 tiles (a staged row of 32 slots of bf16 pairs).
+  EXPECT_EQ(p.params.vec, 8);
+  EXPECT_EQ(p.params.tile_vec, 8);
+  EXPECT_EQ(p.params.tile_rows, 64);
+  EXPECT_EQ(p.params.tile_cols, 64);
+  EXPECT_EQ(p.params.threads, 256);
+  EXPECT_TRUE(p.params.index32);  // every offset fits 31 bits
+  EXPECT_EQ(p.params.min_blocks, 6);
+  EXPECT_EQ(transpose_tiles(p, c.facts), 128 * 128);
+  EXPECT_EQ(launch_grid(p, c.facts, h100_profile(), 4).x, 128u * 128u);
+  // The last candidate always compiles: single elements, 32-row tiles, no register cap.
+  const KernelParams& last = c.plans.back().params;
+  EXPECT_EQ(last.vec, 1);
+  EXPECT_EQ(last.tile_vec, 1);
+  EXPECT_EQ(last.tile_rows, 32);
+  EXPECT_EQ(last.min_blocks, 1);
+
+  // The same program on contiguous inputs is plain pointwise; transpose says why not.
+  const Scheduled flat = choice_for(binary(DType::BF16, {"B", "H"}, {"B", "H"}), {{"B", 8192}, {"H", 8192}});
+  EXPECT_EQ(flat.scheduler, "pointwise");
+  EXPECT_NE(flat.why_not_transpose.find("no two operands are unit-stride along different dims"), std::string::npos)
+      << flat.why_not_transpose;
+}
+
+TEST(TransposeScheduler, TheWorkloads) {
+  // transpose_add_bf16: the permuted view is the staged operand (its view's strides).
+  Fusion add = make_workload("transpose_add_bf16");
+  Executor ex(add);
+  const auto records = ex.compile_for(resolve_input_shapes(add, {}, {{"B", 8192}, {"H", 8192}}));
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].category, "transpose");
+  EXPECT_EQ(parse_params(records[0].params).vec, 8);
+  EXPECT_EQ(parse_params(records[0].params).tile_vec, 8);
+  // Reductions over transposed views stay the outer schedulers'; plain pointwise the flat one.
+  for (const auto& [w, category] : std::vector<std::pair<std::string, std::string>>{
+           {"outer_colsum_bf16", "outer-reduction"},
+           {"outer_layer_norm_T_f16", "outer-reduction"},
+           {"reduce_mean12_T_bf16", "inner-reduction"},
+           {"w5_gelu_bias_bf16", "pointwise"}}) {
+    Fusion f = make_workload(w);
+    Executor e(f);
+    const Bindings b = {{"B", 512}, {"H", 1024}, {"K", 64}, {"M", 128}};
+    for (const LaunchRecord& r : e.compile_for(resolve_input_shapes(f, {}, b))) EXPECT_EQ(r.category, category) << w;
+  }
+}
+
+TEST(TransposeScheduler, BroadcastsAreNotTransposes) {
+  // y[B, 1] is unit-stride along dim 0 but does not vary along dim 1: a row operand, no tile.
+  Fusion f("col_bcast");
+  Tensor x = f.input("x", DType::F32, {Dim::sym("B"), Dim::sym("H")});
+  Tensor y = f.input("y", DType::F32, {Dim::sym("B"), Dim(1)});
+  f.output(x + y);
+  EXPECT_EQ(choice_for(f, {{"B", 4096}, {"H", 4096}}).scheduler, "pointwise");
+  // A transposed x beside a bias [H] and a column [B, 1]: the bias is Col, the column Row.
+  Fusion g("bcast_T");
+  Tensor gx = g.input("x", DType::F16, {Dim::sym("B"), Dim::sym("H")});
+  Tensor gb = g.input("b", DType::F16, {Dim::sym("H")});
+  Tensor gc = g.input("c", DType::F16, {Dim::sym("B"), Dim(1)});
+  g.output(gx + gb + gc);
+  const Scheduled c = choice_for(g, {{"B", 1000}, {"H", 2048}}, Layouts{{{0, {1, 0}}}, {}, {}});
+  ASSERT_EQ(c.scheduler, "transpose") << joined(c.passed_over);
+  std::set<Access> seen;
+  for (const OperandPlan& o : c.plans.front().operands) seen.insert(o.access);
+  EXPECT_TRUE(seen.count(Access::Staged) && seen.count(Access::Col) && seen.count(Access::Row) && seen.count(Access::Full))
+      << c.plans.front().describe(lower(g).fusion);
+}
+
+TEST(TransposeScheduler, TransposedOutputsAreStaged) {
+  // Contiguous inputs, the output written through a transpose: the inputs (more bytes) read
+  // directly along the columns, the output staged and stored along its rows.
+  const Scheduled c = choice_for(binary(DType::BF16, {"B", "H"}, {"B", "H"}), {{"B", 16384}, {"H", 4096}},
+                                 Layouts{{}, {{0, {1, 0}}}, {}});
+  ASSERT_EQ(c.scheduler, "transpose");
+  EXPECT_EQ(access_of(c, 0), Access::Full);
+  EXPECT_EQ(access_of(c, 1), Access::Full);
+  EXPECT_EQ(access_of(c, 2), Access::Staged);
+  EXPECT_EQ(c.plans.front().shape.tile, (TileDims{0, 1, 1, 2}));
+  // Two transposed inputs against one contiguous output: the columns follow the inputs.
+  const Scheduled two = choice_for(binary(DType::F32, {"B", "H"}, {"B", "H"}), {{"B", 1024}, {"H", 2048}},
+                                   Layouts{{{0, {1, 0}}, {1, {1, 0}}}, {}, {}});
+  ASSERT_EQ(two.scheduler, "transpose");
+  EXPECT_EQ(access_of(two, 0), Access::Full);
+  EXPECT_EQ(access_of(two, 2), Access::Staged);
+  EXPECT_EQ(two.plans.front().shape.tile, (TileDims{1, 2, 0, 1}));
+  EXPECT_EQ(two.plans.front().params.tile_cols, 32);  // f32: a staged row of 32 words
+}
+
+TEST(TransposeScheduler, PermutesOfHigherRankTileTheirRuns) {
+  // NCHW -> NHWC (the copy executor's kernel for a permuted view into a contiguous buffer):
+  // domain [B, H, W, C]; the input walks H, W as one run (the tile's rows), the output C.
+  const Scheduled nhwc = copy_choice(DType::F16, {{"d0", 32}, {"d1", 28}, {"d2", 28}, {"d3", 512}}, {0, 3, 1, 2});
+  ASSERT_EQ(nhwc.scheduler, "transpose") << joined(nhwc.passed_over);
+  const KernelPlan& p = nhwc.plans.front();
+  EXPECT_EQ(p.shape.tile, (TileDims{1, 3, 3, 4}));
+  EXPECT_EQ(p.params.vec, 8);
+  EXPECT_EQ(p.params.tile_vec, 8);
+  EXPECT_EQ(transpose_tiles(p, nhwc.facts), 32 * 13 * 8);  // 784 rows in 13 tiles, 512 columns in 8
+  // NHWC -> NCHW: the runs swap.
+  const Scheduled nchw = copy_choice(DType::F16, {{"d0", 32}, {"d1", 512}, {"d2", 28}, {"d3", 28}}, {0, 2, 3, 1});
+  ASSERT_EQ(nchw.scheduler, "transpose");
+  EXPECT_EQ(nchw.plans.front().shape.tile, (TileDims{1, 2, 2, 4}));
+  // [A, B, C] -> [C, B, A]: the middle dim is the batch.
+  const Scheduled rev = copy_choice(DType::F32, {{"d0", 300}, {"d1", 5}, {"d2", 200}}, {2, 1, 0});
+  ASSERT_EQ(rev.scheduler, "transpose");
+  EXPECT_EQ(rev.plans.front().shape.tile, (TileDims{0, 1, 2, 3}));
+  EXPECT_EQ(transpose_tiles(rev.plans.front(), rev.facts), 5 * 5 * 7);  // 300/64 -> 5, 200/32 -> 7
+  // Size-1 dims anywhere change nothing.
+  const Scheduled ones = copy_choice(DType::BF16, {{"d0", 1}, {"d1", 700}, {"d2", 1}, {"d3", 900}}, {0, 3, 2, 1});
+  ASSERT_EQ(ones.scheduler, "transpose");
+  EXPECT_EQ(ones.plans.front().params.vec, 4);  // rows of 900 elements: 8-byte aligned
+}
+
+TEST(TransposeScheduler, ShortTileDimsStayPointwise) {
+  // An [N, 3] <-> [3, N] transpose leaves 3 of a tile's 32 rows: the flat template reads it
+  // through the cache.
+  const Scheduled c = copy_choice(DType::F32, {{"d0", 100000}, {"d1", 3}}, {1, 0});
+  EXPECT_EQ(c.scheduler, "pointwise");
+  EXPECT_NE(c.why_not_transpose.find("too short to tile"), std::string::npos) << c.why_not_transpose;
+}
+
+TEST(TransposeScheduler, VectorWidthsFollowAlignmentAndStrides) {
+  const Fusion f = binary(DType::BF16, {"B", "H"}, {"B", "H"});
+  const Layouts xt{{{0, {1, 0}}}, {}, {}};
+  // H odd: y's rows are not vectors (vec 1); B odd: x's columns are not (tile_vec 1).
+  Scheduled c = choice_for(f, {{"B", 1000}, {"H", 1031}}, xt);
+  EXPECT_EQ(c.plans.front().params.vec, 1);
+  EXPECT_EQ(c.plans.front().params.tile_vec, 8);
+  c = choice_for(f, {{"B", 1001}, {"H", 1032}}, xt);
+  EXPECT_EQ(c.plans.front().params.vec, 8);
+  EXPECT_EQ(c.plans.front().params.tile_vec, 1);
+  c = choice_for(f, {{"B", 1002}, {"H", 1028}}, xt);
+  EXPECT_EQ(c.plans.front().params.vec, 4);
+  EXPECT_EQ(c.plans.front().params.tile_vec, 2);
+  // x one element past an aligned address: its vectors along the rows go, y's stay.
+  Layouts mis = xt;
+  mis.misaligned[0] = 1;
+  c = choice_for(f, {{"B", 1024}, {"H", 1024}}, mis);
+  EXPECT_EQ(c.plans.front().params.vec, 8);
+  EXPECT_EQ(c.plans.front().params.tile_vec, 1);
+  // f32 staged: 32-column tiles, 4-element vectors.
+  c = choice_for(binary(DType::F32, {"B", "H"}, {"B", "H"}), {{"B", 1024}, {"H", 1024}}, xt);
+  EXPECT_EQ(c.plans.front().params.tile_cols, 32);
+  EXPECT_EQ(c.plans.front().params.tile_vec, 4);
+  EXPECT_EQ(c.plans.front().params.vec, 4);
+}
+
+TEST(TransposeScheduler, ThirtyTwoBitIndicesWhereEveryOffsetFits) {
+  const Fusion f = binary(DType::F16, {"B", "H"}, {"B", "H"});
+  const Layouts xt{{{0, {1, 0}}}, {}, {}};
+  const Scheduled small = choice_for(f, {{"B", 16384}, {"H", 65536}}, xt);  // 2^30 elements
+  EXPECT_TRUE(small.plans.front().params.index32);
+  EXPECT_TRUE(fits_index32(small.facts));
+  const Scheduled big = choice_for(f, {{"B", 65536}, {"H", 32769}}, xt);
+  const KernelPlan& p = big.plans.front();
+  EXPECT_FALSE(p.params.index32);
+  EXPECT_EQ(p.params.min_blocks, 4);  // 64-bit math: the 1024-thread cap first
+  KernelPlan pinned = p;
+  pinned.params.index32 = true;  // a user's pin the sizes do not allow: refused at launch
+  EXPECT_THROW(launch_grid(pinned, big.facts, h100_profile(), 4), Error);
+  EXPECT_GT(launch_grid(p, big.facts, h100_profile(), 4).x, 0u);
+}
+
+TEST(TransposeScheduler, PlansPrintParseAndValidate) {
+  const Scheduled c = choice_for(binary(DType::F16, {"B", "H"}, {"B", "H"}), {{"B", 777}, {"H", 1030}},
+                                 Layouts{{{0, {1, 0}}}, {}, {}});
+  ASSERT_GE(c.plans.size(), 3u);
+  for (const KernelPlan& p : c.plans) {
+    EXPECT_TRUE(p.problems().empty()) << p.params.str() << ": " << joined(p.problems());
+    EXPECT_EQ(parse_params(p.params.str()), p.params) << p.params.str();
+  }
+  EXPECT_NE(c.plans.front().params.str().find("tile_rows=64 tile_cols=64 tile_vec="), std::string::npos);
+  EXPECT_NE(c.plans.front().key().find("|tile=0-1,1-2"), std::string::npos) << c.plans.front().key();
+  KernelPlan bad = c.plans.front();
+  bad.params.tile_rows = 48;
+  EXPECT_FALSE(bad.problems().empty());
+  bad = c.plans.front();
+  bad.params.unroll = 2;
+  EXPECT_FALSE(bad.problems().empty());
+  bad = c.plans.front();
+  bad.shape.tile = {0, 2, 1, 2};  // overlapping runs
+  EXPECT_FALSE(bad.problems().empty());
+  bad = c.plans.front();
+  bad.shape.category = KernelCategory::Pointwise;  // tile parts and index32 are a transpose plan's
+  EXPECT_FALSE(bad.problems().empty());
+  EXPECT_THROW(parse_params("tile_rows=x"), Error);
+}
+
+// The shared-memory layout (kernel_transpose.cpp): slot (row, s) of a staged tile at
+// row * RW + (s ^ (row & 31)) with RW a multiple of 32. Phase 1 (3): lane `it` of a warp is row
+// vector tr and slot column tc (stage_item), storing (loading) slot j of its vector, row
+// tr * TV + j; phase 2: item it is tile row it / (TC / VEC), slots ch * (VEC / E) + s. Every
+// warp access touches 32 distinct banks.
+TEST(TransposeKernels, SharedMemoryAccessesAreBankConflictFree) {
+  for (int E : {1, 2, 4}) {
+    const int TC = 32 * E, RW = TC / E;
+    for (int TR : {32, 64, 128})
+      for (int TV = 1; TV <= 16 / (4 / E); TV *= 2) {
+        const int items = TR / TV * RW;
+        for (int warp = 0; warp < items / 32; ++warp)
+          for (int j = 0; j < TV; ++j) {
+            std::set<int> banks;
+            for (int lane = 0; lane < 32; ++lane) {
+              const int it = warp * 32 + lane, wp = it >> 5, l = it & 31;
+              const int tr = l / TV + (32 / TV) * (wp % (TR / 32)), tc = l % TV + TV * (wp / (TR / 32));
+              const int row = tr * TV + j;
+              banks.insert((row * RW + (tc ^ (row & 31))) % 32);
+            }
+            ASSERT_EQ(banks.size(), 32u) << "phase 1: E=" << E << " TR=" << TR << " TV=" << TV << " warp " << warp;
+          }
+        for (int VEC = E; VEC <= 16; VEC *= 2) {
+          const int W = VEC / E;
+          for (int warp = 0; warp < TR * (TC / VEC) / 32; ++warp)
+            for (int s = 0; s < W; ++s) {
+              std::set<int> banks;
+              for (int lane = 0; lane < 32; ++lane) {
+                const int it = warp * 32 + lane, row = it / (TC / VEC), ch = it % (TC / VEC);
+                banks.insert((row * RW + ((ch * W + s) ^ (row & 31))) % 32);
+              }
+              ASSERT_EQ(banks.size(), 32u) << "phase 2: E=" << E << " TR=" << TR << " VEC=" << VEC;
+            }
+        }
+      }
+  }
+}
+
+// Every kernel of the template: ptxas fits it without spills (f32/f16/bf16; odd sizes, size-1
+// dims, transposed inputs and outputs, 3-d and 4-d permutes, misaligned inputs).
+TEST(TransposeKernels, CompileWithoutSpills) {
+  struct Case {
+    std::string what;
+    Fusion f;
+    Bindings sizes;
+    Layouts layouts;
+    bool raw = false;
+  };
+  for (DType t : {DType::F32, DType::F16, DType::BF16}) {
+    const std::string tn(dtype_name(t));
+    std::vector<Case> cases;
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 8192}, {"H", 8192}}, {{"B", 37}, {"H", 1030}},
+                                                   {{"B", 1001}, {"H", 67}}, {{"B", 2047}, {"H", 2049}}}) {
+      cases.push_back({tn + " x.t() + y", binary(t, {"B", "H"}, {"B", "H"}), b, Layouts{{{0, {1, 0}}}, {}, {}}});
+      cases.push_back({tn + " (x + y).t()", binary(t, {"B", "H"}, {"B", "H"}), b, Layouts{{}, {{0, {1, 0}}}, {}}});
+      cases.push_back({tn + " misaligned x.t() + y", binary(t, {"B", "H"}, {"B", "H"}), b, Layouts{{{0, {1, 0}}}, {}, {{0, 1}}}});
+      cases.push_back({tn + " x.t() + bias", binary(t, {"B", "H"}, {"H"}), b, Layouts{{{0, {1, 0}}}, {}, {}}});
+    }
+    cases.push_back({tn + " 3-d copy", make_copy_fusion(t, 3), {{"d0", 129}, {"d1", 3}, {"d2", 67}}, Layouts{{{0, {2, 1, 0}}}, {}, {}}, true});
+    cases.push_back({tn + " size-1 copy", make_copy_fusion(t, 3), {{"d0", 1}, {"d1", 33}, {"d2", 1000}}, Layouts{{{0, {0, 2, 1}}}, {}, {}}, true});
+    cases.push_back({tn + " nchw->nhwc", make_copy_fusion(t, 4), {{"d0", 32}, {"d1", 28}, {"d2", 28}, {"d3", 512}}, Layouts{{{0, {0, 3, 1, 2}}}, {}, {}}, true});
+    for (Case& cs : cases) {
+      SCOPED_TRACE(cs.what);
+      const Scheduled c = choice_for(cs.f, cs.sizes, cs.layouts, cs.raw, true);
+      ASSERT_EQ(c.scheduler, "transpose") << joined(c.passed_over) << c.why_not_transpose;
+      const PreparedKernel& pk = c.prepared;  // the first plan ptxas fits without spills
+      EXPECT_EQ(pk.scheduler, "transpose");
+      EXPECT_FALSE(pk.spills) << pk.plan.params.str();
+      EXPECT_EQ(pk.compiled->ptxas.spill_store_bytes, 0) << pk.plan.params.str();
+      EXPECT_GT(pk.compiled->ptxas.registers, 0);
+      EXPECT_LE(pk.compiled->ptxas.smem_bytes, 48 * 1024);
+    }
+  }
+}
+
+// What matters in the emitted code: 16-byte vectors along both operands' fast dims, the
+// swizzled tile, one barrier between staging and use, no spills.
+TEST(TransposeKernels, SixteenByteVectorsOnBothSides) {
+  Fusion f = make_workload("transpose_add_bf16");
+  Executor ex(f);
+  std::vector<KernelSourceInfo> sources;
+  const auto records = ex.compile_for(resolve_input_shapes(f, {}, {{"B", 8192}, {"H", 8192}}), &sources);
+  ASSERT_EQ(sources.size(), 1u);
+  const std::string& src = sources[0].source;
+  EXPECT_NE(src.find("constexpr int THREADS = 256, TR = 64, TC = 64, VEC = 8, TV = 8;"), std::string::npos);
+  EXPECT_NE(src.find("typedef int IX;"), std::string::npos) << "32-bit index math";
+  EXPECT_NE(src.find("= ld_vec<u16, TV>(P1 + bo1 + r + (C0 + tc * 2 + 0) * sc1)"), std::string::npos) << "staged loads";
+  EXPECT_NE(src.find("ld_vec<unsigned, VEC / 2>((const unsigned*)(P0 + bo0 + r * sr0 + c0))"), std::string::npos)
+      << "direct loads";
+  EXPECT_NE(src.find("st_vec<u16, VEC>(P2 + bo2 + r * sr2 + c0, out2)"), std::string::npos) << "direct stores";
+  EXPECT_NE(src.find("S1[(tr * TV + j) * 32 + ((tc) ^ ((tr * TV + j) & 31))] = s;"), std::string::npos) << "swizzle";
+  EXPECT_NE(src.find("__syncthreads();"), std::string::npos);
+  EXPECT_EQ(records[0].spill_bytes, 0) << sources[0].ptxas_log;
+}
+
+// Views as program outputs: metadata unless the caller wants the output in memory of its own
+// (contiguous_outputs, or buffers it passes): then a permute of a kernel's result is written by
+// that kernel through the view's strides (one launch), a view of an input is copied by the copy
+// executor's transpose kernel.
+TEST(TransposeExecutor, PermutedOutputsAreWrittenByTheirKernel) {
+  Fusion f = make_workload("transpose_tanh_out_bf16");
+  const auto shapes = resolve_input_shapes(f, {}, {{"B", 16384}, {"H", 4096}});
+  Executor plain(f);
+  const auto flat = plain.compile_for(shapes);
+  ASSERT_EQ(flat.size(), 1u);
+  EXPECT_EQ(flat[0].category, "pointwise");
+  EXPECT_NE(plain.explain(shapes).find("view: permute (no launch)"), std::string::npos);
+  Executor contiguous(f, ExecutorOptions{"", true});
+  const auto placed = contiguous.compile_for(shapes);
+  ASSERT_EQ(placed.size(), 1u);
+  EXPECT_EQ(placed[0].category, "transpose");
+  const std::string text = contiguous.explain(shapes);
+  EXPECT_NE(text.find("view: permute written in place by its kernel"), std::string::npos) << text;
+  EXPECT_NE(text.find("scheduler: transpose (not pointwise: "), std::string::npos) << text;
+  EXPECT_NE(text.find("(out,staged)"), std::string::npos) << text;
+
+  // A view of an input: the copy's kernel, described under the copy and compiled.
+  for (const char* w : {"transpose_copy_f16", "transpose_nchw_nhwc_f16"}) {
+    Fusion g = make_workload(w);
+    const auto gs = resolve_input_shapes(g, {}, {{"B", 32}, {"H", 512}});
+    Executor ge(g, ExecutorOptions{"", true});
+    const std::string gt = ge.explain(gs);
+    EXPECT_NE(gt.find("copy: permute into a contiguous output"), std::string::npos) << gt;
+    EXPECT_NE(gt.find("    segment 0 kernel solder_transpose_cast_0 (transpose)"), std::string::npos) << gt;
+    std::vector<KernelSourceInfo> sources;
+    ge.compile_for(gs, &sources);
+    ASSERT_EQ(sources.size(), 1u) << w;
+    EXPECT_EQ(sources[0].name, "solder_transpose_cast_0");
+    EXPECT_EQ(sources[0].spill_bytes, 0);
+    Executor view(g);
+    EXPECT_NE(view.explain(gs).find("view: permute (no launch)"), std::string::npos) << w;
+  }
+
+  // A kernel result that is itself an output too keeps its buffer: its permute is copied.
+  Fusion both("both");
+  Tensor x = both.input("x", DType::F32, {Dim::sym("B"), Dim::sym("H")});
+  Tensor y = exp(x);
+  both.output(y);
+  both.output(permute(y, {1, 0}));
+  Executor be(both, ExecutorOptions{"", true});
+  const std::string bt = be.explain({{300, 200}});
+  EXPECT_NE(bt.find("copy: permute into a contiguous output"), std::string::npos) << bt;
+  EXPECT_EQ(bt.find("written in place"), std::string::npos) << bt;
+}
