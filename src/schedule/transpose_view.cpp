@@ -66,6 +66,7 @@ std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::stri
     return std::nullopt;
   };
   if (cx.segment.category != KernelCategory::Pointwise) return no("the segment reduces");
+  if (reads_pads_or_windows(cx.fusion, cx.segment)) return no("it reads a cat's pieces (pads, windows): the flat template masks them");
   const LaunchFacts& lf = cx.facts;
   const Fusion& f = cx.fusion;
   const size_t n = lf.operands.size();

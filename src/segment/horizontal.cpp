@@ -22,11 +22,7 @@ bool is_constant(const Fusion& f, int v) {
 bool candidate(const Fusion& f, const Segment& s) {
   if (s.kind != SegmentKind::Kernel || s.category == KernelCategory::Outer) return false;
   // Kernels that read windows or pads (a cat's pieces) index their own domain: not stacked.
-  for (int ni : s.nodes)
-    for (int x : f.nodes()[ni].in) {
-      const int p = f.value(x).producer;
-      if (p >= 0 && (f.nodes()[p].op == Op::Window || f.nodes()[p].op == Op::Pad)) return false;
-    }
+  if (reads_pads_or_windows(f, s)) return false;
   return std::any_of(s.nodes.begin(), s.nodes.end(), [&](int n) { return f.nodes()[n].op != Op::Constant; });
 }
 

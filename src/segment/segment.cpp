@@ -250,6 +250,10 @@ SegmentedFusion segment_fusion(Fusion f) {
   return out;
 }
 
+bool reads_pads_or_windows(const Fusion& f, const Segment& s) {
+  return std::any_of(s.nodes.begin(), s.nodes.end(), [&](int ni) { return reads_window(f, f.nodes()[ni]); });
+}
+
 void verify_segments(const SegmentedFusion& sf) {
   const Fusion& f = sf.fusion;
   std::vector<char> written(f.values().size(), 0);

@@ -64,6 +64,9 @@ void verify_segments(const SegmentedFusion& sf);
 void verify_groups(const SegmentedFusion& sf);
 
 const char* segment_kind_name(SegmentKind k);
+// Whether a kernel segment reads a window or a pad (a cat's pieces, passes/cat_pieces.h): only
+// the flat template masks those reads, so only the pointwise scheduler takes such a segment.
+bool reads_pads_or_windows(const Fusion& f, const Segment& s);
 const char* kernel_category_name(KernelCategory c);
 // One line per segment: kind, category, domain, nodes' ops, inputs -> outputs.
 std::string describe_segments(const SegmentedFusion& s);
