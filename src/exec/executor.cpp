@@ -246,9 +246,13 @@ Executor::Impl::KernelParts Executor::Impl::kernel_parts(RunPlan& rp, int si, co
   } else {
     st.kernel = load_kernel(pk.cache_key, *pk.compiled);
     const int cluster = pk.plan.params.cluster;
-    st.grid = launch_grid(pk.plan, facts, dev, resident_blocks(dev, pk),
-                          cluster > 1 ? st.kernel->max_active_clusters(cluster, pk.plan.params.threads, pk.plan.params.dyn_smem)
-                                      : 0);
+    const int clusters =
+        cluster > 1 ? st.kernel->max_active_clusters(cluster, pk.plan.params.threads, pk.plan.params.dyn_smem) : 0;
+    if (cluster > 1 && clusters < 1)
+      throw Error("kernel " + pk.plan.name + " (" + pk.plan.params.str() + "): this device runs no cluster of " +
+                  std::to_string(cluster) + " of its blocks; pin a smaller one (--plan " + std::to_string(si) +
+                  ":cluster=" + std::to_string(cluster / 2) + ")");
+    st.grid = launch_grid(pk.plan, facts, dev, resident_blocks(dev, pk), clusters);
   }
   st.params = pack_params(facts);
   const ParamLayout layout{static_cast<int>(ks.operands.size())};
