@@ -379,7 +379,7 @@ class OuterNormWriter {
       c_ += "        " + planes[0].first + "[j] = x;\n";
     }
     c_ += "      }\n";
-    if (i + 1 == nb_.steps) c_ += "      cluster_arrive();  // this block takes no more pushes (waited for before leaving)\n";
+    if (++exchanges_ == nb_.steps) c_ += "      cluster_arrive();  // this block takes no more pushes (waited for before leaving)\n";
     c_ += "    }\n";
   }
 
@@ -497,6 +497,7 @@ class OuterNormWriter {
   int ty_n_ = 1, tx_n_ = 1, cl_ = 1;
   int pass_ = 0;
   bool first_exchange_ = true;
+  int exchanges_ = 0;  // cluster exchanges written (the last one arrives at the leaving barrier)
   OuterNormBytes nb_;
   std::vector<int> ins_, elem_outs_, kept_outs_, staged_;
   std::map<int, std::string> results_;  // reduction result value -> its register array

@@ -35,6 +35,9 @@ constexpr int kPortableCluster = 8, kMaxCluster = 16;
 constexpr double kSectorBytes = 32;
 // L2 reads per DRAM read a re-reading pass costs when its rows stay in L2.
 constexpr double kL2Reread = 0.4;
+// Bytes an SM moves before its share of the bandwidth, not the latency, bounds its time: a
+// problem of fewer bytes than this per SM gains nothing from more SMs (nor from a cluster's).
+constexpr double kBytesPerSm = 64 * 1024;
 
 // One tile shape: TX threads along the kept columns (VEC each), threads / TX along the rows,
 // the rows split over `cluster` blocks, `batch` rows held per thread (0: re-read each pass).
@@ -53,17 +56,20 @@ struct TileModel {
   double read_bytes = 0;                  // per element: the Full inputs
   std::vector<std::pair<int, bool>> outs;  // element outputs: (bytes, General)
   int64_t l2_bytes = 0;
+  double busy = 1;  // the SMs the problem's bytes keep bandwidth-bound (kBytesPerSm each)
   OuterNormBytes nb;
 
   int64_t tiles(int tx) const { return (K + int64_t{tx} * vec - 1) / (int64_t{tx} * vec); }
   // The fraction of a row segment's sectors a warp uses (segments of TX x 16 bytes).
   double sector_eff(double bytes) const { return std::min(1.0, bytes / kSectorBytes); }
-  // The share of the device the blocks keep busy: whole waves of SMs (a cluster's blocks take
-  // SMs together, so SMs / cluster clusters run at once), partial waves idle the rest.
-  double util(int64_t blocks, int cluster) const {
-    const int64_t slots = std::max<int64_t>(1, sms / cluster * cluster);
+  // The share of the device the blocks keep busy: whole waves of the blocks the SMs keep at
+  // once (`per_sm` each; a cluster's blocks start together, so whole clusters), a partial last
+  // wave idles the rest; fewer blocks than SMs, their share of the SMs the bytes need.
+  double util(int64_t blocks, int cluster, int per_sm) const {
+    if (blocks < sms) return std::min(1.0, static_cast<double>(blocks) / busy);
+    const int64_t slots = std::max<int64_t>(cluster, int64_t{sms} * per_sm / cluster * cluster);
     const int64_t waves = (blocks + slots - 1) / slots;
-    return static_cast<double>(blocks) / static_cast<double>(waves * std::max<int64_t>(sms, slots));
+    return static_cast<double>(blocks) / static_cast<double>(waves * slots);
   }
   KernelParams params(const TileShape& t) const {
     KernelParams p;
@@ -102,13 +108,13 @@ struct TileModel {
     double c = reads / eff;
     for (const auto& [bytes, general] : outs)
       c += bytes / (!general ? eff : t.staged ? 1.0 : sector_eff(32.0 / t.tx * bytes));
-    return c / util(blocks, t.cluster);
+    return c / util(blocks, t.cluster, std::max(1, t.resident / t.threads));
   }
-  // Ties (within 2 %) go to more resident threads, portable clusters, wider tiles, smaller
+  // Ties (within 3 %) go to more resident threads, portable clusters, wider tiles, smaller
   // clusters, then fewer threads.
   static bool better(const TileShape& a, const TileShape& b) {
-    if (a.cost < b.cost * 0.98) return true;
-    if (b.cost < a.cost * 0.98) return false;
+    if (a.cost < b.cost * 0.97) return true;
+    if (b.cost < a.cost * 0.97) return false;
     auto key = [](const TileShape& t) {
       return std::make_tuple(-t.resident, t.cluster > kPortableCluster, -t.tx, t.cluster, t.threads);
     };
@@ -134,9 +140,7 @@ struct TileModel {
           for (int resident : {1024, 512}) {
             if (threads > resident || batch * held_regs() > (resident == 1024 ? kHeldRegs64 : kHeldRegs128)) continue;
             TileShape t{.tx = tx, .threads = threads, .cluster = cl, .batch = static_cast<int>(batch), .resident = resident};
-            if (!finish(t)) continue;
-            out.push_back(t);
-            break;
+            if (finish(t)) out.push_back(t);
           }
         }
     return out;
@@ -245,6 +249,9 @@ class OuterNormScheduler final : public Scheduler {
     }
     m.can_stage = any_general && stage_all;
     if (!m.can_stage) m.nb.staged_elem_bytes = 0;
+    double bytes = m.read_bytes;
+    for (const auto& [b, general] : m.outs) bytes += b;
+    m.busy = std::clamp(bytes * static_cast<double>(m.K) * static_cast<double>(m.RR) / kBytesPerSm, 1.0, double(m.sms));
     m.vec = outer_vec(cx, views, vectorized, hk);
     for (size_t k = 0; k < views.size(); ++k)
       if (vectorized[k]) m.widest = std::max(m.widest, dtype_size(facts.operands[k].dtype));
@@ -258,16 +265,24 @@ class OuterNormScheduler final : public Scheduler {
       plan.params = p;
       out.push_back(plan);
     };
-    // The best held shapes (two, as the retry after spills: the next ranked one with another
-    // register budget or thread count), unless re-read rows cost less.
+    // The best held shape; as the retries after spills, the same tile under the 128-register
+    // cap (512 threads resident) where its block allows, else the best shape under that cap,
+    // then the next best shape. Unless re-read rows cost less.
     const bool held_first = !held.empty() && (reread.empty() || !TileModel::better(reread.front(), held.front()));
     if (held_first) {
-      add(m.params(held.front()));
-      for (size_t i = 1; i < held.size(); ++i)
-        if (held[i].threads != held.front().threads || held[i].resident != held.front().resident) {
-          add(m.params(held[i]));
+      const TileShape& best = held.front();
+      std::vector<const TileShape*> picks = {&best};
+      auto same_tile = [&](const TileShape& t) { return t.tx == best.tx && t.threads == best.threads && t.cluster == best.cluster; };
+      const TileShape* roomier = nullptr;
+      for (const TileShape& t : held)
+        if (t.resident == 512 && best.resident == 1024 && (!roomier || (same_tile(t) && !same_tile(*roomier)))) roomier = &t;
+      if (roomier) picks.push_back(roomier);
+      for (const TileShape& t : held)
+        if (std::find(picks.begin(), picks.end(), &t) == picks.end() && !same_tile(t)) {
+          picks.push_back(&t);
           break;
         }
+      for (const TileShape* t : picks) add(m.params(*t));
     }
     // Re-read rows: the best shape with 4, 2, 1 rows in flight; then narrower vectors.
     if (!reread.empty()) {
