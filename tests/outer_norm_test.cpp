@@ -10,6 +10,7 @@
 
 #include "ops/workloads.h"
 #include "pipeline/compile_kernel.h"
+#include "runtime/kernel_cache.h"
 #include "pipeline/pipeline.h"
 #include "programs/run_inputs.h"
 #include "runtime/device_info.h"
@@ -33,36 +34,50 @@ std::vector<int64_t> contiguous(const std::vector<int64_t>& sh) {
   return st;
 }
 
-struct Scheduled {
-  std::string scheduler, passed_over;
-  std::vector<KernelPlan> plans;
+// The first kernel segment of `f` lowered, with its facts (inputs contiguous, views inside the
+// program; inputs `misaligned` by one element as the GPU tier's Layout::Misaligned uploads them).
+struct Lowered {
+  SegmentedFusion sf;
+  int si = 0;
+  KernelShape ks;
   LaunchFacts facts;
 };
-// The choice for the first kernel segment of `f` (inputs contiguous; views inside the program).
-Scheduled choice_for(const Fusion& f, const Bindings& sizes) {
-  SegmentedFusion sf = lower(f);
+Lowered lowered(const Fusion& f, const Bindings& sizes, bool misaligned = false) {
+  Lowered l{lower(f)};
+  const SegmentedFusion& sf = l.sf;
   const Bindings b = bind_shapes(sf.fusion, resolve_input_shapes(f, {}, sizes));
-  int si = 0;
-  while (sf.segments.at(si).kind != SegmentKind::Kernel) ++si;
-  const Segment& s = sf.segments.at(si);
-  KernelShape ks = analyze_kernel(sf.fusion, s);
+  while (sf.segments.at(l.si).kind != SegmentKind::Kernel) ++l.si;
+  l.ks = analyze_kernel(sf.fusion, sf.segments.at(l.si));
   std::vector<std::vector<int64_t>> shapes, strides;
-  for (int v : ks.operands) {
-    shapes.push_back(eval_shape(sf.fusion.value(v).shape, b));
+  std::vector<uint64_t> addresses;
+  for (size_t k = 0; k < l.ks.operands.size(); ++k) {
+    const Value& val = sf.fusion.value(l.ks.operands[k]);
+    shapes.push_back(eval_shape(val.shape, b));
     strides.push_back(contiguous(shapes.back()));
-  }
-  // Views of inputs (a permute) reach the kernel as strided operands.
-  for (size_t k = 0; k < ks.operands.size(); ++k) {
-    const Value& val = sf.fusion.value(ks.operands[k]);
+    const bool input = static_cast<int>(k) < l.ks.num_inputs;
+    addresses.push_back(kAlignClass + (misaligned && input ? dtype_size(val.dtype) : 0));
+    // Views of inputs (a permute) reach the kernel as strided operands.
     if (val.producer < 0 || sf.fusion.nodes()[val.producer].op != Op::Permute) continue;
     const Node& n = sf.fusion.nodes()[val.producer];
     const auto src = contiguous(eval_shape(sf.fusion.value(n.in[0]).shape, b));
     for (size_t d = 0; d < n.attrs.axes.size(); ++d) strides[k][d] = src[n.attrs.axes[d]];
   }
+  l.facts = kernel_facts(l.sf, l.si, l.ks, shapes, strides, addresses);
+  return l;
+}
+
+struct Scheduled {
+  std::string scheduler, passed_over;
+  std::vector<KernelPlan> plans;
+  LaunchFacts facts;
+};
+// The choice for the first kernel segment of `f` on the H100 profile.
+Scheduled choice_for(const Fusion& f, const Bindings& sizes) {
+  const Lowered l = lowered(f, sizes);
   Scheduled c;
-  c.facts = kernel_facts(sf, si, ks, shapes, strides, std::vector<uint64_t>(ks.operands.size(), kAlignClass));
+  c.facts = l.facts;
   const DeviceInfo dev = h100_profile();
-  const ScheduleContext cx{sf.fusion, s, si, ks, c.facts, dev};
+  const ScheduleContext cx{l.sf.fusion, l.sf.segments.at(l.si), l.si, l.ks, c.facts, dev};
   const SchedulerChoice sc = choose_scheduler(cx);
   c.scheduler = sc.scheduler->name();
   for (const auto& p : sc.passed_over) c.passed_over += p + "\n";
@@ -100,6 +115,7 @@ Fusion norm_of_transposed(DType t, bool rms) {
 }  // namespace
 
 int tx_of(const KernelParams& p) { return p.threads / p.rows_per_block; }
+int spill_of(const PreparedKernel& pk) { return pk.compiled->ptxas.spill_store_bytes + pk.compiled->ptxas.spill_load_bytes; }
 
 TEST(OuterNormScheduler, TakesNormalizationsOverNonInnermostDims) {
   // Softmax over dim 0 of an f32 8192 x 4096: 128-byte lines per row (8 threads x 4 columns),
@@ -374,6 +390,43 @@ TEST(OuterNormKernels, PinnedClusterAndStagedPlansCompile) {
       EXPECT_NE(r.params.find("cluster="), std::string::npos) << what << ": " << r.params;
     }
   }
+}
+
+// The GPU tier's pinned plans (tests/gpu/outer_norm_test.cpp, PinnedClusterPlans) are valid
+// and compile for every dtype and layout's alignment (some may spill: pinned plans run anyway).
+TEST(OuterNormKernels, GpuTierPinnedPlansAreValid) {
+  struct Case {
+    std::function<Fusion(DType)> make;
+    Bindings sizes;
+    std::string plan;
+  };
+  const std::vector<Case> cases = {
+      {[](DType t) { return softmax_over(t, 2, 0); }, {{"B", 1000}, {"M", 96}}, "threads=1024,rows_per_block=128,cluster=2"},
+      {[](DType t) { return softmax_over(t, 2, 0); }, {{"B", 1000}, {"M", 96}}, "cluster=8"},
+      {[](DType t) { return softmax_over(t, 2, 0, true); }, {{"B", 1000}, {"M", 100}}, "cluster=16"},
+      {[](DType t) { return softmax_over(t, 2, 0); }, {{"B", 37}, {"M", 40}}, "vec=1,threads=1024,rows_per_block=32,cluster=16"},
+      {[](DType t) { return softmax_over(t, 2, 0, true); }, {{"B", 3001}, {"M", 200}}, "cluster=4,persistent_batch=0,unroll=2,min_blocks=2"},
+      {[](DType t) { return softmax_over(t, 3, 1, false, true); }, {{"B", 3}, {"M", 517}, {"K", 40}}, "cluster=4"},
+      {[](DType t) { return softmax_over(t, 3, 1, false, true); }, {{"B", 3}, {"M", 517}, {"K", 40}}, "cluster=2,persistent_batch=0,unroll=4"},
+      {[](DType t) { return norm_of_transposed(t, false); }, {{"B", 77}, {"H", 301}}, "cluster=4"},
+      {[](DType t) { return norm_of_transposed(t, false); }, {{"B", 130}, {"H", 1001}}, "cluster=16,staged=0"},
+      {[](DType t) { return norm_of_transposed(t, true); }, {{"B", 96}, {"H", 5000}}, "cluster=8,persistent_batch=0,unroll=4"},
+      {[](DType t) { return norm_of_transposed(t, true); }, {{"B", 96}, {"H", 5000}}, "cluster=1,persistent_batch=0,unroll=2"},
+  };
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (const Case& cs : cases)
+      for (bool misaligned : {false, true}) {
+        const Fusion f = cs.make(t);
+        const Lowered l = lowered(f, cs.sizes, misaligned);
+        const std::string what = f.name() + " " + std::string(dtype_name(t)) + " [" + cs.plan + "]" + (misaligned ? " misaligned" : "");
+        CompileOptions o;
+        o.plan = cs.plan;
+        PreparedKernel pk;
+        ASSERT_NO_THROW(pk = prepare_kernel(l.sf, l.si, l.ks, l.facts, h100_profile(), KernelCache::global(), o)) << what;
+        EXPECT_EQ(pk.plan.shape.category, KernelCategory::Outer) << what;
+        EXPECT_LE(spill_of(pk), 64) << what << ": " << pk.plan.params.str();
+        EXPECT_NO_THROW(launch_grid(pk.plan, l.facts, h100_profile(), 1)) << what << ": " << pk.plan.params.str();
+      }
 }
 
 // What matters in the emitted code (grep checks): a cluster's pushed totals and its barriers,
