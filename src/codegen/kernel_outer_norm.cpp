@@ -173,7 +173,8 @@ class OuterNormWriter {
 
   // Held rows: every slot's loads first (rows past RR load row 0: in bounds, never used).
   void held_loads() {
-    c_ += "  constexpr int B = " + num(P_.batch) + ";  // rows held per thread: chunks crank + i * CL\n";
+    c_ += "  constexpr int B = " + num(P_.batch) + ";  // rows held per thread: " +
+          (cl_ > 1 ? "chunk i * CL + crank's" : "ty + i * TY") + "\n";
     c_ += "  const int RH = (int)RR;\n";
     row_decls(1, "B", "h");
     c_ += "#pragma unroll\n  for (int i = 0; i < B; ++i) {\n    const int r = " + held_row() + ";\n";
