@@ -8,10 +8,11 @@
 // plan keeping the segment's kernel order (p.R = K, p.C = RR) with shape.category = Outer. A
 // block owns a tile of TX x VEC kept columns (coalesced vectors along the memory-innermost kept
 // axis) and TY = rows_per_block threads along the rows; a thread holds `batch` rows of its
-// columns in registers (row ty + i TY), so every pass after the first reads registers; with
-// batch 0 (rows too long to hold) each pass reads the rows again from global memory (L2). The
-// passes' reductions combine across the block (warp shuffles, then shared memory) and every
-// thread gets the statistics of its columns.
+// columns in registers, so every pass after the first reads registers; with batch 0 (rows too
+// long to hold) each pass reads the rows again from global memory (L2). On Hopper a tile's rows
+// may split over the blocks of a cluster (`cluster`), which exchange their totals through
+// distributed shared memory; outputs whose kept columns are not unit-stride go through
+// shared-memory tiles (`staged`). The shapes are ranked by TileModel below.
 #include <algorithm>
 #include <tuple>
 
