@@ -423,8 +423,8 @@ class OuterNormWriter {
       c_ += "  const unsigned sw" + n + " = SO" + n + " + tx * VEC * TY * SE" + n + " + ((((ty * SE" + n + ") / 16) ^ ((tx * SP" + n +
             ") & SW" + n + ")) * 16) + (ty * SE" + n + ") % 16;\n";
       c_ += "  i64 sob" + n + "[NI" + n + "];\n  bool sok" + n + "[NI" + n + "];\n";
-      c_ += "#pragma unroll\n  for (int e = 0; e < NI" + n + "; ++e) {\n    const int u = threadIdx.x + e * THREADS;\n"
-            "    const i64 kcs = tile * TX * VEC + u / CH" + n + ";\n    sok" + n + "[e] = u < IT" + n + " && kcs < K;\n"
+      c_ += "#pragma unroll\n  for (int e = 0; e < NI" + n + "; ++e) {\n    const int it = threadIdx.x + e * THREADS;\n"
+            "    const i64 kcs = tile * TX * VEC + it / CH" + n + ";\n    sok" + n + "[e] = it < IT" + n + " && kcs < K;\n"
             "    sob" + n + "[e] = (kcs / HK) * sa" + n + " + (kcs % HK) * si" + n + ";\n  }\n";
       tile += int64_t{tx_n_} * P_.vec * ty_n_ * dtype_size(w_.dt(w_.op(k).value));
     }
@@ -439,10 +439,11 @@ class OuterNormWriter {
     for (int k : staged_) {
       const std::string n = num(k), t = t_of(k), P = w_.ptr(k), vt = "Vec<" + t + ", OV" + n + ">";
       c_ += "#pragma unroll\n" + d + "for (int e = 0; e < NI" + n + "; ++e) {\n";
-      c_ += d + "  const int u = threadIdx.x + e * THREADS, c = u / CH" + n + ", m = u % CH" + n + ";\n";
-      c_ += d + "  const i64 r0 = (" + q + ") * TY + m * OV" + n + ";\n";
+      // Names apart from the row loop's (u, m0, i): the chunk expression `q` uses them.
+      c_ += d + "  const int it = threadIdx.x + e * THREADS, ic = it / CH" + n + ", im = it % CH" + n + ";\n";
+      c_ += d + "  const i64 r0 = (" + q + ") * TY + im * OV" + n + ";\n";
       c_ += d + "  if (sok" + n + "[e] && r0 < RR) {\n";
-      c_ += d + "    const " + vt + " v = *(const " + vt + "*)(osm + sbuf * STILE + SO" + n + " + c * TY * SE" + n + " + ((m ^ (((c / VEC) * SP" +
+      c_ += d + "    const " + vt + " v = *(const " + vt + "*)(osm + sbuf * STILE + SO" + n + " + ic * TY * SE" + n + " + ((im ^ (((ic / VEC) * SP" +
             n + ") & SW" + n + ")) * 16));\n";
       c_ += d + "    " + t + "* dst = " + P + " + sob" + n + "[e] + r0 * rs" + n + ";\n";
       c_ += d + "    if (rs" + n + " == 1 && r0 + OV" + n + " <= RR && ((unsigned long long)dst & 15) == 0) st_vec<" + t + ", OV" + n +

@@ -154,9 +154,9 @@ extern "C" __global__ void __launch_bounds__(1024, 1) solder_outer_norm_cast_var
   bool sok3[NI3];
 #pragma unroll
   for (int e = 0; e < NI3; ++e) {
-    const int u = threadIdx.x + e * THREADS;
-    const i64 kcs = tile * TX * VEC + u / CH3;
-    sok3[e] = u < IT3 && kcs < K;
+    const int it = threadIdx.x + e * THREADS;
+    const i64 kcs = tile * TX * VEC + it / CH3;
+    sok3[e] = it < IT3 && kcs < K;
     sob3[e] = (kcs / HK) * sa3 + (kcs % HK) * si3;
   }
   constexpr int STILE = 16384;  // bytes of one set of tiles
@@ -182,10 +182,10 @@ extern "C" __global__ void __launch_bounds__(1024, 1) solder_outer_norm_cast_var
     __syncthreads();
 #pragma unroll
     for (int e = 0; e < NI3; ++e) {
-      const int u = threadIdx.x + e * THREADS, c = u / CH3, m = u % CH3;
-      const i64 r0 = ((i64)i * CL + crank) * TY + m * OV3;
+      const int it = threadIdx.x + e * THREADS, ic = it / CH3, im = it % CH3;
+      const i64 r0 = ((i64)i * CL + crank) * TY + im * OV3;
       if (sok3[e] && r0 < RR) {
-        const Vec<u16, OV3> v = *(const Vec<u16, OV3>*)(osm + sbuf * STILE + SO3 + c * TY * SE3 + ((m ^ (((c / VEC) * SP3) & SW3)) * 16));
+        const Vec<u16, OV3> v = *(const Vec<u16, OV3>*)(osm + sbuf * STILE + SO3 + ic * TY * SE3 + ((im ^ (((ic / VEC) * SP3) & SW3)) * 16));
         u16* dst = P3 + sob3[e] + r0 * rs3;
         if (rs3 == 1 && r0 + OV3 <= RR && ((unsigned long long)dst & 15) == 0) st_vec<u16, OV3>(dst, v);
         else {

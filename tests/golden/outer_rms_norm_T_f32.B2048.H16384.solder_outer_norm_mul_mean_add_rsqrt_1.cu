@@ -132,9 +132,9 @@ extern "C" __global__ void __launch_bounds__(1024, 1) solder_outer_norm_mul_mean
   bool sok2[NI2];
 #pragma unroll
   for (int e = 0; e < NI2; ++e) {
-    const int u = threadIdx.x + e * THREADS;
-    const i64 kcs = tile * TX * VEC + u / CH2;
-    sok2[e] = u < IT2 && kcs < K;
+    const int it = threadIdx.x + e * THREADS;
+    const i64 kcs = tile * TX * VEC + it / CH2;
+    sok2[e] = it < IT2 && kcs < K;
     sob2[e] = (kcs / HK) * sa2 + (kcs % HK) * si2;
   }
   constexpr int STILE = 16384;  // bytes of one set of tiles
@@ -156,10 +156,10 @@ extern "C" __global__ void __launch_bounds__(1024, 1) solder_outer_norm_mul_mean
     __syncthreads();
 #pragma unroll
     for (int e = 0; e < NI2; ++e) {
-      const int u = threadIdx.x + e * THREADS, c = u / CH2, m = u % CH2;
-      const i64 r0 = ((i64)i * CL + crank) * TY + m * OV2;
+      const int it = threadIdx.x + e * THREADS, ic = it / CH2, im = it % CH2;
+      const i64 r0 = ((i64)i * CL + crank) * TY + im * OV2;
       if (sok2[e] && r0 < RR) {
-        const Vec<float, OV2> v = *(const Vec<float, OV2>*)(osm + sbuf * STILE + SO2 + c * TY * SE2 + ((m ^ (((c / VEC) * SP2) & SW2)) * 16));
+        const Vec<float, OV2> v = *(const Vec<float, OV2>*)(osm + sbuf * STILE + SO2 + ic * TY * SE2 + ((im ^ (((ic / VEC) * SP2) & SW2)) * 16));
         float* dst = P2 + sob2[e] + r0 * rs2;
         if (rs2 == 1 && r0 + OV2 <= RR && ((unsigned long long)dst & 15) == 0) st_vec<float, OV2>(dst, v);
         else {
