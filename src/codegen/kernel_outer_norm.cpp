@@ -102,7 +102,7 @@ class OuterNormWriter {
     if (cl_ > 1) {
       c_ += "  // The cluster's blocks share a kept tile: block crank takes row chunks crank, crank + CL, ...\n";
       c_ += "  const unsigned crank = cluster_rank();\n  const i64 tile = blockIdx.x / CL;\n";
-      c_ += std::string("  const ") + (P_.batch > 0 ? "int" : "i64") + " ry = (int)crank * TY + ty;  // the thread's first row\n";
+      if (P_.batch > 0) c_ += "  const int ry = (int)crank * TY + ty;  // the thread's first row\n";
     } else {
       c_ += "  const i64 tile = blockIdx.x;\n";
     }

@@ -32,7 +32,6 @@ extern "C" __global__ void __launch_bounds__(1024, 1) solder_outer_norm_max_sub_
   // The cluster's blocks share a kept tile: block crank takes row chunks crank, crank + CL, ...
   const unsigned crank = cluster_rank();
   const i64 tile = blockIdx.x / CL;
-  const i64 ry = (int)crank * TY + ty;  // the thread's first row
   const i64 kc = (tile * TX + tx) * VEC;
   const bool act = kc < K;  // VEC divides K: a thread's vector is whole or out of range
   const i64 kc0 = act ? kc : 0;  // out-of-range threads load column 0 and store nothing
