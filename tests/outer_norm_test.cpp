@@ -204,6 +204,14 @@ TEST(OuterNormScheduler, TallInputsWithFewColumnsTakeClusters) {
   const KernelShape ks = analyze_kernel(sf.fusion, sf.segments.at(si));
   const ScheduleContext cx{sf.fusion, sf.segments.at(si), si, ks, c.facts, a100};
   for (const KernelPlan& q : choose_scheduler(cx).scheduler->candidates(cx)) EXPECT_EQ(q.params.cluster, 1) << q.params.str();
+  // A device that runs no 16-block cluster (the executor lowers max_cluster and plans again).
+  const Lowered tall = lowered(softmax_over(DType::F32, 2, 0), {{"B", 100003}, {"M", 64}});
+  DeviceInfo eight = h100_profile();
+  eight.max_cluster = 8;
+  const ScheduleContext cx8{tall.sf.fusion, tall.sf.segments.at(tall.si), tall.si, tall.ks, tall.facts, eight};
+  const auto plans8 = choose_scheduler(cx8).scheduler->candidates(cx8);
+  EXPECT_EQ(plans8.front().params.cluster, 8) << plans8.front().params.str();
+  for (const KernelPlan& q : plans8) EXPECT_LE(q.params.cluster, 8) << q.params.str();
 }
 
 TEST(OuterNormScheduler, NormOfATransposedViewStagesItsOutput) {

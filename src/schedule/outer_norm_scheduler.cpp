@@ -52,7 +52,7 @@ struct TileShape {
 // The device model the shapes are ranked by (see candidates()).
 struct TileModel {
   int64_t K = 0, RR = 0;
-  int vec = 1, widest = 1, sms = 132, passes = 2;
+  int vec = 1, widest = 1, sms = 132, passes = 2, max_cluster = 1;
   bool hopper = false, can_stage = false;
   double read_bytes = 0;                  // per element: the Full inputs
   std::vector<std::pair<int, bool>> outs;  // element outputs: (bytes, General)
@@ -127,7 +127,9 @@ struct TileModel {
     return static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(128 / (vec * widest), pow2ceil(vectors)), 1, 32));
   }
   // Each block of a cluster has rows, and a cluster's tile is whole 16-byte exchange chunks.
-  bool cluster_ok(int tx, int ty, int cl) const { return cl == 1 || (hopper && (cl - 1) * int64_t{ty} < RR && (tx * vec) % 4 == 0); }
+  bool cluster_ok(int tx, int ty, int cl) const {
+    return cl == 1 || (hopper && cl <= max_cluster && (cl - 1) * int64_t{ty} < RR && (tx * vec) % 4 == 0);
+  }
 
   std::vector<TileShape> held() const {
     std::vector<TileShape> out;
@@ -212,6 +214,7 @@ class OuterNormScheduler final : public Scheduler {
     m.RR = facts.C;
     m.sms = cx.device.sm_count;
     m.hopper = cx.device.cc_major >= 9;
+    m.max_cluster = std::min(kMaxCluster, cx.device.max_cluster);
     m.l2_bytes = cx.device.l2_bytes;
     m.passes = sp.max_level + 1;
     for (const ReductionStep& st : sp.steps) {
