@@ -16,7 +16,10 @@ SOLDER_CACHE_DIR=/tmp/sc-outer timeout 300 $S bench examples/outer_mean_mid_f16.
 SOLDER_CACHE_DIR=/tmp/sc-outer timeout 300 $S bench examples/outer_bn_stats_f16.fusion --size B=32,128 --size H=512 \
   --peers auto --json "$OUT/outer4.json" 2>/dev/null | grep -E "^outer|compile|case" | tail -5
 echo "== outer persistent normalizations beside torch (µs, % of a same-bytes copy, ratio to torch.compile)"
+i=0
 for c in "outer_softmax_dim0_f32 --size B=8192 --size H=4096" \
+         "outer_softmax_dim0_f32 --size B=100003 --size H=64" \
+         "outer_softmax_dim0_f32 --size B=8192 --size H=64" \
          "outer_softmax_mid_mask_f16 --size B=16 --size M=128 --size K=4097" \
          "outer_log_softmax_mid_f16 --size B=64 --size M=100 --size K=1024" \
          "outer_log_softmax_mid_f16 --size B=64 --size M=64 --size K=128" \
@@ -24,8 +27,9 @@ for c in "outer_softmax_dim0_f32 --size B=8192 --size H=4096" \
          "outer_rms_norm_T_f32 --size B=2048 --size H=16384" \
          "reduce_mean12_T_bf16 --size B=32 --size K=1000 --size M=1024"; do
   set -- $c
+  i=$((i + 1))
   SOLDER_CACHE_DIR=/tmp/sc-outer timeout 300 $S bench "examples/$1.fusion" "${@:2}" --peers auto \
-    --json "$OUT/onorm-$1.json" 2>/dev/null | grep -E "^(outer|reduce)|case" | tail -3
+    --json "$OUT/onorm-$i-$1.json" 2>/dev/null | grep -E "^(outer|reduce)|case" | tail -3
 done
 if [ -n "${BASE:-}" ]; then
   echo "== few rows: W1 at B=16,64,512, baseline -> this build"

@@ -10,6 +10,7 @@
 
 #include "ops/workloads.h"
 #include "pipeline/compile_kernel.h"
+#include "runtime/kernel_cache.h"
 #include "pipeline/pipeline.h"
 #include "programs/run_inputs.h"
 #include "runtime/device_info.h"
@@ -33,36 +34,50 @@ std::vector<int64_t> contiguous(const std::vector<int64_t>& sh) {
   return st;
 }
 
-struct Scheduled {
-  std::string scheduler, passed_over;
-  std::vector<KernelPlan> plans;
+// The first kernel segment of `f` lowered, with its facts (inputs contiguous, views inside the
+// program; inputs `misaligned` by one element as the GPU tier's Layout::Misaligned uploads them).
+struct Lowered {
+  SegmentedFusion sf;
+  int si = 0;
+  KernelShape ks;
   LaunchFacts facts;
 };
-// The choice for the first kernel segment of `f` (inputs contiguous; views inside the program).
-Scheduled choice_for(const Fusion& f, const Bindings& sizes) {
-  SegmentedFusion sf = lower(f);
+Lowered lowered(const Fusion& f, const Bindings& sizes, bool misaligned = false) {
+  Lowered l{lower(f)};
+  const SegmentedFusion& sf = l.sf;
   const Bindings b = bind_shapes(sf.fusion, resolve_input_shapes(f, {}, sizes));
-  int si = 0;
-  while (sf.segments.at(si).kind != SegmentKind::Kernel) ++si;
-  const Segment& s = sf.segments.at(si);
-  KernelShape ks = analyze_kernel(sf.fusion, s);
+  while (sf.segments.at(l.si).kind != SegmentKind::Kernel) ++l.si;
+  l.ks = analyze_kernel(sf.fusion, sf.segments.at(l.si));
   std::vector<std::vector<int64_t>> shapes, strides;
-  for (int v : ks.operands) {
-    shapes.push_back(eval_shape(sf.fusion.value(v).shape, b));
+  std::vector<uint64_t> addresses;
+  for (size_t k = 0; k < l.ks.operands.size(); ++k) {
+    const Value& val = sf.fusion.value(l.ks.operands[k]);
+    shapes.push_back(eval_shape(val.shape, b));
     strides.push_back(contiguous(shapes.back()));
-  }
-  // Views of inputs (a permute) reach the kernel as strided operands.
-  for (size_t k = 0; k < ks.operands.size(); ++k) {
-    const Value& val = sf.fusion.value(ks.operands[k]);
+    const bool input = static_cast<int>(k) < l.ks.num_inputs;
+    addresses.push_back(kAlignClass + (misaligned && input ? dtype_size(val.dtype) : 0));
+    // Views of inputs (a permute) reach the kernel as strided operands.
     if (val.producer < 0 || sf.fusion.nodes()[val.producer].op != Op::Permute) continue;
     const Node& n = sf.fusion.nodes()[val.producer];
     const auto src = contiguous(eval_shape(sf.fusion.value(n.in[0]).shape, b));
     for (size_t d = 0; d < n.attrs.axes.size(); ++d) strides[k][d] = src[n.attrs.axes[d]];
   }
+  l.facts = kernel_facts(l.sf, l.si, l.ks, shapes, strides, addresses);
+  return l;
+}
+
+struct Scheduled {
+  std::string scheduler, passed_over;
+  std::vector<KernelPlan> plans;
+  LaunchFacts facts;
+};
+// The choice for the first kernel segment of `f` on the H100 profile.
+Scheduled choice_for(const Fusion& f, const Bindings& sizes) {
+  const Lowered l = lowered(f, sizes);
   Scheduled c;
-  c.facts = kernel_facts(sf, si, ks, shapes, strides, std::vector<uint64_t>(ks.operands.size(), kAlignClass));
+  c.facts = l.facts;
   const DeviceInfo dev = h100_profile();
-  const ScheduleContext cx{sf.fusion, s, si, ks, c.facts, dev};
+  const ScheduleContext cx{l.sf.fusion, l.sf.segments.at(l.si), l.si, l.ks, c.facts, dev};
   const SchedulerChoice sc = choose_scheduler(cx);
   c.scheduler = sc.scheduler->name();
   for (const auto& p : sc.passed_over) c.passed_over += p + "\n";
@@ -99,22 +114,35 @@ Fusion norm_of_transposed(DType t, bool rms) {
 
 }  // namespace
 
+int tx_of(const KernelParams& p) { return p.threads / p.rows_per_block; }
+int spill_of(const PreparedKernel& pk) { return pk.compiled->ptxas.spill_store_bytes + pk.compiled->ptxas.spill_load_bytes; }
+
 TEST(OuterNormScheduler, TakesNormalizationsOverNonInnermostDims) {
-  // Softmax over dim 0 of an f32 8192 x 4096: 1024 threads along the rows, 8 rows of a vector
-  // of 4 columns held per thread.
+  // Softmax over dim 0 of an f32 8192 x 4096: 128-byte lines per row (8 threads x 4 columns),
+  // the 8192 rows split over a cluster of 8 blocks of 1024 threads, 8 rows held per thread.
   Scheduled c = choice_for(softmax_over(DType::F32, 2, 0), {{"B", 8192}, {"M", 4096}});
   EXPECT_EQ(c.scheduler, "outer_norm") << c.passed_over;
   EXPECT_NE(c.passed_over.find("outer: output"), std::string::npos) << c.passed_over;
   KernelPlan p = c.plans.front();
   EXPECT_EQ(p.shape.category, KernelCategory::Outer);
   EXPECT_EQ(p.params.vec, 4);
-  EXPECT_EQ(p.params.batch * p.params.rows_per_block, 8192);
+  EXPECT_EQ(tx_of(p.params) * p.params.vec * 4, 128) << p.params.str();
+  EXPECT_EQ(p.params.cluster, 8) << p.params.str();
+  EXPECT_EQ(p.params.threads, 1024) << p.params.str();
+  EXPECT_EQ(p.params.batch, 8) << p.params.str();
+  EXPECT_EQ(p.params.batch * p.params.rows_per_block * p.params.cluster, 8192);
+  EXPECT_FALSE(p.params.staged) << "no General output";
   EXPECT_EQ(p.operands[0].access, Access::Full);
   EXPECT_EQ(p.operands[1].access, Access::Full);
   EXPECT_EQ(p.name.rfind("solder_outer_norm_", 0), 0u) << p.name;
-  // The last plan re-reads its rows one vector element at a time: it always compiles.
+  const Grid g = launch_grid(p, c.facts, h100_profile(), 1);
+  EXPECT_EQ(g.x, 4096u / 32u * 8u);
+  EXPECT_EQ(g.cluster, 8u);
+  // The last plan re-reads its rows one vector element at a time, without a cluster: it
+  // always compiles.
   EXPECT_EQ(c.plans.back().params.batch, 0);
   EXPECT_EQ(c.plans.back().params.vec, 1);
+  EXPECT_EQ(c.plans.back().params.cluster, 1);
 
   // A masked, scaled softmax over the middle axis of an f16 [16, 128, 4097]: the mask varies
   // along the reduced axis only (Row); 4097 columns allow no vector wider than one element.
@@ -123,13 +151,15 @@ TEST(OuterNormScheduler, TakesNormalizationsOverNonInnermostDims) {
   p = c.plans.front();
   EXPECT_GT(p.params.batch, 0);
   EXPECT_EQ(p.params.vec, 1);
-  EXPECT_EQ(p.params.threads / p.params.rows_per_block, 32) << "a warp along the kept columns";
+  EXPECT_EQ(tx_of(p.params), 32) << "a warp along the kept columns";
+  EXPECT_EQ(p.params.cluster, 1) << "2049 tiles fill the device";
 
   // log_softmax over the middle axis, 16-byte vectors along K = 1024.
   c = choice_for(softmax_over(DType::BF16, 3, 1, true), {{"B", 64}, {"M", 100}, {"K", 1024}});
   EXPECT_EQ(c.scheduler, "outer_norm") << c.passed_over;
   EXPECT_EQ(c.plans.front().params.vec, 8);
   EXPECT_GT(c.plans.front().params.batch, 0);
+  EXPECT_EQ(c.plans.front().params.cluster, 1);
 
   // Contiguous softmax over the last axis: inner, and outer_norm says why not.
   c = choice_for(softmax_over(DType::F16, 2, 1), {{"B", 4096}, {"M", 4096}});
@@ -140,7 +170,54 @@ TEST(OuterNormScheduler, TakesNormalizationsOverNonInnermostDims) {
   EXPECT_EQ(choice_for(make_workload("outer_colsum_bf16"), {{"B", 4096}, {"H", 1024}}).scheduler, "outer");
 }
 
-TEST(OuterNormScheduler, NormOfATransposedViewWritesItsOutputElementwise) {
+// Tall inputs with few kept columns: the rows split over a cluster's blocks so that the tiles
+// stay whole sectors wide and the blocks fill the device; re-read where no cluster holds them.
+TEST(OuterNormScheduler, TallInputsWithFewColumnsTakeClusters) {
+  // 8192 x 64 f32 (4 MB): held, in clusters; the row segments at least a 32-byte sector.
+  Scheduled c = choice_for(softmax_over(DType::F32, 2, 0), {{"B", 8192}, {"M", 64}});
+  KernelPlan p = c.plans.front();
+  EXPECT_GT(p.params.batch, 0) << p.params.str();
+  EXPECT_GT(p.params.cluster, 1) << p.params.str();
+  EXPECT_GE(tx_of(p.params) * p.params.vec * 4, 32) << p.params.str();
+  EXPECT_EQ(int64_t{p.params.batch} * p.params.rows_per_block * p.params.cluster >= 8192, true);
+  // 100003 x 64 f32 (25.6 MB): no cluster holds a tile's rows; re-read by 16-block clusters of
+  // 32-byte row segments, 128 blocks.
+  c = choice_for(softmax_over(DType::F32, 2, 0), {{"B", 100003}, {"M", 64}});
+  p = c.plans.front();
+  EXPECT_EQ(p.params.batch, 0) << p.params.str();
+  EXPECT_EQ(p.params.cluster, 16) << p.params.str();
+  EXPECT_EQ(tx_of(p.params) * p.params.vec * 4, 32) << p.params.str();
+  Grid g = launch_grid(p, c.facts, h100_profile(), 1);
+  EXPECT_EQ(g.x, 128u);
+  EXPECT_EQ(g.cluster, 16u);
+  // Small problems gain nothing from clusters: 37 x 1030 moves 300 KB.
+  c = choice_for(softmax_over(DType::F32, 2, 0), {{"B", 37}, {"M", 1030}});
+  EXPECT_EQ(c.plans.front().params.cluster, 1) << c.plans.front().params.str();
+  // Before Hopper, no clusters at all.
+  DeviceInfo a100 = h100_profile();
+  a100.cc_major = 8;
+  a100.sm_count = 108;
+  c = choice_for(softmax_over(DType::F32, 2, 0), {{"B", 8192}, {"M", 4096}});
+  SegmentedFusion sf = lower(softmax_over(DType::F32, 2, 0));
+  int si = 0;
+  while (sf.segments.at(si).kind != SegmentKind::Kernel) ++si;
+  const KernelShape ks = analyze_kernel(sf.fusion, sf.segments.at(si));
+  const ScheduleContext cx{sf.fusion, sf.segments.at(si), si, ks, c.facts, a100};
+  for (const KernelPlan& q : choose_scheduler(cx).scheduler->candidates(cx)) EXPECT_EQ(q.params.cluster, 1) << q.params.str();
+  // A device that runs no 16-block cluster (the executor lowers max_cluster and plans again).
+  const Lowered tall = lowered(softmax_over(DType::F32, 2, 0), {{"B", 100003}, {"M", 64}});
+  DeviceInfo eight = h100_profile();
+  eight.max_cluster = 8;
+  const ScheduleContext cx8{tall.sf.fusion, tall.sf.segments.at(tall.si), tall.si, tall.ks, tall.facts, eight};
+  const auto plans8 = choose_scheduler(cx8).scheduler->candidates(cx8);
+  EXPECT_EQ(plans8.front().params.cluster, 8) << plans8.front().params.str();
+  for (const KernelPlan& q : plans8) EXPECT_LE(q.params.cluster, 8) << q.params.str();
+}
+
+TEST(OuterNormScheduler, NormOfATransposedViewStagesItsOutput) {
+  // Layer norm of the transpose of an f16 6144 x 5120: 128-byte lines (8 x 8 columns), the 6144
+  // rows over 8 blocks of 1024 threads holding 6 each; the output (contiguous along the reduced
+  // rows: General in the view) staged through shared memory.
   for (bool rms : {false, true}) {
     const Scheduled c = choice_for(norm_of_transposed(DType::F16, rms), {{"B", 5120}, {"H", 6144}});
     EXPECT_EQ(c.scheduler, "outer_norm") << c.passed_over;
@@ -151,31 +228,74 @@ TEST(OuterNormScheduler, NormOfATransposedViewWritesItsOutputElementwise) {
         EXPECT_EQ(o.access, Access::Row) << "the weights vary along the reduced axis only";
     }
     EXPECT_EQ(p.params.vec, 8);
+    EXPECT_EQ(tx_of(p.params), 8) << p.params.str();
+    EXPECT_TRUE(p.params.staged) << p.params.str();
+    EXPECT_EQ(p.params.cluster, 8) << p.params.str();
+    EXPECT_EQ(p.params.threads, 1024) << p.params.str();
+    EXPECT_EQ(p.params.batch, 6) << p.params.str();
   }
-  // Rows too long to hold (f32, 16384 reduced rows of 2048 columns): re-read, and tiles narrow
-  // enough for two blocks per SM.
+  // f32, 16384 reduced rows of 2048 columns (128 MB): held in clusters of 8 (64-byte row
+  // segments: a 128-byte line would need clusters of 16), staged.
   const Scheduled c = choice_for(norm_of_transposed(DType::F32, true), {{"B", 2048}, {"H", 16384}});
   EXPECT_EQ(c.scheduler, "outer_norm");
   const KernelPlan& p = c.plans.front();
-  EXPECT_EQ(p.params.batch, 0);
-  const Grid g = launch_grid(p, c.facts, h100_profile(), 2);
-  EXPECT_GE(g.x, 2u * 132u);
+  EXPECT_GT(p.params.batch, 0) << p.params.str();
+  EXPECT_TRUE(p.params.staged) << p.params.str();
+  EXPECT_GE(tx_of(p.params) * p.params.vec * 4, 64) << p.params.str();
+  EXPECT_LE(p.params.cluster, 8) << p.params.str();
+  const Grid g = launch_grid(p, c.facts, h100_profile(), 1);
+  EXPECT_GE(g.x, 8u * 128u) << "8 waves of the SMs that clusters of 8 take";
 }
 
 TEST(OuterNormScheduler, PlansPrintParseValidateAndCoverTheirRows) {
+  for (const Scheduled& c : {choice_for(softmax_over(DType::F32, 2, 0), {{"B", 8192}, {"M", 4096}}),
+                             choice_for(softmax_over(DType::F32, 2, 0), {{"B", 100003}, {"M", 64}}),
+                             choice_for(norm_of_transposed(DType::F16, false), {{"B", 5120}, {"H", 6144}})})
+    for (const KernelPlan& p : c.plans) {
+      EXPECT_TRUE(p.problems().empty()) << p.params.str();
+      EXPECT_EQ(parse_params(p.params.str()), p.params) << p.params.str();
+    }
   const Scheduled c = choice_for(softmax_over(DType::F32, 2, 0), {{"B", 8192}, {"M", 4096}});
-  for (const KernelPlan& p : c.plans) {
-    EXPECT_TRUE(p.problems().empty()) << p.params.str();
-    EXPECT_EQ(parse_params(p.params.str()), p.params) << p.params.str();
-  }
-  EXPECT_NE(c.plans.front().params.str().find("persistent_batch=8"), std::string::npos) << c.plans.front().params.str();
+  EXPECT_NE(c.plans.front().params.str().find("persistent_batch=8 cluster=8"), std::string::npos) << c.plans.front().params.str();
   KernelPlan bad = c.plans.front();
   bad.params.grid_split = true;  // held rows and the grid form do not mix
   EXPECT_FALSE(bad.problems().empty());
+  bad = c.plans.front();
+  bad.params.cluster = 3;
+  EXPECT_FALSE(bad.problems().empty()) << "cluster 3";
+  bad.params.cluster = 32;
+  EXPECT_FALSE(bad.problems().empty()) << "cluster 32";
+  bad = c.plans.front();
+  bad.params.staged = true;  // no General output to stage
+  EXPECT_FALSE(bad.problems().empty());
+  bad = c.plans.front();
+  bad.params.batch = 0;
+  bad.params.grid_split = true;  // a cluster and the grid form both split the rows
+  EXPECT_FALSE(bad.problems().empty());
+  // The parts print and parse back: cluster 16, staged.
+  KernelParams q = parse_params("vec=8 threads=1024 rows_per_block=128 unroll=1 persistent_batch=3 cluster=16 staged");
+  EXPECT_EQ(q.cluster, 16);
+  EXPECT_TRUE(q.staged);
+  EXPECT_EQ(parse_params(q.str()), q);
+  // Inner plans take neither a 16-block cluster nor staged outputs.
+  const Scheduled inner = choice_for(softmax_over(DType::F16, 2, 1), {{"B", 4096}, {"M", 4096}});
+  KernelPlan in = inner.plans.front();
+  in.params.staged = true;
+  EXPECT_FALSE(in.problems().empty());
+  in = inner.plans.front();
+  in.params.cluster = 16;
+  in.params.rows_per_block = 1;
+  EXPECT_FALSE(in.problems().empty());
   // A held plan launched on more rows than it holds is refused, never run wrong.
   LaunchFacts more = c.facts;
   more.C = 8192 * 2;
   EXPECT_THROW(launch_grid(c.plans.front(), more, h100_profile(), 1), Error);
+  // ... and on fewer than its slots but the last cover.
+  LaunchFacts fewer = c.facts;
+  fewer.C = 8192 - 1024;
+  EXPECT_THROW(launch_grid(c.plans.front(), fewer, h100_profile(), 1), Error);
+  fewer.C = 8192 - 1023;
+  EXPECT_NO_THROW(launch_grid(c.plans.front(), fewer, h100_profile(), 1));
 }
 
 // The reduced dims walked in memory order: a mean over [1, 2] of a view whose last two dims
@@ -211,8 +331,10 @@ TEST(OuterNormKernels, CompileWithoutSpills) {
       {[](DType t) { return softmax_over(t, 3, 1, false, true); },
        {{{"B", 16}, {"M", 128}, {"K", 4097}}, {{"B", 3}, {"M", 17}, {"K", 333}}}},
       {[](DType t) { return softmax_over(t, 3, 1, true); }, {{{"B", 64}, {"M", 100}, {"K", 1024}}, {{"B", 2}, {"M", 1000}, {"K", 8}}}},
-      {[](DType t) { return norm_of_transposed(t, false); }, {{{"B", 5120}, {"H", 6144}}, {{"B", 77}, {"H", 301}}}},
-      {[](DType t) { return norm_of_transposed(t, true); }, {{{"B", 2048}, {"H", 16384}}, {{"B", 24}, {"H", 1}}}},
+      {[](DType t) { return softmax_over(t, 2, 0, true); }, {{{"B", 8192}, {"M", 64}}, {{"B", 30001}, {"M", 136}}}},
+      {[](DType t) { return norm_of_transposed(t, false); },
+       {{{"B", 5120}, {"H", 6144}}, {{"B", 77}, {"H", 301}}, {{"B", 1000}, {"H", 20000}}, {{"B", 64}, {"H", 100003}}}},
+      {[](DType t) { return norm_of_transposed(t, true); }, {{{"B", 2048}, {"H", 16384}}, {{"B", 24}, {"H", 1}}, {{"B", 520}, {"H", 9999}}}},
   };
   for (DType t : {DType::F32, DType::F16, DType::BF16})
     for (const Case& cs : cases)
@@ -242,5 +364,110 @@ TEST(OuterNormReference, SoftmaxOverDimZero) {
     for (int64_t r = 0; r < 37; ++r) s += std::exp(in[0].get(r * 29 + c) - mx);
     for (int64_t r = 0; r < 37; ++r)
       EXPECT_NEAR(out[0].get(r * 29 + c), std::exp(in[0].get(r * 29 + c) - mx) / s, 1e-6) << r << "," << c;
+  }
+}
+
+// Plans pinned by hand compile without spills too: clusters of 2 to 16 blocks with held and
+// re-read rows, staged outputs, at odd sizes (blocks of a cluster without rows included).
+TEST(OuterNormKernels, PinnedClusterAndStagedPlansCompile) {
+  struct Case {
+    Fusion f;
+    Bindings sizes;
+    std::string plan;
+  };
+  const std::vector<Case> cases = {
+      {softmax_over(DType::F32, 2, 0), {{"B", 1000}, {"M", 96}}, "cluster=8"},
+      {softmax_over(DType::BF16, 2, 0), {{"B", 1000}, {"M", 96}}, "cluster=16"},
+      {softmax_over(DType::F16, 2, 0, true), {{"B", 3001}, {"M", 200}}, "cluster=4,persistent_batch=0,unroll=2,min_blocks=2"},
+      {norm_of_transposed(DType::F16, false), {{"B", 77}, {"H", 301}}, "cluster=4"},
+      {norm_of_transposed(DType::BF16, false), {{"B", 130}, {"H", 1001}}, "vec=8,threads=512,rows_per_block=64,cluster=16,staged"},
+      {norm_of_transposed(DType::F32, true), {{"B", 96}, {"H", 5000}}, "vec=4,threads=256,rows_per_block=32,cluster=8,staged,persistent_batch=0,unroll=4"},
+  };
+  for (const Case& cs : cases) {
+    ExecutorOptions o;
+    o.plan = cs.plan;
+    Executor ex(cs.f, o);
+    std::vector<KernelSourceInfo> sources;
+    const auto records = ex.compile_for(resolve_input_shapes(cs.f, {}, cs.sizes), &sources);
+    ASSERT_FALSE(records.empty());
+    std::string what = cs.f.name() + " " + cs.plan;
+    for (const auto& [k, v] : cs.sizes) what += " " + k + "=" + std::to_string(v);
+    for (const LaunchRecord& r : records) {
+      if (r.category != "outer-reduction") continue;
+      EXPECT_EQ(r.spill_bytes, 0) << what << ": " << r.params;
+      EXPECT_NE(r.params.find("cluster="), std::string::npos) << what << ": " << r.params;
+    }
+  }
+}
+
+// The GPU tier's pinned plans (tests/gpu/outer_norm_test.cpp, PinnedClusterPlans) are valid
+// and compile for every dtype and layout's alignment (some may spill: pinned plans run anyway).
+TEST(OuterNormKernels, GpuTierPinnedPlansAreValid) {
+  struct Case {
+    std::function<Fusion(DType)> make;
+    Bindings sizes;
+    std::string plan;
+  };
+  const std::vector<Case> cases = {
+      {[](DType t) { return softmax_over(t, 2, 0); }, {{"B", 1000}, {"M", 96}}, "threads=1024,rows_per_block=128,cluster=2"},
+      {[](DType t) { return softmax_over(t, 2, 0); }, {{"B", 1000}, {"M", 96}}, "cluster=8"},
+      {[](DType t) { return softmax_over(t, 2, 0, true); }, {{"B", 1000}, {"M", 100}}, "cluster=16"},
+      {[](DType t) { return softmax_over(t, 2, 0); }, {{"B", 37}, {"M", 40}}, "vec=1,threads=1024,rows_per_block=32,cluster=16"},
+      {[](DType t) { return softmax_over(t, 2, 0, true); }, {{"B", 3001}, {"M", 200}}, "cluster=4,persistent_batch=0,unroll=2,min_blocks=2"},
+      {[](DType t) { return softmax_over(t, 3, 1, false, true); }, {{"B", 3}, {"M", 517}, {"K", 40}}, "cluster=4"},
+      {[](DType t) { return softmax_over(t, 3, 1, false, true); }, {{"B", 3}, {"M", 517}, {"K", 40}}, "cluster=2,persistent_batch=0,unroll=4"},
+      {[](DType t) { return norm_of_transposed(t, false); }, {{"B", 77}, {"H", 301}}, "cluster=4"},
+      {[](DType t) { return norm_of_transposed(t, false); }, {{"B", 130}, {"H", 1001}}, "cluster=16,staged=0"},
+      {[](DType t) { return norm_of_transposed(t, true); }, {{"B", 96}, {"H", 5000}}, "cluster=8,persistent_batch=0,unroll=4"},
+      {[](DType t) { return norm_of_transposed(t, true); }, {{"B", 96}, {"H", 5000}}, "cluster=1,persistent_batch=0,unroll=2"},
+  };
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (const Case& cs : cases)
+      for (bool misaligned : {false, true}) {
+        const Fusion f = cs.make(t);
+        const Lowered l = lowered(f, cs.sizes, misaligned);
+        const std::string what = f.name() + " " + std::string(dtype_name(t)) + " [" + cs.plan + "]" + (misaligned ? " misaligned" : "");
+        CompileOptions o;
+        o.plan = cs.plan;
+        PreparedKernel pk;
+        ASSERT_NO_THROW(pk = prepare_kernel(l.sf, l.si, l.ks, l.facts, h100_profile(), KernelCache::global(), o)) << what;
+        EXPECT_EQ(pk.plan.shape.category, KernelCategory::Outer) << what;
+        EXPECT_LE(spill_of(pk), 64) << what << ": " << pk.plan.params.str();
+        EXPECT_NO_THROW(launch_grid(pk.plan, l.facts, h100_profile(), 1)) << what << ": " << pk.plan.params.str();
+      }
+}
+
+// What matters in the emitted code (grep checks): a cluster's pushed totals and its barriers,
+// the staged output's 16-byte stores; a reduction with kept-level outputs refuses the parts.
+TEST(OuterNormKernels, ClusterExchangeAndStagedStoresInTheCode) {
+  Fusion f = make_workload("outer_layer_norm_T_f16");
+  Executor ex(f);
+  std::vector<KernelSourceInfo> sources;
+  const auto records = ex.compile_for(resolve_input_shapes(f, {}, {{"B", 5120}, {"H", 6144}}), &sources);
+  const KernelSourceInfo* k = nullptr;
+  for (const auto& s : sources)
+    if (s.source.find("solder_outer_norm") != std::string::npos) k = &s;
+  ASSERT_NE(k, nullptr);
+  const std::string& src = k->source;
+  EXPECT_NE(src.find("push_cluster<uint4>"), std::string::npos);
+  EXPECT_NE(src.find("mbar_wait(xb, 0)"), std::string::npos);
+  EXPECT_NE(src.find("cluster_arrive();\n  constexpr int B"), std::string::npos) << "the set-up's arrival before the loads";
+  EXPECT_NE(src.find("welford_merge(x, {((const float*)(ocx"), std::string::npos) << "the blocks' totals in rank order";
+  EXPECT_NE(src.find("st_vec<u16, OV3>(dst, v)"), std::string::npos) << "16-byte stores along the output's rows";
+  EXPECT_NE(src.find("ld_vec<unsigned, VEC / 2>"), std::string::npos) << "16-byte loads along the kept columns";
+  EXPECT_EQ(src.find("P3[r * rs3"), std::string::npos) << "no element-by-element output stores";
+  EXPECT_NE(src.rfind("cluster_wait();  // no block"), std::string::npos);
+  for (const LaunchRecord& r : records) EXPECT_EQ(r.spill_bytes, 0) << r.params;
+
+  // The reduction form (kept-level outputs) has no cluster: a pinned one is refused by name.
+  Fusion colsum = make_workload("outer_colsum_bf16");
+  ExecutorOptions o;
+  o.plan = "cluster=2,grid_split=0";
+  Executor bad(colsum, o);
+  try {
+    bad.compile_for(resolve_input_shapes(colsum, {}, {{"B", 4096}, {"H", 1024}}));
+    ADD_FAILURE() << "a cluster on an outer reduction was not refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("outer normalization's parts"), std::string::npos) << e.what();
   }
 }

@@ -371,6 +371,9 @@ void write_outer(Writer& w, KernelSource& out) {
   for (const OperandPlan& o : w.plan.operands)
     element_outputs |= o.is_output && (o.access == Access::Full || o.access == Access::General || o.access == Access::Row);
   if (element_outputs || plan_stages(w.f, w.seg, w.ks, false, false).max_level > 1) return write_outer_norm(w, out);
+  if (w.plan.params.cluster > 1 || w.plan.params.staged || w.plan.params.batch > 0)
+    throw Error("codegen: " + w.plan.name + ": cluster, staged and persistent_batch are the outer normalization's parts, "
+                "not a reduction's with kept-level outputs (" + w.plan.params.str() + ")");
   OuterWriter(w, out).write();
 }
 

@@ -2,17 +2,38 @@
 // [RR reduced rows, K kept columns], kept innermost; the kernel order stays [kept | reduced]
 // (p.R = K, p.C = RR). A block is TX threads along the kept columns, each owning VEC contiguous
 // columns (16-byte loads), times TY threads along the rows. Pass q computes what the level-q+1
-// reductions read, row by row of the thread (ty, ty + TY, ...), and accumulates VEC partials
-// each; the block combines them (shuffles between the lanes of a column, then the warps'
-// partials through shared memory in warp order: the same bits every run) and every thread takes
-// its columns' statistics. The last pass computes the element outputs and stores them;
-// kept-level outputs are stored by thread row 0. Element math is recomputed in every pass from
-// the inputs: with `batch` > 0 those are held in registers (rows ty + i TY, i < batch), read
-// from memory once; with batch 0 each pass reads them again (rows too long to hold).
-// var_mean is one Welford step (Chan's merge across threads), so a layer norm takes two passes.
+// reductions read, row by row of the thread, and accumulates VEC partials each; the block
+// combines them (shuffles between the lanes of a column, then the warps' partials through
+// shared memory in warp order: the same bits every run) and every thread takes its columns'
+// statistics. The last pass computes the element outputs and stores them; kept-level outputs
+// are stored by thread row 0. Element math is recomputed in every pass from the inputs: with
+// `batch` > 0 those are held in registers, read from memory once; with batch 0 each pass reads
+// them again (rows too long to hold). Inputs that vary along the rows only (weights) are read
+// where used. var_mean is one Welford step (Chan's merge across threads), so a layer norm takes
+// two passes.
+//
+// Rows come in chunks of TY: chunk q holds rows q TY .. q TY + TY - 1, thread row ty its row
+// q TY + ty. A block takes chunks crank, crank + CL, ...: with `cluster` = CL > 1 (Hopper) the
+// reduced rows of a kept tile are split over the CL blocks of a thread-block cluster, each
+// combining its own rows as above; then every block pushes its totals into every block's
+// exchange slots (st.async into distributed shared memory, counted on the receiver's mbarrier,
+// one per step) and each combines the CL totals in rank order, so all blocks of the cluster
+// have the same bits. One split cluster barrier orders the mbarriers' set-up before the first
+// push (arrive after the set-up, wait before the push, so the loads are already in flight), and
+// one keeps every block alive until no other can push into it (arrive after the last exchange,
+// wait before leaving).
+//
+// Staged outputs (`staged`): an output whose kept columns are not unit-stride (the contiguous
+// output of a norm over a transposed view: General in the view) is written chunk by chunk into a
+// shared-memory tile [TX VEC columns][TY rows] (rows contiguous, 16-byte pieces XOR-swizzled
+// by the writing thread's tx, so a warp's writes and reads are free of bank conflicts), and
+// after a barrier the block stores each column's rows as 16-byte vectors along the output's
+// own fastest dim (element by element where the rows are not unit-stride or aligned, or at
+// the rows' end). Two tiles alternate: one barrier per chunk.
 #include <algorithm>
 
 #include "codegen/kernel_writer.h"
+#include "schedule/outer_view.h"
 
 namespace solder::codegen_detail {
 
@@ -23,15 +44,28 @@ class OuterNormWriter {
   OuterNormWriter(Writer& w) : w_(w), P_(w.plan.params), c_(w.code), sp_(plan_stages(w.f, w.seg, w.ks, false, false)) {
     ty_n_ = P_.rows_per_block;
     tx_n_ = P_.threads / P_.rows_per_block;
+    cl_ = P_.cluster;
     for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k) {
       if (!w.op(k).is_output) continue;
       (is(k, Access::Full) || is(k, Access::General) ? elem_outs_ : kept_outs_).push_back(k);
+      if (P_.staged && is(k, Access::General)) staged_.push_back(k);
     }
     std::vector<int> all;
     for (const auto& st : sp_.steps) all.push_back(st.input);
     for (int k : elem_outs_) all.push_back(w.op(k).value);
     for (int k : kept_outs_) all.push_back(w.op(k).value);
     ins_ = w.element_inputs(all, [](int) { return false; });
+    for (const auto& st : sp_.steps) {
+      const int b = accumulator_bytes(acc_t(st)), planes = st.welford ? 3 : 1;
+      nb_.planes = std::max(nb_.planes, planes);
+      nb_.plane_bytes = std::max(nb_.plane_bytes, b);
+      nb_.exchange_per_column += planes * b;
+      ++nb_.steps;
+    }
+    for (int k : staged_) nb_.staged_elem_bytes += dtype_size(w.dt(w.op(k).value));
+    if (P_.staged && staged_.empty()) throw Error("codegen: " + w.plan.name + ": staged, but no output is addressed General");
+    if (P_.staged && int64_t{ty_n_} * dtype_size(w.dt(w.op(staged_.front()).value)) % 16)
+      throw Error("codegen: " + w.plan.name + ": staged outputs need 16 bytes of rows per column (TY = " + num(ty_n_) + ")");
   }
 
   void write() {
@@ -40,6 +74,7 @@ class OuterNormWriter {
     if (P_.batch > 0) held_loads();
     for (int level = 1; level <= sp_.max_level; ++level) reduction_pass(level);
     output_pass();
+    if (cl_ > 1) c_ += "  cluster_wait();  // no block of the cluster pushes into this one any more\n";
     c_ += "}\n";
   }
 
@@ -51,16 +86,27 @@ class OuterNormWriter {
     if (is(k, Access::Scalar) || is(k, Access::Row)) return "0";
     return "ka * sa" + num(k) + " + " + (is(k, Access::Full) ? "kr + " + j : "(kr + " + j + ") * si" + num(k));
   }
+  // The row of thread row ty in chunk `q` (an expression), and of held slot i.
+  std::string chunk_row(const std::string& q) const { return "(" + q + ") * TY + ty"; }
+  // Held rows fit in registers, so RR < 2^31: 32-bit rows (RH = RR).
+  std::string held_row() const { return cl_ > 1 ? "ry + i * RS" : "ty + i * TY"; }
 
   void prologue() {
     const int rank = static_cast<int>(w_.ks.dim_order.size()), split = w_.ks.split;
     c_ += "extern \"C\" __global__ void " + w_.launch_bounds(P_.min_blocks) + " " + w_.plan.name + "(const Params p) {\n";
     c_ += "  constexpr int VEC = " + num(P_.vec) + ", TX = " + num(tx_n_) + ", TY = " + num(ty_n_) + ", THREADS = " +
-          num(P_.threads) + ", W = THREADS / 32;\n";
+          num(P_.threads) + ", W = THREADS / 32" + (cl_ > 1 ? ", CL = " + num(cl_) + ", RS = CL * TY" : std::string()) + ";\n";
     w_.pointers(1);
     c_ += "  const i64 K = p.R, RR = p.C;  // kept columns, reduced rows\n";
     c_ += "  const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;\n";
-    c_ += "  const i64 kc = ((i64)blockIdx.x * TX + tx) * VEC;\n";
+    if (cl_ > 1) {
+      c_ += "  // The cluster's blocks share a kept tile: block crank takes row chunks crank, crank + CL, ...\n";
+      c_ += "  const unsigned crank = cluster_rank();\n  const i64 tile = blockIdx.x / CL;\n";
+      if (P_.batch > 0) c_ += "  const int ry = (int)crank * TY + ty;  // the thread's first row\n";
+    } else {
+      c_ += "  const i64 tile = blockIdx.x;\n";
+    }
+    c_ += "  const i64 kc = (tile * TX + tx) * VEC;\n";
     c_ += "  const bool act = kc < K;  // VEC divides K: a thread's vector is whole or out of range\n";
     c_ += "  const i64 kc0 = act ? kc : 0;  // out-of-range threads load column 0 and store nothing\n";
     int first_full = -1;
@@ -80,9 +126,11 @@ class OuterNormWriter {
     c_ += "  const i64 ka = kc0 / HK, kr = kc0 % HK;\n";
     for (int k = 0; k < static_cast<int>(w_.plan.operands.size()); ++k)
       if (is(k, Access::Full)) c_ += "  const i64 kb" + num(k) + " = ka * sa" + num(k) + " + kr;\n";
-    // The block combine: per plane, the warps' partials [W][VEC][TX] then the totals [VEC][TX].
-    c_ += "  __shared__ __align__(16) unsigned char osm[" + num(int64_t{P_.threads / 32 + 1} * P_.vec * tx_n_ * 8 * 3) +
-          "];\n";
+    // The block combine: per plane, the warps' partials [W][VEC][TX] then the totals [VEC][TX];
+    // the staged outputs' tiles alias it (outer_norm_smem).
+    const OuterNormSmem sm = outer_norm_smem(P_, nb_);
+    c_ += "  __shared__ __align__(16) unsigned char osm[" + num(std::max(sm.combine, sm.staging)) + "];\n";
+    if (cl_ > 1) cluster_setup(sm);
     for (int k : ins_) {
       const std::string t = t_of(k);
       if (is(k, Access::Scalar)) c_ += "  const " + t + " hs" + num(k) + " = " + w_.ptr(k) + "[0];\n";
@@ -92,35 +140,49 @@ class OuterNormWriter {
     }
   }
 
-  // The loads of row `r` (in bounds) into slot `s` of the held or loaded arrays.
+  // The exchange slots of every step (every block's totals, [CL][planes][VEC][TX]) and their
+  // mbarriers, set up before any block of the cluster pushes (cluster_arrive here, the wait
+  // before the first push).
+  void cluster_setup(const OuterNormSmem& sm) {
+    c_ += "  __shared__ __align__(16) unsigned char ocx[" + num(sm.exchange - 16 * nb_.steps) + "];\n";
+    c_ += "  __shared__ __align__(8) unsigned long long omb[" + num(nb_.steps) + "];\n";
+    c_ += "  if (threadIdx.x == 0) {\n";
+    for (int i = 0; i < nb_.steps; ++i) c_ += "    mbar_init((unsigned)__cvta_generic_to_shared(&omb[" + num(i) + "]), 1);\n";
+    c_ += "    mbar_init_fence();\n  }\n  cluster_arrive();\n";
+  }
+
+  // The loads of row `r` (in bounds) into slot `s` of the held or loaded arrays. Held rows
+  // (prefix "h") hold the column inputs only; rows re-read also load the row inputs ahead.
   void row_loads(int ind, const std::string& r, const std::string& s, const std::string& prefix) {
     for (int k : ins_) {
-      const std::string base = w_.ptr(k) + " + (" + r + ") * rs" + num(k);
+      const std::string base = w_.ptr(k) + " + (i64)(" + r + ") * rs" + num(k);
       if (is(k, Access::Full)) {
         const std::string ld = w_.in_pairs(k) ? "ld_vec<unsigned, VEC / 2>((const unsigned*)(" + base + " + kb" + num(k) + "))"
                                               : "ld_vec<" + t_of(k) + ", VEC>(" + base + " + kb" + num(k) + ")";
         c_ += I(ind) + prefix + num(k) + "[" + s + "] = " + ld + ";\n";
       }
-      if (is(k, Access::Row)) c_ += I(ind) + prefix + "r" + num(k) + "[" + s + "] = (" + base + ")[0];\n";
+      if (is(k, Access::Row) && prefix != "h") c_ += I(ind) + prefix + "r" + num(k) + "[" + s + "] = (" + base + ")[0];\n";
     }
   }
   void row_decls(int ind, const std::string& n, const std::string& prefix) {
     for (int k : ins_) {
       if (is(k, Access::Full)) c_ += I(ind) + w_.in_vec_type(k) + " " + prefix + num(k) + "[" + n + "];\n";
-      if (is(k, Access::Row)) c_ += I(ind) + t_of(k) + " " + prefix + "r" + num(k) + "[" + n + "];\n";
+      if (is(k, Access::Row) && prefix != "h") c_ += I(ind) + t_of(k) + " " + prefix + "r" + num(k) + "[" + n + "];\n";
     }
   }
 
   // Held rows: every slot's loads first (rows past RR load row 0: in bounds, never used).
   void held_loads() {
-    c_ += "  constexpr int B = " + num(P_.batch) + ";  // rows held per thread: ty + i * TY\n";
+    c_ += "  constexpr int B = " + num(P_.batch) + ";  // rows held per thread: " +
+          (cl_ > 1 ? "chunk i * CL + crank's" : "ty + i * TY") + "\n";
+    c_ += "  const int RH = (int)RR;\n";
     row_decls(1, "B", "h");
-    c_ += "#pragma unroll\n  for (int i = 0; i < B; ++i) {\n    const i64 r = ty + (i64)i * TY;\n";
-    row_loads(2, "r < RR ? r : 0", "i", "h");
+    c_ += "#pragma unroll\n  for (int i = 0; i < B; ++i) {\n    const int r = " + held_row() + ";\n";
+    row_loads(2, "i < B - 1 || r < RH ? r : 0", "i", "h");
     c_ += "  }\n";
   }
 
-  // The element expression of input / result values for slot `s` of arrays `prefix`.
+  // The element expression of input / result values for slot `s` of arrays `prefix`, at row r.
   ExprEmitter emitter(const std::string& prefix, const std::string& s) {
     ExprEmitter em(w_.f, [this, prefix, s](int v) -> std::string {
       if (auto it = results_.find(v); it != results_.end()) return it->second + "[j]";
@@ -131,7 +193,8 @@ class OuterNormWriter {
         case Access::Full:
           return load_convert(t, w_.in_pairs(k) ? "half_of(" + prefix + num(k) + "[" + s + "].e[j / 2], j & 1)"
                                                 : prefix + num(k) + "[" + s + "].e[j]");
-        case Access::Row: return load_convert(t, prefix + "r" + num(k) + "[" + s + "]");
+        case Access::Row:
+          return load_convert(t, prefix == "h" ? w_.ptr(k) + "[r * rs" + num(k) + "]" : prefix + "r" + num(k) + "[" + s + "]");
         case Access::Col: return load_convert(t, "hc" + num(k) + "[j]");
         default: return load_convert(t, "hs" + num(k));
       }
@@ -142,28 +205,37 @@ class OuterNormWriter {
   }
 
   // Each row of the thread, its slot's values in `body(prefix, slot, ind)`, rows past RR
-  // skipped (held: only the last slot can be past RR).
-  // Re-read rows (batch 0): odd passes walk the rows backwards, starting on what the pass
-  // before read last (still in L2).
-  template <class Body> void each_row(const Body& body) {
-    const bool back = P_.batch == 0 && pass_++ % 2 == 1;
-    const std::string row = back ? "RR - 1 - (r0 + (i64)u * TY)" : "r0 + (i64)u * TY";
+  // skipped; `after(chunk, ind)` follows every slot, outside the row's test (all threads run it:
+  // the staged outputs' barrier). Held rows: only the last slot can be past RR. Re-read rows
+  // walk the block's chunks (the same count for every thread), odd passes backwards, starting on
+  // what the pass before read last (still in L2).
+  template <class Body, class After> void each_row(const Body& body, const After& after) {
     if (P_.batch > 0) {
-      c_ += "#pragma unroll\n  for (int i = 0; i < B; ++i) {\n    const i64 r = ty + (i64)i * TY;\n"
-            "    if (i < B - 1 || r < RR) {\n";
+      c_ += "#pragma unroll\n  for (int i = 0; i < B; ++i) {\n    const int r = " + held_row() + ";\n"
+            "    if (i < B - 1 || r < RH) {\n";
       body("h", "i", 3);
-      c_ += "    }\n  }\n";
+      c_ += "    }\n";
+      after(cl_ > 1 ? "(i64)i * CL + crank" : "(i64)i", 2);
+      c_ += "  }\n";
       return;
     }
+    const bool back = pass_++ % 2 == 1;
     const int u = P_.unroll;
-    c_ += "  for (i64 r0 = ty; r0 < RR; r0 += (i64)" + num(u) + " * TY) {\n";
+    const std::string m = back ? "nch - 1 - (m0 + u)" : "m0 + u";
+    const std::string q = cl_ > 1 ? "(" + m + ") * CL + crank" : m;
+    c_ += "  for (i64 m0 = 0; m0 < nch; m0 += " + num(u) + ") {\n";
     row_decls(2, num(u), "l");
-    c_ += "#pragma unroll\n    for (int u = 0; u < " + num(u) + "; ++u) {\n      const i64 r = " + row + ";\n";
-    row_loads(3, "r0 + (i64)u * TY < RR ? r : 0", "u", "l");
-    c_ += "    }\n#pragma unroll\n    for (int u = 0; u < " + num(u) + "; ++u) {\n      const i64 r = " + row + ";\n"
-          "      if (r0 + (i64)u * TY < RR) {\n";
+    c_ += "#pragma unroll\n    for (int u = 0; u < " + num(u) + "; ++u) {\n      const i64 r = " + chunk_row(q) + ";\n";
+    row_loads(3, "m0 + u < nch && r < RR ? r : 0", "u", "l");
+    c_ += "    }\n#pragma unroll\n    for (int u = 0; u < " + num(u) + "; ++u) {\n      const i64 r = " + chunk_row(q) + ";\n"
+          "      if (m0 + u < nch && r < RR) {\n";
     body("l", "u", 4);
-    c_ += "      }\n    }\n  }\n";
+    c_ += "      }\n";
+    after(q, 3);
+    c_ += "    }\n  }\n";
+  }
+  template <class Body> void each_row(const Body& body) {
+    each_row(body, [](const std::string&, int) {});
   }
 
   // Pass level - 1: the level's reductions over the thread's rows, then the block combine.
@@ -172,6 +244,10 @@ class OuterNormWriter {
     for (const auto& st : sp_.steps)
       if (st.level == level) steps.push_back(&st);
     c_ += "  // Pass " + num(level - 1) + ": the reductions of level " + num(level) + ".\n";
+    if (level == 1 && P_.batch == 0) {
+      c_ += "  // Chunks of TY rows this block takes (crank, crank + CL, ...; the same count in every thread).\n";
+      c_ += std::string("  const i64 nch = ") + (cl_ > 1 ? "((RR + TY - 1) / TY - crank + CL - 1) / CL" : "(RR + TY - 1) / TY") + ";\n";
+    }
     bool welford = false;
     for (const auto* st : steps) {
       const int i = idx(st);
@@ -211,8 +287,9 @@ class OuterNormWriter {
     return accumulator_dtype(w_.dt(w_.f.nodes()[st.node].out[0]));
   }
 
-  // The block's partials of one step combined; every thread takes its columns' totals and
-  // declares the step's results (rv<value>[VEC], as the reference defines them).
+  // The block's partials of one step combined (and, in a cluster, the blocks' totals); every
+  // thread takes its columns' totals and declares the step's results (rv<value>[VEC], as the
+  // reference defines them).
   void combine_block(const ReductionStep& st, int level) {
     const std::string n = num(idx(&st));
     const Op op = st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum;
@@ -232,7 +309,7 @@ class OuterNormWriter {
     }
     c_ += "      }\n    }\n";
     // Shared memory: plane pl's partials at pl * PLANE, totals after the partials.
-    const std::string plane = "(W + 1) * VEC * TX * 8";
+    const std::string plane = "(W + 1) * VEC * TX * " + num(nb_.plane_bytes);
     c_ += "    const int wp = threadIdx.x / 32;\n    if ((threadIdx.x % 32) < TX) {\n#pragma unroll\n      for (int j = 0; j < VEC; ++j) {\n";
     for (size_t pl = 0; pl < planes.size(); ++pl)
       c_ += "        ((" + planes[pl].second + "*)(osm + " + num(pl) + " * " + plane + "))[(wp * VEC + j) * TX + tx] = " +
@@ -253,10 +330,58 @@ class OuterNormWriter {
       c_ += "      for (int v = 1; v < W; ++v) x = " + combine(op, "x", at(0, "v * VEC * TX + c")) + ";\n";
       c_ += "      " + at(0, "W * VEC * TX + c") + " = x;\n";
     }
-    c_ += "    }\n    __syncthreads();\n#pragma unroll\n    for (int j = 0; j < VEC; ++j) {\n";
-    for (size_t pl = 0; pl < planes.size(); ++pl) c_ += "      " + planes[pl].first + "[j] = " + at(pl, "W * VEC * TX + j * TX + tx") + ";\n";
-    c_ += "    }\n  }\n";
+    c_ += "    }\n    __syncthreads();\n";
+    if (cl_ > 1) {
+      combine_cluster(st, planes, plane);
+    } else {
+      c_ += "#pragma unroll\n    for (int j = 0; j < VEC; ++j) {\n";
+      for (size_t pl = 0; pl < planes.size(); ++pl) c_ += "      " + planes[pl].first + "[j] = " + at(pl, "W * VEC * TX + j * TX + tx") + ";\n";
+      c_ += "    }\n";
+    }
+    c_ += "  }\n";
     declare_results(st);
+  }
+
+  // A cluster: the block's totals (in osm) pushed 16 bytes at a time into slot crank of every
+  // block's exchange array of this step, then the CL totals combined in rank order.
+  void combine_cluster(const ReductionStep& st, const std::vector<std::pair<std::string, std::string>>& planes,
+                       const std::string& plane) {
+    const int i = idx(&st), pl_n = static_cast<int>(planes.size());
+    const int sz = accumulator_bytes(acc_t(st));
+    int off = 0;  // this step's exchange slots: after the earlier steps'
+    for (int e = 0; e < i; ++e) off += cl_ * P_.vec * tx_n_ * (sp_.steps[e].welford ? 3 : 1) * accumulator_bytes(acc_t(sp_.steps[e]));
+    const std::string n = num(i), PL = num(pl_n), SZ = num(sz);
+    c_ += "    {  // the cluster's totals, in rank order\n";
+    if (first_exchange_) c_ += "      cluster_wait();  // every block's mbarriers are set up\n";
+    first_exchange_ = false;
+    c_ += "      constexpr int NCH = VEC * TX * " + SZ + " / 16;  // 16-byte pieces of a plane's totals\n";
+    c_ += "      const unsigned xs = (unsigned)__cvta_generic_to_shared(ocx + " + num(off) +
+          "), xb = (unsigned)__cvta_generic_to_shared(&omb[" + n + "]), ts = (unsigned)__cvta_generic_to_shared(osm);\n";
+    c_ += "      if (threadIdx.x == 0) mbar_expect(xb, CL * " + PL + " * VEC * TX * " + SZ + ");\n";
+    c_ += "      for (int u = threadIdx.x; u < CL * " + PL + " * NCH; u += THREADS) {\n";
+    c_ += "        const unsigned rk = u / (" + PL + " * NCH), pl = (u / NCH) % " + PL + ", ch = u % NCH;\n";
+    c_ += "        push_cluster<uint4>(xs + ((crank * " + PL + " + pl) * NCH + ch) * 16u, xb, rk, ld_shared<uint4>(ts + pl * " + plane +
+          " + W * VEC * TX * " + SZ + " + ch * 16u));\n      }\n";
+    c_ += "      mbar_wait(xb, 0);\n";
+    auto part = [&](int pl, const std::string& r) {
+      return "((const " + planes[pl].second + "*)(ocx + " + num(off) + "))[((" + r + ") * " + PL + " + " + num(pl) +
+             ") * VEC * TX + j * TX + tx]";
+    };
+    c_ += "#pragma unroll\n      for (int j = 0; j < VEC; ++j) {\n";
+    if (st.welford) {
+      c_ += "        Welford x = {" + part(0, "0") + ", " + part(1, "0") + ", " + part(2, "0") + "};\n";
+      c_ += "        for (int r = 1; r < CL; ++r) x = welford_merge(x, {" + part(0, "r") + ", " + part(1, "r") + ", " + part(2, "r") + "});\n";
+      c_ += "        " + planes[0].first + "[j] = x.n;\n        " + planes[1].first + "[j] = x.mean;\n        " + planes[2].first +
+            "[j] = x.m2;\n";
+    } else {
+      const Op op = st.kind == Op::Max || st.kind == Op::Min ? st.kind : Op::Sum;
+      c_ += "        " + planes[0].second + " x = " + part(0, "0") + ";\n";
+      c_ += "        for (int r = 1; r < CL; ++r) x = " + combine(op, "x", part(0, "r")) + ";\n";
+      c_ += "        " + planes[0].first + "[j] = x;\n";
+    }
+    c_ += "      }\n";
+    if (++exchanges_ == nb_.steps) c_ += "      cluster_arrive();  // this block takes no more pushes (waited for before leaving)\n";
+    c_ += "    }\n";
   }
 
   void declare_results(const ReductionStep& st) {
@@ -283,11 +408,59 @@ class OuterNormWriter {
     }
   }
 
+  // Staged outputs: constants, each thread's write offset into the tiles and, per store item,
+  // the column's offset in the output.
+  void staging_setup() {
+    c_ += "  // Staged outputs: tiles [TX * VEC columns][TY rows], two alternating (sbuf).\n";
+    int64_t tile = 0;
+    for (int k : staged_) {
+      const std::string n = num(k), t = t_of(k);
+      c_ += "  constexpr int SE" + n + " = sizeof(" + t + "), OV" + n + " = 16 / SE" + n + ", CH" + n + " = TY * SE" + n +
+            " / 16, SW" + n + " = (CH" + n + " < 8 ? CH" + n + " : 8) - 1, SP" + n + " = (32 / TX) * SE" + n + " / 16 > 1 ? (32 / TX) * SE" +
+            n + " / 16 : 1;\n";
+      c_ += "  constexpr int IT" + n + " = TX * VEC * CH" + n + ", NI" + n + " = (IT" + n + " + THREADS - 1) / THREADS;\n";
+      c_ += "  constexpr int SO" + n + " = " + num(tile) + ";  // this output's tile in the set\n";
+      c_ += "  const unsigned sw" + n + " = SO" + n + " + tx * VEC * TY * SE" + n + " + ((((ty * SE" + n + ") / 16) ^ ((tx * SP" + n +
+            ") & SW" + n + ")) * 16) + (ty * SE" + n + ") % 16;\n";
+      c_ += "  i64 sob" + n + "[NI" + n + "];\n  bool sok" + n + "[NI" + n + "];\n";
+      c_ += "#pragma unroll\n  for (int e = 0; e < NI" + n + "; ++e) {\n    const int it = threadIdx.x + e * THREADS;\n"
+            "    const i64 kcs = tile * TX * VEC + it / CH" + n + ";\n    sok" + n + "[e] = it < IT" + n + " && kcs < K;\n"
+            "    sob" + n + "[e] = (kcs / HK) * sa" + n + " + (kcs % HK) * si" + n + ";\n  }\n";
+      tile += int64_t{tx_n_} * P_.vec * ty_n_ * dtype_size(w_.dt(w_.op(k).value));
+    }
+    c_ += "  constexpr int STILE = " + num(tile) + ";  // bytes of one set of tiles\n  int sbuf = 0;\n";
+    c_ += "  __syncthreads();  // the combine's shared memory becomes the tiles\n";
+  }
+  // After a chunk's values are in the tiles: the barrier, then every column's rows of chunk `q`
+  // as 16-byte vectors (or elements: rows not unit-stride or aligned, or at the rows' end).
+  void staged_store(const std::string& q, int ind) {
+    const std::string d = I(ind);
+    c_ += d + "__syncthreads();\n";
+    for (int k : staged_) {
+      const std::string n = num(k), t = t_of(k), P = w_.ptr(k), vt = "Vec<" + t + ", OV" + n + ">";
+      c_ += "#pragma unroll\n" + d + "for (int e = 0; e < NI" + n + "; ++e) {\n";
+      // Names apart from the row loop's (u, m0, i): the chunk expression `q` uses them.
+      c_ += d + "  const int it = threadIdx.x + e * THREADS, ic = it / CH" + n + ", im = it % CH" + n + ";\n";
+      c_ += d + "  const i64 r0 = (" + q + ") * TY + im * OV" + n + ";\n";
+      c_ += d + "  if (sok" + n + "[e] && r0 < RR) {\n";
+      c_ += d + "    const " + vt + " v = *(const " + vt + "*)(osm + sbuf * STILE + SO" + n + " + ic * TY * SE" + n + " + ((im ^ (((ic / VEC) * SP" +
+            n + ") & SW" + n + ")) * 16));\n";
+      c_ += d + "    " + t + "* dst = " + P + " + sob" + n + "[e] + r0 * rs" + n + ";\n";
+      c_ += d + "    if (rs" + n + " == 1 && r0 + OV" + n + " <= RR && ((unsigned long long)dst & 15) == 0) st_vec<" + t + ", OV" + n +
+            ">(dst, v);\n";
+      c_ += d + "    else {\n#pragma unroll\n" + d + "      for (int x = 0; x < OV" + n + "; ++x)\n" + d + "        if (r0 + x < RR) " + P +
+            "[sob" + n + "[e] + (r0 + x) * rs" + n + "] = v.e[x];\n" + d + "    }\n";
+      c_ += d + "  }\n" + d + "}\n";
+    }
+    c_ += d + "sbuf ^= 1;\n";
+  }
+
   // The last pass: element outputs row by row; kept-level outputs by thread row 0.
   void output_pass() {
     c_ += "  // The outputs.\n";
+    if (!staged_.empty()) staging_setup();
     if (!elem_outs_.empty()) {
-      each_row([&](const std::string& prefix, const std::string& s, int ind) {
+      auto body = [&](const std::string& prefix, const std::string& s, int ind) {
         for (int k : elem_outs_)
           if (is(k, Access::Full)) c_ += I(ind) + "Vec<" + t_of(k) + ", VEC> o" + num(k) + ";\n";
         c_ += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
@@ -295,6 +468,8 @@ class OuterNormWriter {
         for (int k : elem_outs_) {
           const std::string val = store_convert(w_.dt(w_.op(k).value), w_.stored_value(em, k, I(ind + 1)));
           if (is(k, Access::Full)) c_ += I(ind + 1) + "o" + num(k) + ".e[j] = " + val + ";\n";
+          else if (std::find(staged_.begin(), staged_.end(), k) != staged_.end())
+            c_ += I(ind + 1) + "*(" + t_of(k) + "*)(osm + sbuf * STILE + sw" + num(k) + " + j * TY * SE" + num(k) + ") = " + val + ";\n";
           else c_ += I(ind + 1) + "if (act) " + w_.ptr(k) + "[r * rs" + num(k) + " + " + kept_off(k, "j") + "] = " + val + ";\n";
         }
         c_ += I(ind) + "}\n";
@@ -302,10 +477,12 @@ class OuterNormWriter {
           if (is(k, Access::Full))
             c_ += I(ind) + "if (act) st_vec<" + t_of(k) + ", VEC>(" + w_.ptr(k) + " + r * rs" + num(k) + " + kb" + num(k) + ", o" +
                   num(k) + ");\n";
-      });
+      };
+      if (staged_.empty()) each_row(body);
+      else each_row(body, [&](const std::string& q, int ind) { staged_store(q, ind); });
     }
     if (kept_outs_.empty()) return;
-    c_ += "  if (ty == 0 && act) {\n#pragma unroll\n    for (int j = 0; j < VEC; ++j) {\n";
+    c_ += std::string("  if (ty == 0 && act") + (cl_ > 1 ? " && crank == 0" : "") + ") {\n#pragma unroll\n    for (int j = 0; j < VEC; ++j) {\n";
     ExprEmitter em = emitter("h", "0");
     for (int k : kept_outs_) {
       const std::string val = store_convert(w_.dt(w_.op(k).value), w_.stored_value(em, k, I(3)));
@@ -319,9 +496,12 @@ class OuterNormWriter {
   const KernelParams& P_;
   std::string& c_;
   StagePlan sp_;
-  int ty_n_ = 1, tx_n_ = 1;
+  int ty_n_ = 1, tx_n_ = 1, cl_ = 1;
   int pass_ = 0;
-  std::vector<int> ins_, elem_outs_, kept_outs_;
+  bool first_exchange_ = true;
+  int exchanges_ = 0;  // cluster exchanges written (the last one arrives at the leaving barrier)
+  OuterNormBytes nb_;
+  std::vector<int> ins_, elem_outs_, kept_outs_, staged_;
   std::map<int, std::string> results_;  // reduction result value -> its register array
 };
 

@@ -274,18 +274,35 @@ Executor::Impl::KernelParts Executor::Impl::kernel_parts(RunPlan& rp, int si, co
     st.alloc.push_back(v);
   }
   const LaunchFacts facts = kernel_facts(sf, si, ks, shapes, strides, addr);
-  const DeviceInfo& dev = current_device();
-  PreparedKernel pk = prepare_kernel(sf, si, ks, facts, dev, KernelCache::global(), compile_options(si));
+  DeviceInfo dev = current_device();
+  const CompileOptions options = compile_options(si);
+  PreparedKernel pk = prepare_kernel(sf, si, ks, facts, dev, KernelCache::global(), options);
   stats.kernels_compiled += pk.compiles;
   if (dry) {
     described += describe_kernel_step(f, si, pk, facts, dev);
     st.grid = launch_grid(pk.plan, facts, dev, resident_blocks(dev, pk));
   } else {
     st.kernel = load_kernel(pk.cache_key, *pk.compiled);
-    const int cluster = pk.plan.params.cluster;
-    st.grid = launch_grid(pk.plan, facts, dev, resident_blocks(dev, pk),
-                          cluster > 1 ? st.kernel->max_active_clusters(cluster, pk.plan.params.threads, pk.plan.params.dyn_smem)
-                                      : 0);
+    int cluster = pk.plan.params.cluster;
+    int clusters = cluster > 1 ? st.kernel->max_active_clusters(cluster, pk.plan.params.threads, pk.plan.params.dyn_smem) : 0;
+    // A device that runs no cluster of this size (a non-portable 16 where GPCs are smaller, a
+    // partitioned GPU): planned again with smaller clusters, unless the user pinned the plan.
+    while (cluster > 1 && clusters < 1) {
+      if (!options.plan.empty())
+        throw Error("kernel " + pk.plan.name + " (" + pk.plan.params.str() + "): this device runs no cluster of " +
+                    std::to_string(cluster) + " of its blocks; pin a smaller one (--plan " + std::to_string(si) +
+                    ":cluster=" + std::to_string(cluster / 2) + ")");
+      dev.max_cluster = cluster / 2;
+      pk = prepare_kernel(sf, si, ks, facts, dev, KernelCache::global(), options);
+      stats.kernels_compiled += pk.compiles;
+      st.kernel = load_kernel(pk.cache_key, *pk.compiled);
+      if (pk.plan.params.cluster >= cluster)
+        throw Error("kernel " + pk.plan.name + ": this device runs no cluster of " + std::to_string(cluster) +
+                    " of its blocks, and its scheduler planned no smaller one");
+      cluster = pk.plan.params.cluster;
+      clusters = cluster > 1 ? st.kernel->max_active_clusters(cluster, pk.plan.params.threads, pk.plan.params.dyn_smem) : 0;
+    }
+    st.grid = launch_grid(pk.plan, facts, dev, resident_blocks(dev, pk), clusters);
   }
   st.params = pack_params(facts);
   const ParamLayout layout{static_cast<int>(ks.operands.size())};

@@ -53,13 +53,22 @@ PreparedKernel build(const SegmentedFusion& sf, const Segment& s, const KernelPl
 
 // The scheduler's first plan with the user's parts (CompileOptions::plan). Parts the user did
 // not name but that follow from those named are derived as the inner scheduler derives them
-// (rows per block, threads, the register cap's blocks, the batch that covers the row); the
+// (rows per block, threads, the register cap's blocks, the batch that covers the row; outer
+// plans: the held rows' batch at the pinned threads and cluster); the
 // shared-memory parts, sized for the scheduler's shape, are dropped where the shape changed.
 KernelPlan pinned_plan(const KernelPlan& first, const std::string& text, const LaunchFacts& facts) {
   std::set<std::string> given;
   KernelPlan plan = first;
   KernelParams& p = plan.params;
   p = parse_params(text, first.params, &given);
+  if (plan.shape.category == KernelCategory::Outer) {
+    // Held rows: the batch that covers the reduced rows at the pinned threads and cluster.
+    const int64_t span = int64_t{std::max(1, p.rows_per_block)} * std::max(1, p.cluster);
+    if (p.batch > 0 && !given.count("persistent_batch")) p.batch = static_cast<int>((facts.C + span - 1) / span);
+    if (!given.count("min_blocks") && (given.count("threads") || given.count("rows_per_block")))
+      p.min_blocks = std::max(1, 1024 / p.threads);
+    return plan;
+  }
   if (plan.shape.category != KernelCategory::Inner || p.threads_per_row < 1) return plan;
   const KernelParams& was = first.params;
   if (!given.count("rows_per_block")) p.rows_per_block = p.cluster > 1 ? 1 : std::max(1, 256 / p.threads_per_row);

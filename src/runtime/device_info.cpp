@@ -77,6 +77,7 @@ DeviceInfo query_device(const DriverApi& api) {
   attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, d.mem_bus_bits);
   attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, d.mem_clock_khz);
   d.max_regs_per_thread = 255;  // fixed by the ISA since Kepler; not a driver attribute
+  d.max_cluster = d.cc_major >= 9 ? 16 : 1;
   d.from_profile = false;
   return d;
 }

@@ -21,6 +21,10 @@ struct DeviceInfo {
   int l2_bytes = 52428800;
   int mem_bus_bits = 5120;
   int mem_clock_khz = 2619000;
+  // The most blocks a scheduler may put in a thread-block cluster: 16 on sm_90 (8 portable,
+  // 16 with the non-portable opt-in), 1 before. The executor plans again with a lower limit
+  // where the device runs no cluster of a kernel's size (see Executor::Impl::kernel_parts).
+  int max_cluster = 16;
   bool from_profile = true;  // true when no GPU was queried
   // "sm_90a" for Hopper (wgmma etc. need the 'a' target), else "sm_XY".
   std::string arch() const;

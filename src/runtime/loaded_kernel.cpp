@@ -49,6 +49,7 @@ void LoadedKernel::launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, un
   if (cluster <= 1) {
     r = d.cuLaunchKernel(fn_, gx, gy, gz, bx, by, bz, smem, stream, args, nullptr);
   } else {
+    allow_cluster(cluster);
     CUlaunchAttribute attr{};
     const CUlaunchConfig cfg = config(gx, gy, gz, bx, by, bz, smem, stream, cluster, attr);
     r = d.cuLaunchKernelEx(&cfg, fn_, args, nullptr);
@@ -90,8 +91,17 @@ CUlaunchConfig LoadedKernel::config(unsigned gx, unsigned gy, unsigned gz, unsig
   return cfg;
 }
 
+void LoadedKernel::allow_cluster(unsigned cluster) {
+  if (cluster <= 8 || nonportable_) return;
+  check_cuda(need_driver("allowing a non-portable cluster size")
+                 .cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+             fmt::format("allowing clusters of {} blocks (non-portable)", cluster), name_);
+  nonportable_ = true;
+}
+
 int LoadedKernel::max_active_clusters(unsigned cluster, int block_threads, unsigned smem) {
   raise_smem_limit(smem);
+  allow_cluster(cluster);
   CUlaunchAttribute attr{};
   const CUlaunchConfig cfg = config(cluster, 1, 1, static_cast<unsigned>(block_threads), 1, 1, smem, nullptr, cluster, attr);
   int clusters = 0;

@@ -33,6 +33,8 @@ class LoadedKernel {
 
  private:
   void raise_smem_limit(unsigned smem);
+  // Clusters of more than 8 blocks (the portable limit) need the function's opt-in (once).
+  void allow_cluster(unsigned cluster);
   static CUlaunchConfig config(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
                                CUstream stream, unsigned cluster, CUlaunchAttribute& attr);
   CUmodule mod_ = nullptr;
@@ -41,6 +43,7 @@ class LoadedKernel {
   // The dynamic shared memory a launch may ask for without raising the limit: 48 KiB less the
   // kernel's static shared memory (a 48 KiB launch of a kernel with static partials fails).
   unsigned smem_limit_ = 0;
+  bool nonportable_ = false;
 };
 
 }  // namespace solder

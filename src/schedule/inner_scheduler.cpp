@@ -253,15 +253,17 @@ std::vector<Try> cluster_tries(const RowModel& m) {
   std::vector<Try> tries;
   if (m.cx.device.cc_major < 9 || m.col_vec) return tries;
   const int64_t nvec = m.nvec;
+  const int most = m.cx.device.max_cluster;  // lowered by the executor where a size does not run
   bool found = m.reductions <= 1;  // one wait per row: rms measured slower so
   for (int n : {2, 4, 8})
     for (int64_t t : {256, 512})  // the most vectors per thread that fit: fewer waits per byte
-      if (!found && m.fits(t, false, (nvec + n - 1) / n) && m.smem_fits(t, (nvec + n - 1) / n)) {
+      if (!found && n <= most && m.fits(t, false, (nvec + n - 1) / n) && m.smem_fits(t, (nvec + n - 1) / n)) {
         tries.push_back({.tpr = t, .prefetch = true, .smem = true, .cluster = n});
         found = true;
       }
   for (bool prefetch : {true, false}) {
     for (int n : {2, 4, 8}) {
+      if (n > most) break;
       const int64_t share = (nvec + n - 1) / n;
       for (int64_t t = std::max<int64_t>(256, base_threads_per_row(share, m.vec)); t <= 512; t *= 2)
         if (m.fits(t, prefetch, share)) {
@@ -270,7 +272,7 @@ std::vector<Try> cluster_tries(const RowModel& m) {
         }
     }
     for (int n : {2, 4})
-      if (m.fits(1024, prefetch, (nvec + n - 1) / n)) tries.push_back({.tpr = 1024, .prefetch = prefetch, .cluster = n});
+      if (n <= most && m.fits(1024, prefetch, (nvec + n - 1) / n)) tries.push_back({.tpr = 1024, .prefetch = prefetch, .cluster = n});
   }
   return tries;
 }

@@ -35,7 +35,8 @@ std::string KernelParams::str() const {
     s += (rows_per_block != 1 ? " rows_per_block=" + std::to_string(rows_per_block) : std::string()) +
          " unroll=" + std::to_string(unroll) + (min_blocks != 1 ? " min_blocks=" + std::to_string(min_blocks) : std::string()) +
          (grid_split ? " grid_split" : "") + (batch ? " persistent_batch=" + std::to_string(batch) : std::string()) +
-         (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string());
+         (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string()) +
+         (cluster > 1 ? " cluster=" + std::to_string(cluster) : std::string()) + (staged ? " staged" : "");
   if (tile_rows || tile_cols || tile_vec)
     s += " tile_rows=" + std::to_string(tile_rows) + " tile_cols=" + std::to_string(tile_cols) +
          " tile_vec=" + std::to_string(tile_vec);
@@ -93,6 +94,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
     else if (key == "tile_cols") p.tile_cols = number(val);
     else if (key == "tile_vec") p.tile_vec = number(val);
     else if (key == "index32") p.index32 = flag();
+    else if (key == "staged") p.staged = flag();
     else if (key == "prefetch" && val.rfind("smem:", 0) == 0) {
       p.prefetch = p.prefetch_smem = true;
       p.dyn_smem = number(val.substr(5));
@@ -103,7 +105,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
       throw Error("plan: unknown part '" + key +
                   "' (vec, threads, threads_per_row, rows_per_block, batch, looped, unroll, min_blocks, cluster, "
                   "prefetch[=smem:BYTES], ldg_weights, weight_ring, tickets, resident, recompute, col_vec, "
-                  "grid_split, tile_rows, tile_cols, tile_vec, index32, max_registers)");
+                  "grid_split, staged, tile_rows, tile_cols, tile_vec, index32, max_registers)");
     }
   }
   return p;
@@ -239,10 +241,12 @@ std::vector<std::string> KernelPlan::problems() const {
     need(p.threads_per_row == 0, "a flat kernel has no rows of threads");
     need(p.batch == 0 || shape.category == KernelCategory::Outer, "only inner and outer plans hold rows (batch)");
     need(!p.prefetch && !p.prefetch_smem && !p.ldg_weights && !p.tickets && !p.recompute && p.weight_ring == 0 &&
-             p.resident == 0 && p.cluster == 1 && p.dyn_smem == 0,
-         "prefetch, tickets, recompute, weight rings, resident weights and clusters are inner plans' parts");
+             p.resident == 0 && p.dyn_smem == 0,
+         "prefetch, tickets, recompute, weight rings and resident weights are inner plans' parts");
     need(p.col_vec == 0 || (shape.category == KernelCategory::Pointwise && p.col_vec == 1 && p.vec > 1),
          "flat plans: phased rows (col_vec=1: weights element by element) are pointwise plans' with vec > 1");
+    need(p.cluster == 1 || shape.category == KernelCategory::Outer, "clusters are inner and outer plans' parts");
+    need(!p.staged || shape.category == KernelCategory::Outer, "staged outputs are an outer plan's part");
     need(p.unroll >= 1, "unroll is at least 1");
     if (shape.category == KernelCategory::Outer) {
       need(p.rows_per_block >= 1 && p.threads % p.rows_per_block == 0,
@@ -251,6 +255,15 @@ std::vector<std::string> KernelPlan::problems() const {
       need(p.min_blocks >= 1, "min_blocks is at least 1");
       need(p.batch >= 0 && p.batch <= 64, "outer: batch (rows a thread holds) is 0..64");
       need(p.batch == 0 || (!p.grid_split && p.unroll == 1), "outer: held rows (batch) exclude grid_split and unroll");
+      need(p.cluster == 1 || p.cluster == 2 || p.cluster == 4 || p.cluster == 8 || p.cluster == 16,
+           "outer: cluster is 1, 2, 4, 8 or 16");
+      need(p.cluster == 1 || !p.grid_split, "outer: a cluster and grid_split both split the rows: one or the other");
+      // A cluster's blocks exchange their totals 16 bytes at a time (see write_outer_norm).
+      need(p.cluster == 1 || (p.vec * (p.threads / std::max(1, p.rows_per_block))) % 4 == 0,
+           "outer: a cluster's tile is a multiple of 4 kept columns");
+      bool general_out = false;
+      for (const OperandPlan& o : operands) general_out |= o.is_output && o.access == Access::General;
+      need(!p.staged || general_out, "outer: staged needs an output addressed General (kept columns not unit-stride)");
     } else {
       need(p.rows_per_block == 1 && !p.grid_split && p.min_blocks == 1,
            "rows_per_block, min_blocks and grid_split are not flat plans' parts");
@@ -258,6 +271,7 @@ std::vector<std::string> KernelPlan::problems() const {
     return out;
   }
   need(!p.grid_split, "grid_split is an outer plan's part");
+  need(!p.staged, "staged outputs are an outer plan's part");
   need(p.threads_per_row >= 1 && p.rows_per_block >= 1 && p.threads == p.threads_per_row * p.rows_per_block,
        "threads = threads_per_row x rows_per_block");
   need(p.unroll == 1, "inner plans do not unroll");

@@ -49,7 +49,9 @@ struct KernelParams {
                             // recomputed where read, not held (see plan_stages)
   int cluster = 1;          // inner persistent, rows longer than a block holds (sm_90): a row split
                             // over a cluster of this many blocks, each holding its share in
-                            // registers; reductions combine through distributed shared memory
+                            // registers; reductions combine through distributed shared memory.
+                            // outer_norm: the reduced rows of a kept tile split over the cluster's
+                            // blocks (2..16; past 8 the non-portable cluster size)
   int resident = 0;         // inner persistent, one row per block: weights (bit i: the i-th column
                             // operand) each thread copies once into shared memory, where every
                             // row reads its columns of them (see write_inner)
@@ -64,6 +66,9 @@ struct KernelParams {
   int tile_vec = 0;         // transpose: elements per vector of a staged operand (along the rows)
   bool index32 = false;     // transpose: 32-bit index math (every operand's offsets and the tiles
                             // fit 31 bits at these sizes: fewer registers than 64-bit math)
+  bool staged = false;      // outer_norm: element outputs addressed General in the view (their kept
+                            // columns not unit-stride) are staged through shared memory and stored
+                            // as vectors along the reduced rows (see write_outer_norm)
   int max_registers = 0;    // a register cap per thread (__maxnreg__) in place of min_blocks'
                             // __launch_bounds__ cap; 0: none (a user override, `--plan max_registers=N`)
 

@@ -20,11 +20,14 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     // (one, or two where the rows allow): 768 blocks where 528 are resident would take two
     // waves' time for 1.45 waves' work.
     const int64_t ty = p.rows_per_block, tx = p.threads / p.rows_per_block;
-    // Held rows (the normalization form): every slot but the last lies inside the rows.
-    if (p.batch > 0 && !(facts.C <= p.batch * ty && facts.C > (p.batch - 1) * ty))
-      throw Error("kernel " + plan.name + " (" + std::to_string(p.batch) + " rows x " + std::to_string(ty) +
-                  " threads) cannot hold " + std::to_string(facts.C) + " rows");
-    const int64_t gx = std::clamp<int64_t>((facts.R + tx * p.vec - 1) / (tx * p.vec), 1, (int64_t{1} << 31) - 1);
+    // Held rows (the normalization form): every slot but the last lies inside the rows. A
+    // cluster's blocks share a tile's rows, in chunks of TY (see write_outer_norm).
+    const int64_t span = ty * p.cluster;
+    if (p.batch > 0 && !(facts.C <= p.batch * span && facts.C > (p.batch - 1) * span))
+      throw Error("kernel " + plan.name + " (" + std::to_string(p.batch) + " rows x " + std::to_string(ty) + " threads" +
+                  (p.cluster > 1 ? " x " + std::to_string(p.cluster) + " blocks" : std::string()) + ") cannot hold " +
+                  std::to_string(facts.C) + " rows");
+    const int64_t gx = std::clamp<int64_t>((facts.R + tx * p.vec - 1) / (tx * p.vec), 1, ((int64_t{1} << 31) - 1) / p.cluster);
     int64_t gy = 1;
     if (p.grid_split) {
       const int64_t resident = int64_t{dev.sm_count} * std::max(1, resident_per_sm);
@@ -32,8 +35,9 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
       const int64_t waves = std::clamp<int64_t>(gx * most(8) / resident, 1, 2);
       gy = std::clamp<int64_t>(waves * resident / gx, 1, waves > 1 ? most(8) : most(4));
     }
-    g.x = static_cast<unsigned>(gx);
+    g.x = static_cast<unsigned>(gx * p.cluster);
     g.y = static_cast<unsigned>(gy);
+    g.cluster = static_cast<unsigned>(p.cluster);
     return g;
   }
   if (plan.shape.category == KernelCategory::Transpose) {

@@ -8,11 +8,13 @@
 // plan keeping the segment's kernel order (p.R = K, p.C = RR) with shape.category = Outer. A
 // block owns a tile of TX x VEC kept columns (coalesced vectors along the memory-innermost kept
 // axis) and TY = rows_per_block threads along the rows; a thread holds `batch` rows of its
-// columns in registers (row ty + i TY), so every pass after the first reads registers; with
-// batch 0 (rows too long to hold) each pass reads the rows again from global memory (L2). The
-// passes' reductions combine across the block (warp shuffles, then shared memory) and every
-// thread gets the statistics of its columns.
+// columns in registers, so every pass after the first reads registers; with batch 0 (rows too
+// long to hold) each pass reads the rows again from global memory (L2). On Hopper a tile's rows
+// may split over the blocks of a cluster (`cluster`), which exchange their totals through
+// distributed shared memory; outputs whose kept columns are not unit-stride go through
+// shared-memory tiles (`staged`). The shapes are ranked by TileModel below.
 #include <algorithm>
+#include <tuple>
 
 #include "schedule/outer_view.h"
 #include "schedule/registry.h"
@@ -27,8 +29,146 @@ namespace {
 constexpr int kHeldRegs64 = 32, kHeldRegs128 = 80;
 // Rows a thread holds at most: each pass is unrolled over them.
 constexpr int kMaxBatch = 16;
-// Shared memory of the block combine (static, under the 48 KB without opt-in).
-constexpr int64_t kCombineBytes = 48 * 1024;
+// Clusters: up to 8 blocks portably; 16 with the non-portable cluster size (Hopper).
+constexpr int kPortableCluster = 8, kMaxCluster = 16;
+// Bytes of the memory system's unit (a 32-byte sector): a warp's row segment narrower than it
+// wastes the rest.
+constexpr double kSectorBytes = 32;
+// L2 reads per DRAM read a re-reading pass costs when its rows stay in L2.
+constexpr double kL2Reread = 0.4;
+// Bytes an SM moves before its share of the bandwidth, not the latency, bounds its time: a
+// problem of fewer bytes than this per SM gains nothing from more SMs (nor from a cluster's).
+constexpr double kBytesPerSm = 64 * 1024;
+
+// One tile shape: TX threads along the kept columns (VEC each), threads / TX along the rows,
+// the rows split over `cluster` blocks, `batch` rows held per thread (0: re-read each pass).
+struct TileShape {
+  int tx = 1, threads = 256, cluster = 1, batch = 0;
+  int resident = 1024;  // threads an SM keeps: 1024 (a 64-register cap) or 512 (128)
+  bool staged = false;
+  double cost = 0;  // the model's time, in units of a perfect copy of the bytes moved
+};
+
+// The device model the shapes are ranked by (see candidates()).
+struct TileModel {
+  int64_t K = 0, RR = 0;
+  int vec = 1, widest = 1, sms = 132, passes = 2, max_cluster = 1;
+  bool hopper = false, can_stage = false;
+  double read_bytes = 0;                  // per element: the Full inputs
+  std::vector<std::pair<int, bool>> outs;  // element outputs: (bytes, General)
+  int64_t l2_bytes = 0;
+  double busy = 1;  // the SMs the problem's bytes keep bandwidth-bound (kBytesPerSm each)
+  OuterNormBytes nb;
+
+  int64_t tiles(int tx) const { return (K + int64_t{tx} * vec - 1) / (int64_t{tx} * vec); }
+  // The fraction of a row segment's sectors a warp uses (segments of TX x 16 bytes).
+  double sector_eff(double bytes) const { return std::min(1.0, bytes / kSectorBytes); }
+  // The share of the device the blocks keep busy: whole waves of the blocks the SMs keep at
+  // once (`per_sm` each; a cluster's blocks start together, so whole clusters), a partial last
+  // wave idles the rest; fewer blocks than SMs, their share of the SMs the bytes need.
+  double util(int64_t blocks, int cluster, int per_sm) const {
+    if (blocks < sms) return std::min(1.0, static_cast<double>(blocks) / busy);
+    const int64_t slots = std::max<int64_t>(cluster, int64_t{sms} * per_sm / cluster * cluster);
+    const int64_t waves = (blocks + slots - 1) / slots;
+    return static_cast<double>(blocks) / static_cast<double>(waves * slots);
+  }
+  KernelParams params(const TileShape& t) const {
+    KernelParams p;
+    p.vec = vec;
+    p.threads = t.threads;
+    p.rows_per_block = t.threads / t.tx;
+    p.batch = t.batch;
+    p.cluster = t.cluster;
+    p.staged = t.staged;
+    p.unroll = t.batch ? 1 : 4;
+    p.min_blocks = std::max(1, t.resident / t.threads);
+    return p;
+  }
+  bool smem_fits(const TileShape& t) const { return outer_norm_smem(params(t), nb).total() <= kOuterNormStaticSmem; }
+  // Staged outputs need whole 16-byte vectors per column in a tile's rows.
+  bool stage_fits(const TileShape& t) const {
+    const int ty = t.threads / t.tx;
+    for (const auto& [bytes, general] : outs)
+      if (general && (int64_t{ty} * bytes) % 16) return false;
+    return true;
+  }
+  // The cost: bytes moved over their efficiency, over the busy share of the device. Re-read
+  // rows read the inputs once per pass, from L2 after the first where the running blocks' rows
+  // fit half of it. A General output stored element by element writes (32 / TX) elements of a
+  // column per instruction; staged, whole 16-byte vectors.
+  double cost(const TileShape& t) const {
+    const double eff = sector_eff(double(t.tx) * vec * widest);
+    const int64_t blocks = tiles(t.tx) * t.cluster;
+    double reads = read_bytes;
+    if (t.batch == 0) {
+      const int64_t ty = t.threads / t.tx, rows = (RR + t.cluster - 1) / t.cluster;
+      const int64_t running = std::min<int64_t>(blocks, int64_t{sms} * std::max(1, t.resident / t.threads));
+      const double live = double(running) * double(std::max(rows, ty)) * t.tx * vec * read_bytes;
+      reads *= 1 + (passes - 1) * (live <= l2_bytes / 2.0 ? kL2Reread : 1.0);
+    }
+    double c = reads / eff;
+    for (const auto& [bytes, general] : outs)
+      c += bytes / (!general ? eff : t.staged ? 1.0 : sector_eff(32.0 / t.tx * bytes));
+    return c / util(blocks, t.cluster, std::max(1, t.resident / t.threads));
+  }
+  // Ties (within 3 %) go to more resident threads, portable clusters, wider tiles, smaller
+  // clusters, then fewer threads.
+  static bool better(const TileShape& a, const TileShape& b) {
+    if (a.cost < b.cost * 0.97) return true;
+    if (b.cost < a.cost * 0.97) return false;
+    auto key = [](const TileShape& t) {
+      return std::make_tuple(-t.resident, t.cluster > kPortableCluster, -t.tx, t.cluster, t.threads);
+    };
+    return key(a) < key(b);
+  }
+  int held_regs() const { return std::max(1, static_cast<int>((vec * read_bytes + 3) / 4)); }
+  int tx_line() const {
+    const int64_t vectors = (K + vec - 1) / vec;
+    return static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(128 / (vec * widest), pow2ceil(vectors)), 1, 32));
+  }
+  // Each block of a cluster has rows, and a cluster's tile is whole 16-byte exchange chunks.
+  bool cluster_ok(int tx, int ty, int cl) const {
+    return cl == 1 || (hopper && cl <= max_cluster && (cl - 1) * int64_t{ty} < RR && (tx * vec) % 4 == 0);
+  }
+
+  std::vector<TileShape> held() const {
+    std::vector<TileShape> out;
+    for (int tx = tx_line(); tx >= 1; tx /= 2)
+      for (int threads : {256, 512, 1024})
+        for (int cl = 1; cl <= kMaxCluster; cl *= 2) {
+          const int ty = threads / tx;
+          if (!cluster_ok(tx, ty, cl)) continue;
+          const int64_t batch = (RR + int64_t{cl} * ty - 1) / (int64_t{cl} * ty);
+          if (batch > kMaxBatch) continue;
+          for (int resident : {1024, 512}) {
+            if (threads > resident || batch * held_regs() > (resident == 1024 ? kHeldRegs64 : kHeldRegs128)) continue;
+            TileShape t{.tx = tx, .threads = threads, .cluster = cl, .batch = static_cast<int>(batch), .resident = resident};
+            if (finish(t)) out.push_back(t);
+          }
+        }
+    return out;
+  }
+  std::vector<TileShape> reread() const {
+    std::vector<TileShape> out;
+    for (int tx = tx_line(); tx >= 1; tx /= 2)
+      for (int cl = 1; cl <= kMaxCluster; cl *= 2) {
+        // One block per SM must pull the bandwidth alone where the blocks are fewer than SMs.
+        const int threads = tiles(tx) * cl < sms ? 1024 : 256;
+        if (!cluster_ok(tx, threads / tx, cl)) continue;
+        TileShape t{.tx = tx, .threads = threads, .cluster = cl, .batch = 0, .resident = 1024};
+        if (finish(t)) out.push_back(t);
+      }
+    return out;
+  }
+  // Staging where it applies and fits; the cost. False where the shape's shared memory does not fit.
+  bool finish(TileShape& t) const {
+    t.staged = can_stage && stage_fits(t);
+    if (t.staged && !smem_fits(t)) t.staged = false;
+    if (!smem_fits(t)) return false;
+    t.cost = cost(t);
+    return true;
+  }
+};
 
 class OuterNormScheduler final : public Scheduler {
  public:
@@ -52,6 +192,13 @@ class OuterNormScheduler final : public Scheduler {
     return std::nullopt;
   }
 
+  // Plans, best first. The model ranks tile shapes (TileModel::cost): held rows (read once) or
+  // re-read rows, 128-byte lines of the widest operand per row where the columns allow (a
+  // narrower segment wastes its sectors), the reduced rows split over a cluster's blocks where
+  // one block cannot hold them or the tiles leave SMs idle (Hopper), staged outputs where an
+  // output's kept columns are not unit-stride. Then the retries after spills: the other held
+  // shapes, re-read rows with fewer rows in flight, narrower vectors down to one element
+  // (always compiles).
   std::vector<KernelPlan> candidates(const ScheduleContext& cx) const override {
     const LaunchFacts& facts = cx.facts;
     KernelPlan plan = base_plan(cx.fusion, cx.segment, cx.segment_index, cx.shape, facts);
@@ -61,11 +208,28 @@ class OuterNormScheduler final : public Scheduler {
     plan.name = "solder_outer_norm" + plan.name.substr(ops);
     int64_t hk = 1;
     const int ki = kept_split(cx, hk);
+    const StagePlan sp = plan_stages(cx.fusion, cx.segment, cx.shape, false, false);
+    TileModel m;
+    m.K = facts.R;
+    m.RR = facts.C;
+    m.sms = cx.device.sm_count;
+    m.hopper = cx.device.cc_major >= 9;
+    m.max_cluster = std::min(kMaxCluster, cx.device.max_cluster);
+    m.l2_bytes = cx.device.l2_bytes;
+    m.passes = sp.max_level + 1;
+    for (const ReductionStep& st : sp.steps) {
+      const int b = accumulator_bytes(cx.fusion.value(cx.fusion.nodes()[st.node].out[0]).dtype), planes = st.welford ? 3 : 1;
+      m.nb.planes = std::max(m.nb.planes, planes);
+      m.nb.plane_bytes = std::max(m.nb.plane_bytes, b);
+      m.nb.exchange_per_column += planes * b;
+      ++m.nb.steps;
+    }
     // Access classes of the transposed view. An operand whose kept columns are not unit-stride
-    // (the output of a norm over a transposed input) is General: one element at a time.
+    // (the output of a norm over a transposed input) is General: staged through shared memory
+    // where its reduced rows are unit-stride, else one element at a time.
     std::vector<OperandView> views;
     std::vector<char> vectorized;
-    int held_bytes = 0;  // bytes per column of one row that a thread holds (its Full inputs)
+    bool stage_all = true, any_general = false;
     for (size_t k = 0; k < plan.operands.size(); ++k) {
       const OperandView v = view_of(cx, k, ki);
       views.push_back(v);
@@ -76,64 +240,77 @@ class OuterNormScheduler final : public Scheduler {
           : v.reduced.varies       ? Access::Row
                                    : Access::Scalar;
       vectorized.push_back(a == Access::Full);
-      if (a == Access::Full && !plan.operands[k].is_output) held_bytes += dtype_size(facts.operands[k].dtype);
+      const int bytes = dtype_size(facts.operands[k].dtype);
+      if (a == Access::Full && !plan.operands[k].is_output) m.read_bytes += bytes;
+      if (plan.operands[k].is_output && (a == Access::Full || a == Access::General)) {
+        m.outs.emplace_back(bytes, a == Access::General);
+        if (a == Access::General) {
+          any_general = true;
+          stage_all &= unit_linear(v.reduced);
+          m.nb.staged_elem_bytes += bytes;
+        }
+      }
     }
-    const int vec0 = outer_vec(cx, views, vectorized, hk);
-    int widest = 1;
+    m.can_stage = any_general && stage_all;
+    if (!m.can_stage) m.nb.staged_elem_bytes = 0;
+    double bytes = m.read_bytes;
+    for (const auto& [b, general] : m.outs) bytes += b;
+    m.busy = std::clamp(bytes * static_cast<double>(m.K) * static_cast<double>(m.RR) / kBytesPerSm, 1.0, double(m.sms));
+    m.vec = outer_vec(cx, views, vectorized, hk);
     for (size_t k = 0; k < views.size(); ++k)
-      if (vectorized[k]) widest = std::max(widest, dtype_size(facts.operands[k].dtype));
-    const int64_t K = facts.R, RR = facts.C;
-    const int planes = 3;  // the most shared-memory planes a reduction combines (Welford)
+      if (vectorized[k]) m.widest = std::max(m.widest, dtype_size(facts.operands[k].dtype));
+
+    std::vector<TileShape> held = m.held(), reread = m.reread();
+    auto by_cost = [](const TileShape& a, const TileShape& b) { return TileModel::better(a, b); };
+    std::stable_sort(held.begin(), held.end(), by_cost);
+    std::stable_sort(reread.begin(), reread.end(), by_cost);
     std::vector<KernelPlan> out;
-    auto smem_ok = [&](int vec, int tx, int threads) {
-      return int64_t{threads / 32 + 1} * vec * tx * 8 * planes <= kCombineBytes;
-    };
-    auto add = [&](int vec, int tx, int threads, int batch, int unroll, int min_blocks) {
-      while (tx > 1 && !smem_ok(vec, tx, threads)) tx /= 2;  // the combine's shared memory fits
-      KernelParams& p = plan.params;
-      p.vec = vec;
-      p.threads = threads;
-      p.rows_per_block = threads / tx;
-      p.batch = batch;
-      p.unroll = unroll;
-      p.min_blocks = min_blocks;
+    auto add = [&](const KernelParams& p) {
+      plan.params = p;
       out.push_back(plan);
     };
-    // Held registers per row: a vector of each Full input, 16-bit ones two to a register.
-    auto held_regs = [&](int vec) { return std::max(1, (vec * held_bytes + 3) / 4); };
-    // Threads along the kept columns: a 128-byte line of the widest operand per row, no wider
-    // than the columns; at least one.
-    auto tx_for = [&](int vec) {
-      const int64_t vectors = (K + vec - 1) / vec;
-      return static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(128 / (vec * widest), pow2ceil(vectors)), 1, 32));
-    };
-    // Persistent plans: the widest tile whose rows a block of 256, 512 or 1024 threads holds
-    // within the register budget (1024 threads resident: 64 registers), then 512 resident.
-    for (int budget : {kHeldRegs64, kHeldRegs128}) {
-      const int resident = budget == kHeldRegs64 ? 1024 : 512;
-      bool found = false;
-      for (int tx = tx_for(vec0); tx >= 1 && !found; tx /= 2)
-        for (int threads : {256, 512, 1024}) {
-          if (threads > resident || threads / tx < 1 || !smem_ok(vec0, tx, threads)) continue;
-          const int64_t batch = (RR + threads / tx - 1) / (threads / tx);
-          if (batch > kMaxBatch || batch * held_regs(vec0) > budget) continue;
-          add(vec0, tx, threads, static_cast<int>(batch), 1, resident / threads);
-          found = true;
+    // The best held shape; as the retries after spills, the same tile under the 128-register
+    // cap (512 threads resident) where its block allows, else the best shape under that cap,
+    // then the next best shape. Unless re-read rows cost less.
+    const bool held_first = !held.empty() && (reread.empty() || !TileModel::better(reread.front(), held.front()));
+    if (held_first) {
+      const TileShape& best = held.front();
+      std::vector<const TileShape*> picks = {&best};
+      auto same_tile = [&](const TileShape& t) { return t.tx == best.tx && t.threads == best.threads && t.cluster == best.cluster; };
+      const TileShape* roomier = nullptr;
+      for (const TileShape& t : held)
+        if (t.resident == 512 && best.resident == 1024 && (!roomier || (same_tile(t) && !same_tile(*roomier)))) roomier = &t;
+      if (roomier) picks.push_back(roomier);
+      for (const TileShape& t : held)
+        if (std::find(picks.begin(), picks.end(), &t) == picks.end() && !same_tile(t)) {
+          picks.push_back(&t);
           break;
         }
+      for (const TileShape* t : picks) add(m.params(*t));
     }
-    // Re-reading plans (rows too long to hold, or spills): each pass streams the rows again,
-    // `unroll` rows' loads in flight; narrower vectors last (one element always compiles).
-    // Narrower tiles where the columns leave the device short of two blocks per SM (the rows
-    // are then long: each block re-reads its tile from L2), and 1024 threads where still short.
-    int tx = tx_for(vec0);
-    auto tiles = [&](int t, int v) { return (K + int64_t{t} * v - 1) / (int64_t{t} * v); };
-    while (tx > 1 && tiles(tx, vec0) < 2 * int64_t{cx.device.sm_count}) tx /= 2;
-    const int threads = tiles(tx, vec0) < cx.device.sm_count ? 1024 : 256, mb = 1024 / threads;
-    add(vec0, tx, threads, 0, 4, mb);
-    add(vec0, tx, threads, 0, 2, std::max(1, mb / 2));
-    add(vec0, tx, threads, 0, 1, std::max(1, mb / 2));
-    for (int v = vec0 / 2; v >= 1; v /= 2) add(v, std::min(32, tx * vec0 / v), threads, 0, 1, v == 1 ? 1 : std::max(1, mb / 2));
+    // Re-read rows: the best shape with 4, 2, 1 rows in flight; then narrower vectors.
+    if (!reread.empty()) {
+      KernelParams p = m.params(reread.front());
+      const int mb = p.min_blocks;
+      add(p);
+      p.unroll = 2;
+      p.min_blocks = std::max(1, mb / 2);
+      add(p);
+      p.unroll = 1;
+      add(p);
+      const int tx = p.threads / p.rows_per_block;
+      for (int v = m.vec / 2; v >= 1; v /= 2) {
+        KernelParams q = p;
+        const int qtx = std::min(32, tx * m.vec / v);
+        q.vec = v;
+        q.rows_per_block = q.threads / qtx;
+        q.min_blocks = v == 1 ? 1 : std::max(1, mb / 2);
+        if (v == 1) q.cluster = 1, q.staged = false;  // the last plan: the plainest form
+        if (q.cluster > 1 && (q.vec * qtx) % 4) q.cluster = 1;
+        if (q.staged && outer_norm_smem(q, m.nb).total() > kOuterNormStaticSmem) q.staged = false;
+        add(q);
+      }
+    }
     return out;
   }
 };

@@ -86,6 +86,17 @@ int outer_vec(const ScheduleContext& cx, const std::vector<OperandView>& views, 
   return vec;
 }
 
+int accumulator_bytes(DType out) { return out == DType::F64 || out == DType::I64 ? 8 : 4; }
+
+OuterNormSmem outer_norm_smem(const KernelParams& p, const OuterNormBytes& b) {
+  const int64_t ty = std::max(1, p.rows_per_block), tx = p.threads / ty, cols = tx * p.vec;
+  OuterNormSmem s;
+  s.combine = int64_t{p.threads / 32 + 1} * cols * b.planes * b.plane_bytes;
+  if (p.staged) s.staging = 2 * cols * ty * b.staged_elem_bytes;
+  if (p.cluster > 1) s.exchange = int64_t{p.cluster} * cols * b.exchange_per_column + 16 * b.steps;
+  return s;
+}
+
 int64_t pow2ceil(int64_t v) {
   int64_t p = 1;
   while (p < v) p <<= 1;

@@ -5,6 +5,7 @@
 // kept run* (trailing kept dims that the first input varying along the reduced and the kept
 // dims lays out contiguously at unit stride, HK elements) and the *outer kept dims* before it.
 // Column kc of an operand lies at (kc / HK) x (outer stride) + (kc % HK) x (inner stride).
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -49,5 +50,28 @@ int outer_vec(const ScheduleContext& cx, const std::vector<OperandView>& views, 
               int64_t hk);
 
 int64_t pow2ceil(int64_t v);
+
+// Bytes of a reduction's accumulator in registers (f16/bf16 and bool accumulate in 32 bits).
+int accumulator_bytes(DType out);
+
+// Shared memory of an outer_norm block (codegen/kernel_outer_norm.cpp), the one count the
+// scheduler's model and the template both use: the block combine (per plane, the warps'
+// partials and the totals, [W + 1][VEC][TX]), the staged outputs' two tiles of [TX x VEC
+// columns][TY rows] (aliasing the combine: a barrier separates them) and, in a cluster, the
+// exchange slots (every block's totals of every step) with their mbarriers. All static: the
+// total must stay within 48 KB.
+struct OuterNormBytes {
+  int planes = 1;         // planes of the widest combine (3: Welford)
+  int plane_bytes = 4;    // bytes per combine plane element (8 for f64/i64 accumulators)
+  int exchange_per_column = 0;  // sum over the steps of planes x accumulator bytes
+  int steps = 0;
+  int staged_elem_bytes = 0;    // sum over the staged outputs of their element bytes
+};
+struct OuterNormSmem {
+  int64_t combine = 0, staging = 0, exchange = 0;
+  int64_t total() const { return std::max(combine, staging) + exchange; }
+};
+OuterNormSmem outer_norm_smem(const KernelParams& p, const OuterNormBytes& b);
+constexpr int64_t kOuterNormStaticSmem = 48 * 1024;
 
 }  // namespace solder

@@ -290,6 +290,10 @@ __device__ __forceinline__ unsigned cluster_rank() {
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
+// The same barrier split, so that work goes on between the arrival and the wait (outer_norm:
+// the mbarriers' set-up before the first push; the last exchange before a block leaves).
+__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
 // Pushed partials: a block writes its partial into every cluster block's shared memory with
 // st.async, which counts the bytes on the receiver's mbarrier; each block then waits on its own
 // mbarrier, not on a cluster barrier, whose release waited for the block's loads in flight (the

@@ -30,7 +30,8 @@ extern "C" __global__ void __launch_bounds__(256, 2) solder_outer_norm_cast_max_
   u16* __restrict__ P1 = (u16*)p.ptr[1];
   const i64 K = p.R, RR = p.C;  // kept columns, reduced rows
   const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
-  const i64 kc = ((i64)blockIdx.x * TX + tx) * VEC;
+  const i64 tile = blockIdx.x;
+  const i64 kc = (tile * TX + tx) * VEC;
   const bool act = kc < K;  // VEC divides K: a thread's vector is whole or out of range
   const i64 kc0 = act ? kc : 0;  // out-of-range threads load column 0 and store nothing
   i64 HK;
@@ -42,13 +43,14 @@ extern "C" __global__ void __launch_bounds__(256, 2) solder_outer_norm_cast_max_
   const i64 ka = kc0 / HK, kr = kc0 % HK;
   const i64 kb0 = ka * sa0 + kr;
   const i64 kb1 = ka * sa1 + kr;
-  __shared__ __align__(16) unsigned char osm[13824];
+  __shared__ __align__(16) unsigned char osm[2304];
   constexpr int B = 4;  // rows held per thread: ty + i * TY
+  const int RH = (int)RR;
   Vec<unsigned, 4> h0[B];
 #pragma unroll
   for (int i = 0; i < B; ++i) {
-    const i64 r = ty + (i64)i * TY;
-    h0[i] = ld_vec<unsigned, VEC / 2>((const unsigned*)(P0 + (r < RR ? r : 0) * rs0 + kb0));
+    const int r = ty + i * TY;
+    h0[i] = ld_vec<unsigned, VEC / 2>((const unsigned*)(P0 + (i64)(i < B - 1 || r < RH ? r : 0) * rs0 + kb0));
   }
   // Pass 0: the reductions of level 1.
   float acc0[VEC];
@@ -56,8 +58,8 @@ extern "C" __global__ void __launch_bounds__(256, 2) solder_outer_norm_cast_max_
   for (int j = 0; j < VEC; ++j) acc0[j] = __int_as_float(0xff800000);
 #pragma unroll
   for (int i = 0; i < B; ++i) {
-    const i64 r = ty + (i64)i * TY;
-    if (i < B - 1 || r < RR) {
+    const int r = ty + i * TY;
+    if (i < B - 1 || r < RH) {
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
         const float v1 = (float)(f16_to_f(half_of(h0[i].e[j / 2], j & 1)));
@@ -77,19 +79,19 @@ extern "C" __global__ void __launch_bounds__(256, 2) solder_outer_norm_cast_max_
     if ((threadIdx.x % 32) < TX) {
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
-        ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[(wp * VEC + j) * TX + tx] = acc0[j];
+        ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[(wp * VEC + j) * TX + tx] = acc0[j];
       }
     }
     __syncthreads();
     for (int c = threadIdx.x; c < VEC * TX; c += THREADS) {
-      float x = ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[c];
-      for (int v = 1; v < W; ++v) x = s_max(x, ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[v * VEC * TX + c]);
-      ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[W * VEC * TX + c] = x;
+      float x = ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[c];
+      for (int v = 1; v < W; ++v) x = s_max(x, ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[v * VEC * TX + c]);
+      ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[W * VEC * TX + c] = x;
     }
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < VEC; ++j) {
-      acc0[j] = ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[W * VEC * TX + j * TX + tx];
+      acc0[j] = ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[W * VEC * TX + j * TX + tx];
     }
   }
   float rv2[VEC];
@@ -101,8 +103,8 @@ extern "C" __global__ void __launch_bounds__(256, 2) solder_outer_norm_cast_max_
   for (int j = 0; j < VEC; ++j) acc1[j] = (float)0;
 #pragma unroll
   for (int i = 0; i < B; ++i) {
-    const i64 r = ty + (i64)i * TY;
-    if (i < B - 1 || r < RR) {
+    const int r = ty + i * TY;
+    if (i < B - 1 || r < RH) {
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
         const float v1 = (float)(f16_to_f(half_of(h0[i].e[j / 2], j & 1)));
@@ -124,19 +126,19 @@ extern "C" __global__ void __launch_bounds__(256, 2) solder_outer_norm_cast_max_
     if ((threadIdx.x % 32) < TX) {
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
-        ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[(wp * VEC + j) * TX + tx] = acc1[j];
+        ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[(wp * VEC + j) * TX + tx] = acc1[j];
       }
     }
     __syncthreads();
     for (int c = threadIdx.x; c < VEC * TX; c += THREADS) {
-      float x = ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[c];
-      for (int v = 1; v < W; ++v) x = x + ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[v * VEC * TX + c];
-      ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[W * VEC * TX + c] = x;
+      float x = ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[c];
+      for (int v = 1; v < W; ++v) x = x + ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[v * VEC * TX + c];
+      ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[W * VEC * TX + c] = x;
     }
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < VEC; ++j) {
-      acc1[j] = ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[W * VEC * TX + j * TX + tx];
+      acc1[j] = ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[W * VEC * TX + j * TX + tx];
     }
   }
   float rv5[VEC];
@@ -145,8 +147,8 @@ extern "C" __global__ void __launch_bounds__(256, 2) solder_outer_norm_cast_max_
   // The outputs.
 #pragma unroll
   for (int i = 0; i < B; ++i) {
-    const i64 r = ty + (i64)i * TY;
-    if (i < B - 1 || r < RR) {
+    const int r = ty + i * TY;
+    if (i < B - 1 || r < RH) {
       Vec<u16, VEC> o1;
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {

@@ -31,7 +31,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_norm_cast_mul_
   u16* __restrict__ P2 = (u16*)p.ptr[2];
   const i64 K = p.R, RR = p.C;  // kept columns, reduced rows
   const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
-  const i64 kc = ((i64)blockIdx.x * TX + tx) * VEC;
+  const i64 tile = blockIdx.x;
+  const i64 kc = (tile * TX + tx) * VEC;
   const bool act = kc < K;  // VEC divides K: a thread's vector is whole or out of range
   const i64 kc0 = act ? kc : 0;  // out-of-range threads load column 0 and store nothing
   i64 HK;
@@ -44,15 +45,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_norm_cast_mul_
   const i64 ka = kc0 / HK, kr = kc0 % HK;
   const i64 kb0 = ka * sa0 + kr;
   const i64 kb2 = ka * sa2 + kr;
-  __shared__ __align__(16) unsigned char osm[6912];
+  __shared__ __align__(16) unsigned char osm[1152];
   constexpr int B = 16;  // rows held per thread: ty + i * TY
+  const int RH = (int)RR;
   Vec<u16, 1> h0[B];
-  u8 hr1[B];
 #pragma unroll
   for (int i = 0; i < B; ++i) {
-    const i64 r = ty + (i64)i * TY;
-    h0[i] = ld_vec<u16, VEC>(P0 + (r < RR ? r : 0) * rs0 + kb0);
-    hr1[i] = (P1 + (r < RR ? r : 0) * rs1)[0];
+    const int r = ty + i * TY;
+    h0[i] = ld_vec<u16, VEC>(P0 + (i64)(i < B - 1 || r < RH ? r : 0) * rs0 + kb0);
   }
   // Pass 0: the reductions of level 1.
   float acc0[VEC];
@@ -60,14 +60,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_norm_cast_mul_
   for (int j = 0; j < VEC; ++j) acc0[j] = __int_as_float(0xff800000);
 #pragma unroll
   for (int i = 0; i < B; ++i) {
-    const i64 r = ty + (i64)i * TY;
-    if (i < B - 1 || r < RR) {
+    const int r = ty + i * TY;
+    if (i < B - 1 || r < RH) {
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
         const float v2 = (float)(f16_to_f(h0[i].e[j]));
         const float v4 = __fmul_rn(v2, __int_as_float(0x3e000000));
         const float v5 = round_f16((float)(v4));
-        const float v7 = ((hr1[i] != 0) ? v5 : __int_as_float(0xff800000));
+        const float v7 = ((P1[r * rs1] != 0) ? v5 : __int_as_float(0xff800000));
         const float v8 = (float)(v7);
         acc0[j] = s_max(acc0[j], (float)(v8));
       }
@@ -85,19 +85,19 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_norm_cast_mul_
     if ((threadIdx.x % 32) < TX) {
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
-        ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[(wp * VEC + j) * TX + tx] = acc0[j];
+        ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[(wp * VEC + j) * TX + tx] = acc0[j];
       }
     }
     __syncthreads();
     for (int c = threadIdx.x; c < VEC * TX; c += THREADS) {
-      float x = ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[c];
-      for (int v = 1; v < W; ++v) x = s_max(x, ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[v * VEC * TX + c]);
-      ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[W * VEC * TX + c] = x;
+      float x = ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[c];
+      for (int v = 1; v < W; ++v) x = s_max(x, ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[v * VEC * TX + c]);
+      ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[W * VEC * TX + c] = x;
     }
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < VEC; ++j) {
-      acc0[j] = ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[W * VEC * TX + j * TX + tx];
+      acc0[j] = ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[W * VEC * TX + j * TX + tx];
     }
   }
   float rv9[VEC];
@@ -109,14 +109,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_norm_cast_mul_
   for (int j = 0; j < VEC; ++j) acc1[j] = (float)0;
 #pragma unroll
   for (int i = 0; i < B; ++i) {
-    const i64 r = ty + (i64)i * TY;
-    if (i < B - 1 || r < RR) {
+    const int r = ty + i * TY;
+    if (i < B - 1 || r < RH) {
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
         const float v2 = (float)(f16_to_f(h0[i].e[j]));
         const float v4 = __fmul_rn(v2, __int_as_float(0x3e000000));
         const float v5 = round_f16((float)(v4));
-        const float v7 = ((hr1[i] != 0) ? v5 : __int_as_float(0xff800000));
+        const float v7 = ((P1[r * rs1] != 0) ? v5 : __int_as_float(0xff800000));
         const float v8 = (float)(v7);
         const float v10 = __fsub_rn(v8, rv9[j]);
         const float v11 = __expf(v10);
@@ -136,19 +136,19 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_norm_cast_mul_
     if ((threadIdx.x % 32) < TX) {
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
-        ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[(wp * VEC + j) * TX + tx] = acc1[j];
+        ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[(wp * VEC + j) * TX + tx] = acc1[j];
       }
     }
     __syncthreads();
     for (int c = threadIdx.x; c < VEC * TX; c += THREADS) {
-      float x = ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[c];
-      for (int v = 1; v < W; ++v) x = x + ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[v * VEC * TX + c];
-      ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[W * VEC * TX + c] = x;
+      float x = ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[c];
+      for (int v = 1; v < W; ++v) x = x + ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[v * VEC * TX + c];
+      ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[W * VEC * TX + c] = x;
     }
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < VEC; ++j) {
-      acc1[j] = ((float*)(osm + 0 * (W + 1) * VEC * TX * 8))[W * VEC * TX + j * TX + tx];
+      acc1[j] = ((float*)(osm + 0 * (W + 1) * VEC * TX * 4))[W * VEC * TX + j * TX + tx];
     }
   }
   float rv12[VEC];
@@ -157,15 +157,15 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_norm_cast_mul_
   // The outputs.
 #pragma unroll
   for (int i = 0; i < B; ++i) {
-    const i64 r = ty + (i64)i * TY;
-    if (i < B - 1 || r < RR) {
+    const int r = ty + i * TY;
+    if (i < B - 1 || r < RH) {
       Vec<u16, VEC> o2;
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
         const float v2 = (float)(f16_to_f(h0[i].e[j]));
         const float v4 = __fmul_rn(v2, __int_as_float(0x3e000000));
         const float v5 = round_f16((float)(v4));
-        const float v7 = ((hr1[i] != 0) ? v5 : __int_as_float(0xff800000));
+        const float v7 = ((P1[r * rs1] != 0) ? v5 : __int_as_float(0xff800000));
         const float v8 = (float)(v7);
         const float v10 = __fsub_rn(v8, rv9[j]);
         const float v11 = __expf(v10);

@@ -1,12 +1,15 @@
 // Outer persistent normalizations on the GPU against the reference: softmax over dim 0 (held
 // rows, and re-read rows for tall inputs), masked/scaled softmax and log_softmax over the middle
-// axis, layer and rms norms of transposed views (outputs written across the reading order), a
-// reduction over two axes of a permuted view; f32/f16/bf16, odd sizes, size-1 dims,
-// padded-row, transposed and misaligned inputs; replays give the same bits.
+// axis, layer and rms norms of transposed views (outputs staged through shared memory), a
+// reduction over two axes of a permuted view; the reduced rows split over thread-block
+// clusters of 2 to 16 blocks (the scheduler's and pinned plans, blocks without rows, held and
+// re-read rows); f32/f16/bf16, odd sizes, size-1 dims, padded-row, transposed and misaligned
+// inputs; replays give the same bits.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "gpu_compare.h"
 #include "ops/workloads.h"
@@ -30,13 +33,16 @@ bool same_bits(const HostTensor& a, const HostTensor& b) {
 
 // Runs f (outputs poisoned first) three times through the cached launch program against the
 // reference; the runs agree bit for bit. Returns the launches' categories and parameters.
-std::string check(const Fusion& f, const Bindings& sizes, Layout layout, const std::string& what) {
+std::string check(const Fusion& f, const Bindings& sizes, Layout layout, const std::string& what,
+                  const std::string& plan = "") {
   std::map<std::string, std::vector<int64_t>> none;
   std::vector<HostTensor> in = make_random_inputs(f, resolve_input_shapes(f, none, sizes), 7);
   std::vector<DeviceTensor> din;
   for (const auto& h : in) din.push_back(upload(h, layout));
   const auto want = run_reference(f, in);
-  Executor ex(f);
+  ExecutorOptions options;
+  options.plan = plan;
+  Executor ex(f, options);
   std::vector<DeviceTensor> outs;
   for (const auto& w : want) outs.push_back(poisoned(w.dtype, w.shape));
   ex.run(din, nullptr, &outs);
@@ -148,6 +154,61 @@ TEST(GpuOuterNorm, NormsOfTransposedViews) {
           if (b.at("B") > 1 && b.at("H") > 1 && l == Layout::Contiguous)
             EXPECT_NE(params.find("outer-reduction"), std::string::npos) << what << ": " << params;
         }
+}
+
+// Tall inputs with few kept columns: the scheduler's cluster plans (held rows at 8192 x 64,
+// re-read rows at 100003 x 64 and 64 x 100003 transposed, staged outputs), odd sizes.
+TEST(GpuOuterNorm, TallInputsWithFewColumns) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : kTypes) {
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 8192}, {"M", 64}}, {{"B", 30001}, {"M", 136}}, {{"B", 100003}, {"M", 64}}})
+      for (bool log : {false, true}) {
+        const std::string what = describe(log ? "log_softmax dim0" : "softmax dim0", t, b, Layout::Contiguous);
+        const std::string params = check(softmax_over(t, 2, 0, log, false), b, Layout::Contiguous, what);
+        EXPECT_NE(params.find("cluster="), std::string::npos) << what << ": " << params;
+      }
+    for (bool rms : {false, true})
+      for (const Bindings& b : std::vector<Bindings>{{{"B", 64}, {"H", 100003}}, {{"B", 1000}, {"H", 20000}}, {{"B", 520}, {"H", 9999}}}) {
+        const std::string what = describe(rms ? "rms_norm T" : "layer_norm T", t, b, Layout::Contiguous);
+        const std::string params = check(norm_of_transposed(t, rms), b, Layout::Contiguous, what);
+        EXPECT_NE(params.find("outer-reduction"), std::string::npos) << what << ": " << params;
+      }
+  }
+}
+
+// Plans pinned by hand: clusters of 2 to 16 blocks, held and re-read rows, staged and unstaged
+// General outputs, blocks of a cluster that get no rows (16 blocks of 32 rows over 37 rows),
+// a tile past the kept columns' end; against the reference, replays bit for bit.
+TEST(GpuOuterNorm, PinnedClusterPlans) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    std::function<Fusion(DType)> make;
+    Bindings sizes;
+    std::string plan;
+  };
+  const std::vector<Case> cases = {
+      {[](DType t) { return softmax_over(t, 2, 0, false, false); }, {{"B", 1000}, {"M", 96}}, "threads=1024,rows_per_block=128,cluster=2"},
+      {[](DType t) { return softmax_over(t, 2, 0, false, false); }, {{"B", 1000}, {"M", 96}}, "cluster=8"},
+      {[](DType t) { return softmax_over(t, 2, 0, true, false); }, {{"B", 1000}, {"M", 100}}, "cluster=16"},
+      {[](DType t) { return softmax_over(t, 2, 0, false, false); }, {{"B", 37}, {"M", 40}}, "vec=1,threads=1024,rows_per_block=32,cluster=16"},
+      {[](DType t) { return softmax_over(t, 2, 0, true, false); }, {{"B", 3001}, {"M", 200}}, "cluster=4,persistent_batch=0,unroll=2,min_blocks=2"},
+      {[](DType t) { return softmax_over(t, 3, 1, false, true); }, {{"B", 3}, {"M", 517}, {"K", 40}}, "cluster=4"},
+      {[](DType t) { return softmax_over(t, 3, 1, false, true); }, {{"B", 3}, {"M", 517}, {"K", 40}}, "cluster=2,persistent_batch=0,unroll=4"},
+      {[](DType t) { return norm_of_transposed(t, false); }, {{"B", 77}, {"H", 301}}, "cluster=4"},
+      {[](DType t) { return norm_of_transposed(t, false); }, {{"B", 130}, {"H", 1001}}, "cluster=16,staged=0"},
+      {[](DType t) { return norm_of_transposed(t, true); }, {{"B", 96}, {"H", 5000}}, "cluster=8,persistent_batch=0,unroll=4"},
+      {[](DType t) { return norm_of_transposed(t, true); }, {{"B", 96}, {"H", 5000}}, "cluster=1,persistent_batch=0,unroll=2"},
+  };
+  for (DType t : kTypes)
+    for (const Case& cs : cases)
+      for (Layout l : {Layout::Contiguous, Layout::Misaligned}) {
+        const std::string what = describe(cs.make(t).name() + " [" + cs.plan + "]", t, cs.sizes, l);
+        const std::string params = check(cs.make(t), cs.sizes, l, what, cs.plan);
+        const size_t at = cs.plan.find("cluster=");
+        const std::string cl = cs.plan.substr(at, cs.plan.find(',', at) - at);
+        if (cl != "cluster=1")
+          EXPECT_TRUE(params.find(cl + " ") != std::string::npos || params.find(cl + ";") != std::string::npos) << what << ": " << params;
+      }
 }
 
 // The new workloads as written in examples/, at their probe sizes.
