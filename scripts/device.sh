@@ -60,8 +60,13 @@ fi
 if [ "${SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
   echo "== compute-sanitizer memcheck"
   timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$tests/gpu_executor_test" \
-    --gtest_filter='GpuExecutor.EveryWorkload*:GpuExecutor.Views*:GpuExecutor.Reductions*' --gtest_brief=1 \
-    >"$OUT/sanitizer.log" 2>&1; echo "memcheck exit $? (0 = clean)"; grep -E "ERROR SUMMARY|FAILED" "$OUT/sanitizer.log" | head -5
+    --gtest_filter='GpuExecutor.EveryWorkload*:GpuExecutor.Views*:GpuExecutor.Reductions*:GpuExecutor.CatPieces*:GpuExecutor.PhaseShifted*' \
+    --gtest_brief=1 >"$OUT/sanitizer.log" 2>&1; echo "memcheck exit $? (0 = clean)"; grep -E "ERROR SUMMARY|FAILED" "$OUT/sanitizer.log" | head -5
+  for t in gpu_transpose_test gpu_outer_norm_test; do
+    [ -x "$tests/$t" ] || continue
+    timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$tests/$t" --gtest_brief=1 >"$OUT/sanitizer-$t.log" 2>&1
+    echo "memcheck $t exit $? (0 = clean)"; grep -E "ERROR SUMMARY|FAILED" "$OUT/sanitizer-$t.log" | head -5
+  done
 fi
 if [ -n "${BASE_BUILD:-}" ]; then
   wait "$BASE_BUILD" || { echo "baseline build failed (tail of $OUT/build-base.log):"; tail -5 "$OUT/build-base.log"; BASE=""; }
