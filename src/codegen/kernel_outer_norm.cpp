@@ -442,7 +442,8 @@ class OuterNormWriter {
       // Names apart from the row loop's (u, m0, i): the chunk expression `q` uses them.
       c_ += d + "  const int it = threadIdx.x + e * THREADS, ic = it / CH" + n + ", im = it % CH" + n + ";\n";
       c_ += d + "  const i64 r0 = (" + q + ") * TY + im * OV" + n + ";\n";
-      c_ += d + "  if (sok" + n + "[e] && r0 < RR) {\n";
+      // r0 < 0: a chunk past the first in a backward pass's last unrolled group (none to store).
+      c_ += d + "  if (sok" + n + "[e] && r0 >= 0 && r0 < RR) {\n";
       c_ += d + "    const " + vt + " v = *(const " + vt + "*)(osm + sbuf * STILE + SO" + n + " + ic * TY * SE" + n + " + ((im ^ (((ic / VEC) * SP" +
             n + ") & SW" + n + ")) * 16));\n";
       c_ += d + "    " + t + "* dst = " + P + " + sob" + n + "[e] + r0 * rs" + n + ";\n";

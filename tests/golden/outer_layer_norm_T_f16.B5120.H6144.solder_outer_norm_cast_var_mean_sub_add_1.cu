@@ -184,7 +184,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1) solder_outer_norm_cast_var
     for (int e = 0; e < NI3; ++e) {
       const int it = threadIdx.x + e * THREADS, ic = it / CH3, im = it % CH3;
       const i64 r0 = ((i64)i * CL + crank) * TY + im * OV3;
-      if (sok3[e] && r0 < RR) {
+      if (sok3[e] && r0 >= 0 && r0 < RR) {
         const Vec<u16, OV3> v = *(const Vec<u16, OV3>*)(osm + sbuf * STILE + SO3 + ic * TY * SE3 + ((im ^ (((ic / VEC) * SP3) & SW3)) * 16));
         u16* dst = P3 + sob3[e] + r0 * rs3;
         if (rs3 == 1 && r0 + OV3 <= RR && ((unsigned long long)dst & 15) == 0) st_vec<u16, OV3>(dst, v);

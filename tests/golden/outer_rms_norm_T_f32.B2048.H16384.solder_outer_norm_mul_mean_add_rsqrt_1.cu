@@ -158,7 +158,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1) solder_outer_norm_mul_mean
     for (int e = 0; e < NI2; ++e) {
       const int it = threadIdx.x + e * THREADS, ic = it / CH2, im = it % CH2;
       const i64 r0 = ((i64)i * CL + crank) * TY + im * OV2;
-      if (sok2[e] && r0 < RR) {
+      if (sok2[e] && r0 >= 0 && r0 < RR) {
         const Vec<float, OV2> v = *(const Vec<float, OV2>*)(osm + sbuf * STILE + SO2 + ic * TY * SE2 + ((im ^ (((ic / VEC) * SP2) & SW2)) * 16));
         float* dst = P2 + sob2[e] + r0 * rs2;
         if (rs2 == 1 && r0 + OV2 <= RR && ((unsigned long long)dst & 15) == 0) st_vec<float, OV2>(dst, v);

@@ -57,7 +57,7 @@ TEST(GpuExecutor, EveryWorkloadMatchesReference) {
   SKIP_WITHOUT_GPU();
   for (const auto& name : workload_names()) {
     Fusion f = make_workload(name);
-    Bindings sizes = {{"B", 37}, {"H", 1030}, {"N", 100003}};
+    Bindings sizes = {{"B", 37}, {"H", 1030}, {"N", 100003}, {"M", 33}, {"K", 129}};
     auto shapes = resolve_input_shapes(f, no_shapes, sizes);
     for (Layout l : {Layout::Contiguous, Layout::Misaligned}) check(f, shapes, l, name);
   }

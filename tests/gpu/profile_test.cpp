@@ -64,7 +64,7 @@ TEST(GpuProfile, CopyAndViewStepsAreListed) {
   // Every workload: one timing per step, views untimed, launched steps timed, outputs unchanged.
   for (const auto& name : workload_names()) {
     Fusion f = make_workload(name);
-    auto shapes = resolve_input_shapes(f, {}, {{"B", 37}, {"H", 1030}, {"N", 100003}});
+    auto shapes = resolve_input_shapes(f, {}, {{"B", 37}, {"H", 1030}, {"N", 100003}, {"M", 33}, {"K", 129}});
     auto host = make_random_inputs(f, shapes, 5);
     std::vector<DeviceTensor> d;
     for (const auto& h : host) d.push_back(to_device(h));
