@@ -126,13 +126,10 @@ struct Writer {
   // of the dims outside the innermost: the scheduler aligns vec), so the chunk's index is formed
   // once and each element adds its lane along the innermost dim.
   std::string window_of(int v, const std::string& row, const std::string& col, const std::string& lane = "") const {
-    const Value& val = f.value(v);
-    if (val.producer < 0) return "";
-    const Node& n = f.nodes()[val.producer];
-    if (n.op != Op::Window && n.op != Op::Pad) return "";
+    const int kd = window_dim(v);
+    if (kd < 0) return "";
+    const Node& n = f.nodes()[f.value(v).producer];
     const int rank = static_cast<int>(ks.dim_order.size());
-    const int dom_axis = static_cast<int>(n.attrs.axis) + rank - val.rank();
-    const int kd = static_cast<int>(std::find(ks.dim_order.begin(), ks.dim_order.end(), dom_axis) - ks.dim_order.begin());
     const bool in_cols = kd >= ks.split;
     const int last = in_cols ? rank - 1 : ks.split - 1, first = in_cols ? ks.split : 0;
     std::string idx = in_cols ? col : row;
