@@ -36,6 +36,7 @@ struct BenchArgs {
   bool autotune = false;
   bool graphs = false;
   bool contiguous_outputs = false;
+  std::string plan;
   bool keep_going = false;
 };
 
@@ -104,6 +105,7 @@ void run_bench(const BenchArgs& a) {
   opts.autotune = a.autotune;
   opts.graphs = a.graphs;
   opts.contiguous_outputs = a.contiguous_outputs;
+  opts.plan = a.plan;
   const bool gpu = has_gpu();
   double raw_launch = 0;
   bench::TimingOptions to;
@@ -183,6 +185,7 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--svg", a->svg, "write a roofline picture (SVG)");
   cmd->add_option("--peers", a->peers, "auto (run bench/peers.py) | off | a peers JSON file");
   cmd->add_option("--budget-ms", a->budget_ms, "time budget per case for timed repetitions");
+  cmd->add_option("--plan", a->plan, "pin kernel plans as `solder explain --plan` does (every case; to compare plans)");
   cmd->add_flag("--autotune", a->autotune, "time the scheduler's candidates per case and keep the best (disk)");
   cmd->add_flag("--graphs", a->graphs, "also capture each case as a CUDA graph and time its replays (graph µs)");
   cmd->add_flag("--contiguous-outputs", a->contiguous_outputs,

@@ -182,7 +182,7 @@ BenchRecord run_case_gpu(const BenchCase& c, const RunnerOptions& opts, double c
   std::vector<HostTensor> host = make_random_inputs(f, shapes, 1);
   std::vector<DeviceTensor> dev;
   for (const auto& h : host) dev.push_back(to_device(h));
-  Executor ex(f, ExecutorOptions{"", opts.contiguous_outputs});
+  Executor ex(f, ExecutorOptions{opts.plan, opts.contiguous_outputs});
   auto t0 = Clock::now();
   auto outs = ex.run(dev);
   check_cuda(driver()->cuCtxSynchronize(), "first run of " + c.name);
@@ -215,7 +215,7 @@ BenchRecord run_case_gpu(const BenchCase& c, const RunnerOptions& opts, double c
   if (opts.graphs) time_graph_replays(ex, dev, opts, r, input_elements(shapes));
   r.raw_launch_us = raw_launch_us;
   r.recompiles = static_cast<int>(ex.stats().kernels_compiled - compiled_after_first);
-  if (opts.autotune) autotune_case(f, dev, ex.last_launches(), r, to, ExecutorOptions{"", opts.contiguous_outputs});
+  if (opts.autotune) autotune_case(f, dev, ex.last_launches(), r, to, ExecutorOptions{opts.plan, opts.contiguous_outputs});
   return r;
 }
 
@@ -223,7 +223,7 @@ BenchRecord run_case_cpu(const BenchCase& c, const RunnerOptions& opts) {
   Fusion f = load_program(c.workload);
   auto shapes = shapes_of(f, c);
   BenchRecord r = case_record(f, c, shapes);
-  Executor ex(f, ExecutorOptions{"", opts.contiguous_outputs});
+  Executor ex(f, ExecutorOptions{opts.plan, opts.contiguous_outputs});
   auto t0 = Clock::now();
   auto recs = ex.compile_for(shapes);
   r.compile_ms = ms_since(t0);

@@ -19,6 +19,7 @@ struct RunnerOptions {
   bool autotune = false;  // time the scheduler's candidates, record the best in the tuning database
   bool graphs = false;    // also capture each case as a CUDA graph and time its replays (host µs)
   bool contiguous_outputs = false;  // ExecutorOptions::contiguous_outputs (views as outputs are copies)
+  std::string plan;                 // ExecutorOptions::plan: pinned kernel plans (the same for every case)
 };
 
 BenchRecord run_case_gpu(const BenchCase& c, const RunnerOptions& opts, double ceiling_gbs, double raw_launch_us);
