@@ -196,7 +196,7 @@ TEST(GpuOuterNorm, PinnedClusterPlans) {
       {[](DType t) { return softmax_over(t, 3, 1, false, true); }, {{"B", 3}, {"M", 517}, {"K", 40}}, "cluster=2,persistent_batch=0,unroll=4"},
       {[](DType t) { return norm_of_transposed(t, false); }, {{"B", 77}, {"H", 301}}, "cluster=4"},
       {[](DType t) { return norm_of_transposed(t, false); }, {{"B", 130}, {"H", 1001}}, "cluster=16,staged=0"},
-      {[](DType t) { return norm_of_transposed(t, true); }, {{"B", 96}, {"H", 5000}}, "cluster=8,persistent_batch=0,unroll=4"},
+      {[](DType t) { return norm_of_transposed(t, true); }, {{"B", 96}, {"H", 5000}}, "cluster=8,persistent_batch=0,unroll=4,staged"},
       {[](DType t) { return norm_of_transposed(t, true); }, {{"B", 96}, {"H", 5000}}, "cluster=1,persistent_batch=0,unroll=2"},
   };
   for (DType t : kTypes)
