@@ -178,3 +178,16 @@ TEST(SchedulerChoices, OddRowsOfPointwiseKernelsArePhaseShifted) {
   EXPECT_NE(text.find("phased col_vec=1"), std::string::npos) << text;
   EXPECT_NE(text.find(" 0 bytes spill stores"), std::string::npos) << text;
 }
+
+// A kernel with no operand loaded as vectors (a full reduction of a sliced input: General)
+// takes one element per thread: VEC consecutive elements per thread made a warp's reads stride
+// apart and unrolled the element-wise addressing VEC x UNROLL times (seconds of ptxas).
+TEST(SchedulerChoices, NoVectorOperandsNoVectorChunks) {
+  Fusion f("amax_slice");
+  Tensor x = f.input("x", DType::BF16, {Dim::sym("B"), Dim::sym("H")});
+  f.output(max(x, {0, 1}, true) * 0.5);
+  Executor ex(f);
+  const std::string text = ex.explain({{2048, 16384}}, {{16384 + 7, 1}});
+  EXPECT_NE(text.find("x(in,general)"), std::string::npos) << text;
+  EXPECT_NE(text.find("params: vec=1 "), std::string::npos) << text;
+}

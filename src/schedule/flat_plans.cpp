@@ -73,6 +73,14 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
   // Pointwise kernels over a single row may end in a masked tail; others need C % vec == 0 so
   // every row starts aligned.
   p.vec = widest_vec(plan, cx.facts, cx.facts.R == 1);
+  // With no operand loaded as a vector (every one General, per row or scalar), VEC would only
+  // give each thread VEC consecutive elements: a warp's reads then stride VEC apart, and the
+  // element-wise addressing unrolled VEC x UNROLL times took ptxas seconds (a full reduction of
+  // a sliced bf16 2048 x 16384: 2.7 s at VEC 16, seed 4 of the sweep). One element per thread.
+  const bool any_vector = std::any_of(plan.operands.begin(), plan.operands.end(), [](const OperandPlan& o) {
+    return o.access == Access::Full || o.access == Access::Col;
+  });
+  if (!any_vector) p.vec = 1;
   bool windowed = false;
   windows_allow(cx, 1, windowed);
   while (p.vec > 1 && !windows_allow(cx, p.vec, windowed)) p.vec /= 2;
