@@ -92,7 +92,7 @@ Sizes row_major_strides(const Sizes& shape) {
   int64_t n = 1;
   for (size_t d = shape.size(); d-- > 0;) {
     st[d] = n;
-    n *= shape[d];
+    if (__builtin_mul_overflow(n, shape[d], &n)) n = 0;  // only past a zero dim: no element
   }
   return st;
 }

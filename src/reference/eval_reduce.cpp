@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ir/limits.h"
 #include "reference/eval.h"
 #include "reference/parallel.h"
 #include "solder/error.h"
@@ -22,7 +23,7 @@ std::vector<int64_t> output_slots(const Sizes& shape, const std::vector<bool>& r
   for (size_t d = shape.size(); d-- > 0;)
     if (!reduced[d]) {
       kept_strides[d] = slots;
-      slots *= shape[d];
+      slots = checked_mul(slots, shape[d], "the reduction's kept elements");
     }
   const int64_t n = numel(shape);
   std::vector<int64_t> map(static_cast<size_t>(n));

@@ -39,9 +39,11 @@ HostTensor HostTensor::empty(DType t, std::vector<int64_t> shape) {
   const int64_t n = checked_numel(r.shape, "HostTensor " + shape_text(r.shape));
   check_tensor_bytes(n, dtype_size(t), "a host tensor " + std::string(dtype_name(t)) + shape_text(r.shape));
   int64_t st = 1;
-  for (int d = r.rank() - 1; d >= 0; --d) {  // checked_numel bounds every partial product
+  for (int d = r.rank() - 1; d >= 0; --d) {
     r.strides[d] = st;
-    st *= r.shape[d];
+    // Bounded by checked_numel, unless a zero dim made the count 0 (f32[2^62, 28, 0]): then
+    // no stride is ever used and an overflowing partial product stops at 0.
+    if (__builtin_mul_overflow(st, r.shape[d], &st)) st = 0;
   }
   r.storage = std::make_shared<std::vector<std::byte>>(static_cast<size_t>(n * dtype_size(t)));
   return r;
@@ -58,7 +60,7 @@ bool HostTensor::is_contiguous() const {
   int64_t want = 1;
   for (int d = rank() - 1; d >= 0; --d) {
     if (shape[d] != 1 && strides[d] != want) return false;  // size-1 dims may have any stride
-    want *= shape[d];
+    if (__builtin_mul_overflow(want, shape[d], &want)) return true;  // a zero dim: nothing to lay out
   }
   return true;
 }
