@@ -341,6 +341,14 @@ TEST(IrBroadcast, SliceDimsAssumedEqualAndCheckedWhenBound) {
   // Symbols and constants compare as expressions: no assumption, an error at once.
   Fusion g("symbols");
   Tensor a = g.input("a", DType::F32, {B, H});
-  expect_error([&] { a + slice(g.input("b", DType::F32, {B, Dim::sym("W")}), 1, 0, 8, 1) * 1.0 + g.input("c", DType::F32, {Dim(3)}); },
-               {"cannot broadcast"});
+  expect_error([&] { a + g.input("b", DType::F32, {B, Dim::sym("W")}) * 1.0; }, {"cannot broadcast"});
+  expect_error([&] { a + g.input("c", DType::F32, {Dim(3)}); }, {"cannot broadcast"});
+  // Strided slices of a symbolic dim (ceildiv) are assumed equal and checked when bound:
+  // x[:, 0::2] * x[:, 1::2] (the sweep's strided_slice programs).
+  Fusion st("strided");
+  Tensor xs2 = st.input("x", DType::F32, {B, H});
+  st.output(slice(xs2, 1, 0, 8192, 2) * slice(xs2, 1, 1, 8192, 2));
+  verify(st);
+  EXPECT_EQ(bind_shapes(st, {{5, 64}}).at("H"), 64);
+  expect_error([&] { bind_shapes(st, {{5, 9}}); }, {"reshape(", "must be equal", "H=9"});
 }

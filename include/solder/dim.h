@@ -40,6 +40,9 @@ class Dim {
   // c * f1 * f2 * ... with symbols or opaque terms (min, ceildiv) as factors, sorted by their
   // text; false when the expression holds a sum (or the constant overflows).
   bool as_product(int64_t& c, std::vector<Dim>& factors) const;
+  // A constant times plain symbols (8192, B*H): two such dims are equal only as expressions.
+  // Sums, min and ceildiv (slices of symbolic dims) may be equal once sizes are bound.
+  bool is_plain_product() const;
 
   // Expressions deeper than kMaxDimDepth (src/ir/limits.h) are an error: printing, parsing
   // and evaluating them recurse.

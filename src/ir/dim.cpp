@@ -118,6 +118,18 @@ bool Dim::as_product(int64_t& c, std::vector<Dim>& factors) const {
   }
 }
 
+bool Dim::is_plain_product() const {
+  int64_t c = 1;
+  std::vector<Dim> factors;
+  if (!as_product(c, factors)) return false;
+  for (const Dim& x : factors) {
+    std::vector<std::string> names;
+    x.collect_symbols(names);
+    if (names.size() != 1 || names[0] != x.str()) return false;
+  }
+  return true;
+}
+
 namespace {
 NodePtr make(Dim::Node::Kind k, const NodePtr& a, const NodePtr& b) {
   int depth = 1 + std::max(a->depth, b->depth);

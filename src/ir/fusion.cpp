@@ -200,15 +200,9 @@ std::vector<int> Fusion::add(Op op, const std::vector<int>& in_ids, const Attrs&
 // dim, and bind_shapes checks the reshape's element count, naming it, before anything runs.
 // Operands computed by element math or reductions come first as the reference, so the reshape
 // falls on an input or a view (metadata), not on a kernel's result: a view of a kernel's result
-// would split silu(a) * b from b * silu(a) into two kernels. Dims that are products (constants,
-// symbols: B against H) compare as expressions, so broadcast_shapes refuses those that differ.
-namespace {
-bool is_product(const Dim& d) {
-  int64_t c = 1;
-  std::vector<Dim> factors;
-  return d.as_product(c, factors);
-}
-}  // namespace
+// would split silu(a) * b from b * silu(a) into two kernels. Dims that are plain products
+// (constants, symbols: B against H) compare as expressions, so broadcast_shapes refuses those that
+// differ; min and ceildiv factors (x[:, 0::2] against x[:, 1::2] of a symbolic H) are assumed.
 
 void Fusion::align_broadcast_dims(std::vector<int>& in) {
   size_t rank = 0;
@@ -231,7 +225,7 @@ void Fusion::align_broadcast_dims(std::vector<int>& in) {
         if (at < rank - ref.size()) continue;
         const Dim& r = ref[at - (rank - ref.size())];
         if (r.is_one()) continue;
-        if (!(r == want[d]) && (!is_product(r) || !is_product(want[d]))) {
+        if (!(r == want[d]) && (!r.is_plain_product() || !want[d].is_plain_product())) {
           want[d] = r;
           changed = true;
         }

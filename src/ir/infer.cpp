@@ -216,9 +216,12 @@ std::vector<Inferred> infer(const Fusion& f, Op op, const std::vector<int>& in, 
           }
           if ((!have.ok || !want.ok) && infer_at >= 0)
             fail(f, op, in, "cannot infer -1 in " + shape_str(attrs.shape) + " from sizes with sums in them");
-          if (!have.ok || !want.ok) {
-            // Sums (slices' min() and ceildiv dims) cannot be compared here: the element counts
-            // are checked when sizes are bound (bind_shapes), before anything runs.
+          auto plain = [](const Shape& s) {
+            return std::all_of(s.begin(), s.end(), [](const Dim& d) { return d.const_value() == -1 || d.is_plain_product(); });
+          };
+          if (!have.ok || !want.ok || (infer_at < 0 && (!plain(x.shape) || !plain(attrs.shape)))) {
+            // Sums, min() and ceildiv (slices of symbolic dims) cannot be compared here: the
+            // element counts are checked when sizes are bound (bind_shapes), before anything runs.
           } else if (infer_at >= 0) {
             std::vector<Dim> rest = have.factors;
             for (const auto& w : want.factors) {
