@@ -32,6 +32,12 @@ int64_t DeviceTensor::numel() const {
 }
 
 namespace {
+// An address's alignment class (address mod 256, 256 for 0): what launch facts depend on. Views
+// may step back from their source (a pad), so the offset sum is taken mod 256 from below too.
+uint64_t align_class(int64_t address) {
+  const int64_t m = (address % 256 + 256) % 256;
+  return m ? static_cast<uint64_t>(m) : 256;
+}
 
 // Loaded modules are per process (one context): share them across executors.
 std::shared_ptr<LoadedKernel> load_kernel(const std::string& key, const CompiledKernel& k) {
@@ -461,7 +467,7 @@ void Executor::Impl::place_cat_pieces(RunPlan& rp, const std::vector<char>& prov
         const int64_t off = pos * dm.strides[n.attrs.axis] * dtype_size(dm.dtype);
         placed[x] = {static_cast<int>(si), dst, off};
         rp.meta[x] = TensorMeta{dm.dtype, eval_shape(f.value(x).shape, b), dm.strides};
-        align[x] = (align[dst] + off) % 256 ? (align[dst] + off) % 256 : 256;
+        align[x] = align_class(static_cast<int64_t>(align[dst]) + off);
       }
       pos += len;
     }
@@ -541,13 +547,13 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
   std::vector<char> provided(f.values().size(), 0);
   for (size_t i = 0; i < inputs.size(); ++i) {
     rp.meta[f.inputs()[i]] = meta_of(inputs[i]);
-    align[f.inputs()[i]] = inputs[i].ptr % 256 ? inputs[i].ptr % 256 : 256;
+    align[f.inputs()[i]] = align_class(static_cast<int64_t>(inputs[i].ptr % 256));
   }
   if (outs)
     for (size_t i = 0; i < outs->size(); ++i) {
       int v = f.outputs()[i];
       rp.meta[v] = meta_of((*outs)[i]);
-      align[v] = (*outs)[i].ptr % 256 ? (*outs)[i].ptr % 256 : 256;
+      align[v] = align_class(static_cast<int64_t>((*outs)[i].ptr % 256));
       provided[v] = 1;
     }
   fixed_memory = provided;
@@ -597,8 +603,7 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
         st.kind = Step::View;
         st.offset_bytes = off * dtype_size(vm.dtype);
         rp.meta[st.dst] = vm;
-        const int64_t mod = ((align[st.src] + st.offset_bytes) % 256 + 256) % 256;  // pads step back
-        align[st.dst] = mod ? mod : 256;
+        align[st.dst] = align_class(static_cast<int64_t>(align[st.src]) + st.offset_bytes);
         LaunchRecord r;
         r.name = "view";
         r.category = "view";
@@ -624,7 +629,7 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
                        (viewable ? (provided[st.dst] ? " into the caller's output buffer\n" : " into a contiguous output\n")
                                  : " becomes a copy: no strides express it on this input's layout\n") +
                        dry_copy(rp, st, st.src_meta,
-                                (align[st.src] + st.offset_bytes) % 256 ? (align[st.src] + st.offset_bytes) % 256 : 256,
+                                align_class(static_cast<int64_t>(align[st.src]) + st.offset_bytes),
                                 st.dst_meta, align[st.dst]);
         else
           st.nested.push_back(copier(st.src_meta.dtype, st.src_meta.shape.size()));

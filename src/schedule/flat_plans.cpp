@@ -17,25 +17,19 @@ constexpr int kFlatThreads = 256;
 // dim (a chunk stays in one index of the outer dims) and, for windows along the innermost dim,
 // both bounds. Whether `vec` keeps that; `windowed` says the segment has any.
 bool windows_allow(const ScheduleContext& cx, int vec, bool& windowed) {
-  const Fusion& f = cx.fusion;
   const int rank = static_cast<int>(cx.shape.dim_order.size());
   bool ok = true;
-  auto check = [&](int v) {
-    const Value& val = f.value(v);
-    if (val.producer < 0) return;
-    const Node& n = f.nodes()[val.producer];
-    if (n.op != Op::Window && n.op != Op::Pad) return;
-    windowed = true;
-    if (rank == 0 || cx.facts.dims.empty()) return;
-    if (cx.facts.dims[rank - 1] % vec) ok = false;
-    const int dom_axis = static_cast<int>(n.attrs.axis) + rank - val.rank();
-    if (cx.shape.dim_order[rank - 1] != dom_axis) return;
-    const int64_t hi = n.op == Op::Window ? n.attrs.end : cx.facts.dims[rank - 1] - n.attrs.end;
-    if (n.attrs.start % vec || hi % vec) ok = false;
-  };
-  for (int x : cx.segment.inputs) check(x);
-  for (int ni : cx.segment.nodes)
-    for (int x : f.nodes()[ni].in) check(x);
+  for (int ni : cx.segment.nodes)  // pads are read by the nodes, windows computed inline for them
+    for (int v : cx.fusion.nodes()[ni].in) {
+      const Node* n = pad_or_window(cx.fusion, v);
+      if (!n) continue;
+      windowed = true;
+      if (rank == 0 || cx.facts.dims.empty()) continue;
+      if (cx.facts.dims[rank - 1] % vec) ok = false;
+      if (window_dim(cx.fusion, cx.shape, v) != rank - 1) continue;
+      const int64_t hi = n->op == Op::Window ? n->attrs.end : cx.facts.dims[rank - 1] - n->attrs.end;
+      if (n->attrs.start % vec || hi % vec) ok = false;
+    }
   return ok;
 }
 

@@ -122,6 +122,14 @@ uint32_t domain_span(const Shape& vs, const Shape& domain) {
 }
 }  // namespace
 
+int window_dim(const Fusion& f, const KernelShape& ks, int v) {
+  const Node* n = pad_or_window(f, v);
+  if (!n) return -1;
+  const int rank = static_cast<int>(ks.dim_order.size());
+  const int dom_axis = static_cast<int>(n->attrs.axis) + rank - f.value(v).rank();
+  return static_cast<int>(std::find(ks.dim_order.begin(), ks.dim_order.end(), dom_axis) - ks.dim_order.begin());
+}
+
 KernelShape analyze_kernel(const Fusion& f, const Segment& s) {
   KernelShape k;
   k.category = s.category;

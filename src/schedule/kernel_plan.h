@@ -112,6 +112,10 @@ struct KernelShape {
 // Analyzes a kernel segment: kernel dim order (rows then reduced dims), split, spans.
 KernelShape analyze_kernel(const Fusion& f, const Segment& s);
 
+// The kernel dim (kernel order) along which value v, a pad or a window (a cat's pieces), masks;
+// -1 for any other value.
+int window_dim(const Fusion& f, const KernelShape& ks, int v);
+
 struct KernelPlan {
   KernelShape shape;
   std::vector<OperandPlan> operands;  // parallel to shape.operands

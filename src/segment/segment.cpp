@@ -20,11 +20,7 @@ bool inlined_source(Op op) { return op == Op::Constant || op == Op::Window; }
 // A node that reads a window or a pad: only the flat template masks those, so such nodes stay
 // in pointwise kernels and no reduction joins them.
 bool reads_window(const Fusion& f, const Node& n) {
-  for (int x : n.in) {
-    const int p = f.value(x).producer;
-    if (p >= 0 && (f.nodes()[p].op == Op::Window || f.nodes()[p].op == Op::Pad)) return true;
-  }
-  return false;
+  return std::any_of(n.in.begin(), n.in.end(), [&](int x) { return pad_or_window(f, x) != nullptr; });
 }
 
 // True when `inner` broadcasts into `outer` without changing it.
@@ -235,7 +231,7 @@ SegmentedFusion segment_fusion(Fusion f) {
   }
   // A pad has no memory of its own: kernels read it masked. Elsewhere it would be copied or
   // read as a plain strided view, so that is refused by name (not built yet).
-  auto is_pad = [&](int v) { return f.value(v).producer >= 0 && f.nodes()[f.value(v).producer].op == Op::Pad; };
+  auto is_pad = [&](int v) { const Node* n = pad_or_window(f, v); return n && n->op == Op::Pad; };
   for (int v : f.outputs())
     if (is_pad(v)) throw Error("pad: " + f.value(v).name + " is an output; a pad is only read by element math in a kernel (not yet an output)");
   for (const Segment& s : b.segs)
@@ -248,6 +244,11 @@ SegmentedFusion segment_fusion(Fusion f) {
   group_independent_segments(out);
   verify_segments(out);
   return out;
+}
+
+const Node* pad_or_window(const Fusion& f, int v) {
+  const int p = f.value(v).producer;
+  return p >= 0 && (f.nodes()[p].op == Op::Window || f.nodes()[p].op == Op::Pad) ? &f.nodes()[p] : nullptr;
 }
 
 bool reads_pads_or_windows(const Fusion& f, const Segment& s) {

@@ -67,6 +67,8 @@ const char* segment_kind_name(SegmentKind k);
 // Whether a kernel segment reads a window or a pad (a cat's pieces, passes/cat_pieces.h): only
 // the flat template masks those reads, so only the pointwise scheduler takes such a segment.
 bool reads_pads_or_windows(const Fusion& f, const Segment& s);
+// The pad or window node that makes value v, or nullptr for any other value.
+const Node* pad_or_window(const Fusion& f, int v);
 const char* kernel_category_name(KernelCategory c);
 // One line per segment: kind, category, domain, nodes' ops, inputs -> outputs.
 std::string describe_segments(const SegmentedFusion& s);
