@@ -39,6 +39,14 @@ uint64_t align_class(int64_t address) {
   return m ? static_cast<uint64_t>(m) : 256;
 }
 
+// A view's step in the launch records: it launches nothing.
+LaunchRecord view_record() {
+  LaunchRecord r;
+  r.name = "view";
+  r.category = "view";
+  return r;
+}
+
 // Loaded modules are per process (one context): share them across executors.
 std::shared_ptr<LoadedKernel> load_kernel(const std::string& key, const CompiledKernel& k) {
   static std::mutex mu;
@@ -593,22 +601,14 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
                        " written in place by its kernel, through the view's strides (no copy)\n";
         st.kind = Step::View;
         st.src = st.dst;
-        LaunchRecord r;
-        r.name = "view";
-        r.category = "view";
-        rp.records.push_back(r);
-        st.record = r;
+        st.record = rp.records.emplace_back(view_record());
       } else if (viewable && !fixed_memory[st.dst]) {
         if (dry) described += "segment " + std::to_string(si) + " view: " + op_name(n.op) + " (no launch)\n";
         st.kind = Step::View;
         st.offset_bytes = off * dtype_size(vm.dtype);
         rp.meta[st.dst] = vm;
         align[st.dst] = align_class(static_cast<int64_t>(align[st.src]) + st.offset_bytes);
-        LaunchRecord r;
-        r.name = "view";
-        r.category = "view";
-        rp.records.push_back(r);
-        st.record = r;
+        st.record = rp.records.emplace_back(view_record());
       } else {
         // A copy: of the view into a caller's buffer, or (strides cannot express the view) of
         // the input in its logical order into a contiguous buffer, which the view then is.
