@@ -224,6 +224,30 @@ def outer_bn_stats(x):
     return mean, torch.rsqrt(var + 1e-5), xf.amax((0, 1, 2), keepdim=True)
 
 
+def outer_softmax_dim0(x):
+    return torch.softmax(x, 0)
+
+
+def outer_layer_norm_t(xt, w, b):
+    x = xt.t()  # the fusion's input is stored [H, B]; the norm runs over the rows of its transpose
+    return F.layer_norm(x.float(), (x.shape[1],), w.float(), b.float(), 1e-5).to(xt.dtype)
+
+
+def outer_rms_norm_t(xt, w):
+    x = xt.t()
+    return x / torch.sqrt(x.pow(2).mean(1, keepdim=True) + 1e-6) * w
+
+
+def rope_rotate_half(x, c, s):
+    h = x.shape[-1] // 2
+    return x * c + torch.cat((-x[..., h:], x[..., :h]), -1) * s
+
+
+def silu_halves(x):
+    h = x.shape[-1] // 2
+    return F.silu(x[:, :h]) * x[:, h:]
+
+
 def build_fixed(fn, arity):
     def build(case, named):
         if len(named) != arity:
@@ -244,6 +268,11 @@ WORKLOADS = {
     "outer_var_mean_bf16": build_fixed(outer_var_mean, 1),
     "outer_mean_mid_f16": build_fixed(outer_mean_mid, 1),
     "outer_bn_stats_f16": build_fixed(outer_bn_stats, 1),
+    "outer_softmax_dim0_f32": build_fixed(outer_softmax_dim0, 1),
+    "outer_layer_norm_T_f16": build_fixed(outer_layer_norm_t, 3),
+    "outer_rms_norm_T_f32": build_fixed(outer_rms_norm_t, 2),
+    "rope_rotate_half_bf16": build_fixed(rope_rotate_half, 3),
+    "silu_halves_bf16": build_fixed(silu_halves, 1),
 }
 for _hp in ("bf16", "f32"):
     for _lp in ("e4m3", "e5m2"):

@@ -14,6 +14,7 @@
 // distributed shared memory; outputs whose kept columns are not unit-stride go through
 // shared-memory tiles (`staged`). The shapes are ranked by TileModel below.
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 #include "schedule/outer_view.h"
@@ -31,9 +32,24 @@ constexpr int kHeldRegs64 = 32, kHeldRegs128 = 80;
 constexpr int kMaxBatch = 16;
 // Clusters: up to 8 blocks portably; 16 with the non-portable cluster size (Hopper).
 constexpr int kPortableCluster = 8, kMaxCluster = 16;
-// Bytes of the memory system's unit (a 32-byte sector): a warp's row segment narrower than it
-// wastes the rest.
+// Bytes of the memory system's unit (a 32-byte sector): stores of a narrower run write partial
+// sectors, which cost about a whole one each.
 constexpr double kSectorBytes = 32;
+// A warp's contiguous segment of a row costs as if it were this many bytes longer: narrow
+// segments of neighbouring tiles meet in L2, so a 16-byte segment reads at about 80 % of a wide
+// one, not at half (H100, 2026-11-26, perf-notes: an f32 rms norm of a transposed input, 16, 32
+// and 64-byte segments 154.5, 144.7, 141.1 us).
+constexpr double kSegmentOverhead = 4;
+// Welford steps (var_mean) merge (count, mean, M2) triples with a division at every level of
+// the combine, across the block's rows and then across a cluster's blocks: the merges sit on the
+// critical path of a block that holds its rows. Their cost relative to the held data, per row
+// per thread and per cluster doubling, fitted to a transposed f16 layer norm's shapes (H100,
+// 2026-11-26, perf-notes: no cluster 90.6 us; clusters of 2, 4, 8: 105.3, 118.1, 131.7 us).
+constexpr double kWelfordPerBatch = 1.5, kWelfordPerClusterDoubling = 0.2;
+// Clusters over the portable size take whole GPCs and ran about 1.45x the time of the best
+// portable shape in both cases measured (H100, 2026-11-26, perf-notes: softmax over dim 0 f32
+// 8192 x 4096, 199.5 vs 133.6 us; rms norm of a transposed f32, 202.3 vs 140.4 us).
+constexpr double kNonPortableCluster = 1.45;
 // L2 reads per DRAM read a re-reading pass costs when its rows stay in L2.
 constexpr double kL2Reread = 0.4;
 // Bytes an SM moves before its share of the bandwidth, not the latency, bounds its time: a
@@ -52,7 +68,7 @@ struct TileShape {
 // The device model the shapes are ranked by (see candidates()).
 struct TileModel {
   int64_t K = 0, RR = 0;
-  int vec = 1, widest = 1, sms = 132, passes = 2, max_cluster = 1;
+  int vec = 1, widest = 1, sms = 132, passes = 2, max_cluster = 1, welford_steps = 0;
   bool hopper = false, can_stage = false;
   double read_bytes = 0;                  // per element: the Full inputs
   std::vector<std::pair<int, bool>> outs;  // element outputs: (bytes, General)
@@ -61,8 +77,13 @@ struct TileModel {
   OuterNormBytes nb;
 
   int64_t tiles(int tx) const { return (K + int64_t{tx} * vec - 1) / (int64_t{tx} * vec); }
-  // The fraction of a row segment's sectors a warp uses (segments of TX x 16 bytes).
-  double sector_eff(double bytes) const { return std::min(1.0, bytes / kSectorBytes); }
+  // The efficiency of a warp's contiguous run of `bytes` in a row, read or stored (a run under a
+  // sector writes part of it). A General output's element stores (runs along the rows) count
+  // only their sectors.
+  static double segment_eff(double bytes, bool store) {
+    const double eff = bytes / (bytes + kSegmentOverhead);
+    return store ? eff * std::min(1.0, bytes / kSectorBytes) : eff;
+  }
   // The share of the device the blocks keep busy: whole waves of the blocks the SMs keep at
   // once (`per_sm` each; a cluster's blocks start together, so whole clusters), a partial last
   // wave idles the rest; fewer blocks than SMs, their share of the SMs the bytes need.
@@ -92,12 +113,12 @@ struct TileModel {
       if (general && (int64_t{ty} * bytes) % 16) return false;
     return true;
   }
-  // The cost: bytes moved over their efficiency, over the busy share of the device. Re-read
-  // rows read the inputs once per pass, from L2 after the first where the running blocks' rows
-  // fit half of it. A General output stored element by element writes (32 / TX) elements of a
-  // column per instruction; staged, whole 16-byte vectors.
+  // The cost: bytes moved over their efficiency, over the busy share of the device, times the
+  // Welford merges' share. Re-read rows read the inputs once per pass, from L2 after the first
+  // where the running blocks' rows fit half of it. A General output stored element by element
+  // writes (32 / TX) elements of a column per instruction; staged, whole 16-byte vectors.
   double cost(const TileShape& t) const {
-    const double eff = sector_eff(double(t.tx) * vec * widest);
+    const double seg = double(t.tx) * vec * widest, eff = segment_eff(seg, false);
     const int64_t blocks = tiles(t.tx) * t.cluster;
     double reads = read_bytes;
     if (t.batch == 0) {
@@ -108,8 +129,12 @@ struct TileModel {
     }
     double c = reads / eff;
     for (const auto& [bytes, general] : outs)
-      c += bytes / (!general ? eff : t.staged ? 1.0 : sector_eff(32.0 / t.tx * bytes));
-    return c / util(blocks, t.cluster, std::max(1, t.resident / t.threads));
+      c += bytes / (!general ? segment_eff(seg, true) : t.staged ? 1.0 : std::min(1.0, 32.0 / t.tx * bytes / kSectorBytes));
+    const int64_t rows_per_thread = (RR + int64_t{t.cluster} * (t.threads / t.tx) - 1) / (int64_t{t.cluster} * (t.threads / t.tx));
+    const double merges = welford_steps * (kWelfordPerBatch / double(std::max<int64_t>(1, rows_per_thread)) +
+                                           kWelfordPerClusterDoubling * std::log2(double(t.cluster)));
+    const double cluster = t.cluster > kPortableCluster ? kNonPortableCluster : 1.0;
+    return c * (1 + merges) * cluster / util(blocks, t.cluster, std::max(1, t.resident / t.threads));
   }
   // Ties (within 3 %) go to more resident threads, portable clusters, wider tiles, smaller
   // clusters, then fewer threads.
@@ -168,7 +193,7 @@ struct TileModel {
   // norm's TX = 1 plan 102 -> 91 us).
   bool stores_waste_sectors(const TileShape& t) const {
     for (const auto& [bytes, general] : outs)
-      if (general && sector_eff(32.0 / t.tx * bytes) < 1.0) return true;
+      if (general && 32.0 / t.tx * bytes < kSectorBytes) return true;
     return false;
   }
   bool finish(TileShape& t) const {
@@ -233,6 +258,7 @@ class OuterNormScheduler final : public Scheduler {
       m.nb.plane_bytes = std::max(m.nb.plane_bytes, b);
       m.nb.exchange_per_column += planes * b;
       ++m.nb.steps;
+      m.welford_steps += st.welford ? 1 : 0;
     }
     // Access classes of the transposed view. An operand whose kept columns are not unit-stride
     // (the output of a norm over a transposed input) is General: staged through shared memory
