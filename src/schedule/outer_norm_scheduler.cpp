@@ -30,6 +30,8 @@ namespace {
 constexpr int kHeldRegs64 = 32, kHeldRegs128 = 80;
 // Rows a thread holds at most: each pass is unrolled over them.
 constexpr int kMaxBatch = 16;
+// Rows in flight per thread of a re-reading plan (its first candidate's unroll).
+constexpr int kRereadUnroll = 4;
 // Clusters: up to 8 blocks portably; 16 with the non-portable cluster size (Hopper).
 constexpr int kPortableCluster = 8, kMaxCluster = 16;
 // Bytes of the memory system's unit (a 32-byte sector): stores of a narrower run write partial
@@ -50,6 +52,15 @@ constexpr double kWelfordPerBatch = 1.5, kWelfordPerClusterDoubling = 0.2;
 // portable shape in both cases measured (H100, 2026-11-26, perf-notes: softmax over dim 0 f32
 // 8192 x 4096, 199.5 vs 133.6 us; rms norm of a transposed f32, 202.3 vs 140.4 us).
 constexpr double kNonPortableCluster = 1.45;
+// A staged output's efficiency: whole 16-byte vectors, but a shared-memory round trip and the
+// tile's barriers (H100, 2026-11-26, perf-notes: the f16 layer norm's 16-byte plan staged 102.1,
+// unstaged 90.8 us; an f16 rms norm's staged 128-byte plan 87.1 against 81.2 for 32-byte
+// segments unstaged).
+constexpr double kStagedStoreEff = 0.8;
+// Bytes of loads an SM keeps in flight to pull its share of the bandwidth (Little's law: about
+// 23 KB per microsecond of loaded latency at 3 TB/s over 132 SMs, with latency to spare): held
+// rows issue all their loads at once, re-read rows `unroll` vectors per thread.
+constexpr double kBytesInFlight = 48 * 1024;
 // L2 reads per DRAM read a re-reading pass costs when its rows stay in L2.
 constexpr double kL2Reread = 0.4;
 // Bytes an SM moves before its share of the bandwidth, not the latency, bounds its time: a
@@ -101,7 +112,7 @@ struct TileModel {
     p.batch = t.batch;
     p.cluster = t.cluster;
     p.staged = t.staged;
-    p.unroll = t.batch ? 1 : 4;
+    p.unroll = t.batch ? 1 : kRereadUnroll;
     p.min_blocks = std::max(1, t.resident / t.threads);
     return p;
   }
@@ -129,12 +140,16 @@ struct TileModel {
     }
     double c = reads / eff;
     for (const auto& [bytes, general] : outs)
-      c += bytes / (!general ? segment_eff(seg, true) : t.staged ? 1.0 : std::min(1.0, 32.0 / t.tx * bytes / kSectorBytes));
+      c += bytes / (!general ? segment_eff(seg, true) : t.staged ? kStagedStoreEff : std::min(1.0, 32.0 / t.tx * bytes / kSectorBytes));
     const int64_t rows_per_thread = (RR + int64_t{t.cluster} * (t.threads / t.tx) - 1) / (int64_t{t.cluster} * (t.threads / t.tx));
     const double merges = welford_steps * (kWelfordPerBatch / double(std::max<int64_t>(1, rows_per_thread)) +
                                            kWelfordPerClusterDoubling * std::log2(double(t.cluster)));
     const double cluster = t.cluster > kPortableCluster ? kNonPortableCluster : 1.0;
-    return c * (1 + merges) * cluster / util(blocks, t.cluster, std::max(1, t.resident / t.threads));
+    const int per_sm = std::max(1, t.resident / t.threads);
+    const double in_flight = double(per_sm) * t.threads * (t.batch ? t.batch : kRereadUnroll) * vec * read_bytes;
+    const double need = std::min(kBytesInFlight, read_bytes * double(K) * double(RR) / sms);  // a small problem has less
+    const double latency = std::max(1.0, need / in_flight);
+    return c * (1 + merges) * cluster * latency / util(blocks, t.cluster, per_sm);
   }
   // Ties (within 3 %) go to more resident threads, portable clusters, wider tiles, smaller
   // clusters, then fewer threads.
