@@ -2,6 +2,7 @@
 // to the library, norms are one inner kernel, the fp8 cast with amax one full reduction.
 #include <gtest/gtest.h>
 
+#include "ir/parser.h"
 #include "ops/workloads.h"
 #include "pipeline/pipeline.h"
 
@@ -65,4 +66,37 @@ TEST(Segment, CombinedLayerNormTanhFusesBeforeTheLinear) {
   EXPECT_EQ(c.matmuls, 1);
   ASSERT_GE(c.kernels, 1);
   EXPECT_EQ(c.categories[0], KernelCategory::Inner);  // layer norm + tanh in one kernel
+}
+
+namespace {
+Counts count_program(const char* text) {
+  SegmentedFusion s = lower(parse_fusion(text));
+  Counts c;
+  for (const auto& seg : s.segments)
+    if (seg.kind == SegmentKind::Kernel) ++c.kernels, c.categories.push_back(seg.category);
+    else if (seg.kind == SegmentKind::Matmul) ++c.matmuls;
+  return c;
+}
+}  // namespace
+
+TEST(Segment, ElementMathOfAMatmulJoinsItsConsumerAcrossTheNextMatmul) {
+  // SwiGLU as aot_autograd lists it (a Llama MLP): the gate's cast comes right after its matmul,
+  // the up projection's matmul next, then silu(gate) * up. The cast's only reader is that kernel,
+  // so both are one kernel (the cast was a kernel of its own: an f32 copy of the gate, written
+  // and read back).
+  const Counts c = count_program(R"(fusion swiglu {
+  input x: bf16[T, D]
+  input wg: bf16[D, F]
+  input wu: bf16[D, F]
+  g = matmul(x, wg)
+  gf = cast(g, dtype=f32)
+  u = matmul(x, wu)
+  s = silu(gf)
+  sb = cast(s, dtype=bf16)
+  y = mul(sb, u)
+  output y
+}
+)");
+  EXPECT_EQ(c.matmuls, 2);
+  EXPECT_EQ(c.kernels, 1);
 }

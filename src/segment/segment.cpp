@@ -182,6 +182,61 @@ struct Builder {
     add_to(si, node_index);
   }
 
+  // A pointwise kernel whose results one later kernel alone reads joins that kernel, its nodes
+  // first. The greedy placement opens a new kernel for element math whose latest operand comes
+  // from a view or a matmul (a cast of a matmul's output, read by element math after the next
+  // matmul; a cast of a permuted view, read by the next kernel), so the two stay apart though
+  // nothing between them reads the first one's results: moving its nodes down to the consumer
+  // keeps every read after its write. Processed last to first, so chains merge whole.
+  void sink_into_consumers() {
+    for (int a = static_cast<int>(segs.size()) - 1; a >= 0; --a) {
+      const Segment& A = segs[a];
+      if (A.kind != SegmentKind::Kernel || A.category != KernelCategory::Pointwise || A.nodes.empty() || sealed.count(a)) continue;
+      std::set<int> readers;
+      for (size_t si = 0; si < segs.size(); ++si)
+        for (int ni : segs[si].nodes)
+          for (int x : f.nodes()[ni].in)
+            if (seg_of[x] == a && static_cast<int>(si) != a) readers.insert(static_cast<int>(si));
+      if (readers.size() != 1) continue;
+      const int b = *readers.begin();
+      Segment& B = segs[b];
+      if (b < a || B.kind != SegmentKind::Kernel || sealed.count(b) || !fits_in(A.domain, B.domain)) continue;
+      if (windowed.count(a) && B.category != KernelCategory::Pointwise) continue;
+      if (B.category != KernelCategory::Pointwise && std::any_of(B.nodes.begin(), B.nodes.end(), [&](int ni) {
+            return op_info(f.nodes()[ni].op).kind == OpKind::Reduction && !(f.value(f.nodes()[ni].in[0]).shape == B.domain);
+          }))
+        continue;
+      B.nodes.insert(B.nodes.begin(), A.nodes.begin(), A.nodes.end());
+      for (int ni : A.nodes)
+        for (int o : f.nodes()[ni].out) seg_of[o] = b;
+      if (windowed.count(a)) windowed.insert(b);
+      segs[a].nodes.clear();
+    }
+    // Drop the emptied kernels and renumber.
+    if (std::none_of(segs.begin(), segs.end(), [](const Segment& s) { return s.kind == SegmentKind::Kernel && s.nodes.empty(); }))
+      return;
+    std::vector<int> to(segs.size(), -1);
+    std::vector<Segment> kept;
+    for (size_t si = 0; si < segs.size(); ++si)
+      if (!(segs[si].kind == SegmentKind::Kernel && segs[si].nodes.empty())) {
+        to[si] = static_cast<int>(kept.size());
+        kept.push_back(std::move(segs[si]));
+      }
+    segs = std::move(kept);
+    for (int& s : seg_of)
+      if (s >= 0) s = to[s];
+    for (int& s : const_seg)
+      if (s >= 0) s = to[s];
+    auto renumber = [&](std::set<int>& set) {
+      std::set<int> out;
+      for (int s : set)
+        if (to[s] >= 0) out.insert(to[s]);
+      set = std::move(out);
+    };
+    renumber(sealed);
+    renumber(windowed);
+  }
+
   void wire() {
     std::vector<char> is_output(f.values().size(), 0);
     for (int o : f.outputs()) is_output[o] = 1;
@@ -211,6 +266,7 @@ struct Builder {
 SegmentedFusion segment_fusion(Fusion f) {
   Builder b(f);
   for (size_t i = 0; i < f.nodes().size(); ++i) b.place(static_cast<int>(i));
+  b.sink_into_consumers();
   b.wire();
   // A constant that is itself an output gets a one-node kernel that materializes it (kernels
   // that read it inline it instead).
