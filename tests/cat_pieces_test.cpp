@@ -169,3 +169,31 @@ TEST(CatPieces, PadsInTheTextFormat) {
     EXPECT_NE(std::string(e.what()).find("pad"), std::string::npos) << e.what();
   }
 }
+
+TEST(CatPieces, PiecesOfAMatmulsPermutedResult) {
+  // RoPE as a model's graph has it: the query projection's result, split into heads and
+  // permuted, rotated half by half. The matmul writes memory, so its pieces are read padded in
+  // place like an input's: one kernel after the matmul, no cat copies (Llama's layer had four).
+  const Fusion f = parse_fusion(R"(fusion rope_q {
+  input x: f32[10, 16]
+  input w: f32[16, 16]
+  input c: f32[5, 8]
+  input s: f32[5, 8]
+  q = matmul(x, w)
+  q4 = reshape(q, shape=[2, 5, 2, 8])
+  qt = permute(q4, axes=[0, 2, 1, 3])
+  a = slice(qt, axis=3, start=4, end=8)
+  n = neg(a)
+  b = slice(qt, axis=3, start=0, end=4)
+  rot = cat(n, b, axis=3)
+  qc = mul(qt, c)
+  rs = mul(rot, s)
+  y = add(qc, rs)
+  output y
+}
+)");
+  const SegmentedFusion sf = lower(f);
+  EXPECT_EQ(count_ops(sf.fusion, Op::Cat), 0);
+  EXPECT_EQ(kernels(sf), 1) << describe_segments(sf);
+  expect_same_results(f, {{10, 16}, {16, 16}, {5, 8}, {5, 8}}, "rope of a matmul");
+}

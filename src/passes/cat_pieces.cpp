@@ -24,13 +24,14 @@ bool element_op(Op op) {
   }
 }
 
-// An input, a constant, or views of an input: what a kernel reads as it is.
-bool input_rooted(const Fusion& f, int v) {
+// An input, a constant, a matmul's result (the library writes it to memory), or views of one:
+// what a kernel reads as it is.
+bool memory_rooted(const Fusion& f, int v) {
   for (;;) {
     const int p = f.value(v).producer;
     if (p < 0) return true;
     const Node& n = f.nodes()[p];
-    if (n.op == Op::Constant) return true;
+    if (n.op == Op::Constant || op_info(n.op).kind == OpKind::Matmul) return true;
     if (op_info(n.op).kind != OpKind::View || n.op == Op::Pad) return false;
     v = n.in[0];
   }
@@ -43,7 +44,7 @@ std::optional<int> rewrite(Rebuilder& rb, const Fusion& f, const Node& cat) {
   if (cat.in.size() < 2 || cat.in.size() > kMaxPieces) return std::nullopt;
   const auto total = out.shape[axis].const_value();
   if (!total) return std::nullopt;
-  // Each piece's cone of element math and its leaves, all input-rooted.
+  // Each piece's cone of element math and its leaves, all read from memory.
   int cone_nodes = 0;
   std::vector<int64_t> lengths;
   for (int p : cat.in) {
@@ -58,7 +59,7 @@ std::optional<int> rewrite(Rebuilder& rb, const Fusion& f, const Node& cat) {
           if (!walk(x)) return false;
         return true;
       }
-      return input_rooted(f, v);
+      return memory_rooted(f, v);
     };
     if (!walk(p)) return std::nullopt;
   }

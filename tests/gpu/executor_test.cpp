@@ -534,4 +534,15 @@ TEST(GpuExecutor, CatPiecesInOneKernel) {
     for (int64_t h : {1, 33, 4096}) check(lead, {{3, h}, {4, h}}, l, "leading axis H=" + std::to_string(h));
     for (int64_t h : {3, 64, 1000}) check(padded, {{9, h}}, l, "pad H=" + std::to_string(h));
   }
+  // RoPE of a matmul's permuted heads (a model's q projection): the pads read the library's
+  // result in place.
+  for (int64_t sq : {1, 7, 100}) {
+    const std::string S = std::to_string(sq), T = std::to_string(2 * sq);
+    Fusion proj = parse_fusion(
+        "fusion rope_q {\n  input x: f32[" + T + ", 256]\n  input w: f32[256, 256]\n  input c: f32[" + S + ", 64]\n  input s: f32[" + S +
+        ", 64]\n  q = matmul(x, w)\n  q4 = reshape(q, shape=[2, " + S + ", 4, 64])\n  qt = permute(q4, axes=[0, 2, 1, 3])\n"
+        "  a = slice(qt, axis=3, start=32, end=64)\n  n = neg(a)\n  b = slice(qt, axis=3, start=0, end=32)\n"
+        "  rot = cat(n, b, axis=3)\n  qc = mul(qt, c)\n  rs = mul(rot, s)\n  y = add(qc, rs)\n  output y\n}\n");
+    check(proj, {{2 * sq, 256}, {256, 256}, {sq, 64}, {sq, 64}}, Layout::Contiguous, "rope of a matmul S=" + S);
+  }
 }
