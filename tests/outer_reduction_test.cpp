@@ -111,7 +111,9 @@ TEST(OuterScheduler, TakesReductionsOverNonInnermostDims) {
         << name << ": 16-byte loads along the kept axis";
     EXPECT_EQ(p.operands[0].access, Access::Full) << name;
     EXPECT_EQ(p.params.threads, 256);
-    EXPECT_EQ(p.params.threads / p.params.rows_per_block, 32) << name << ": a warp's worth of vectors per row";
+    // Half a warp of vectors per row in the grid form: 256-byte segments, and TY = 16 rows so
+    // the tile's last block merges the splits in half the rounds.
+    EXPECT_EQ(p.params.threads / p.params.rows_per_block, 16) << name << ": half a warp's vectors per row";
     // Few kept tiles: the rows split over the grid.
     EXPECT_TRUE(p.params.grid_split) << name;
     // The last candidate is the one that always compiles: a single element, a single row.
@@ -193,17 +195,17 @@ TEST(OuterScheduler, GridFormSplitsTallInputsIntoWholeWaves) {
   const KernelPlan& p = c.plans.front();
   const DeviceInfo dev = h100_profile();
   const Grid g = launch_grid(p, c.facts, dev, 4);
-  EXPECT_EQ(g.x, 2u);  // 512 columns / (32 threads x 8)
+  EXPECT_EQ(g.x, 4u);  // 512 columns / (16 threads x 8)
   EXPECT_EQ(int64_t{g.x} * g.y, int64_t{dev.sm_count} * 4);  // one wave of 4 blocks per SM
-  // The column sum: 12 tiles; 64 splits at most (8 steps of 4 rows per thread): one wave.
+  // The column sum: 24 tiles; 32 splits at most (8 steps of 4 rows per thread): one wave.
   const Scheduled cs = choice_for(make_workload("outer_colsum_bf16"), {{"B", 16384}, {"H", 3072}});
   const Grid gs = launch_grid(cs.plans.front(), cs.facts, dev, 4);
-  EXPECT_EQ(gs.x, 12u);
-  EXPECT_EQ(gs.y, 44u);  // 528 resident / 12
+  EXPECT_EQ(gs.x, 24u);
+  EXPECT_EQ(gs.y, 22u);  // 528 resident / 24
   // Rows enough for two waves: two.
   const Scheduled tall = choice_for(make_workload("outer_colsum_bf16"), {{"B", 1 << 20}, {"H", 3072}});
   const Grid gt = launch_grid(tall.plans.front(), tall.facts, dev, 4);
-  EXPECT_EQ(int64_t{gt.x} * gt.y, 2 * 528 / 12 * 12);
+  EXPECT_EQ(int64_t{gt.x} * gt.y, 2 * 528 / 24 * 24);
   EXPECT_GT(outer_scratch_bytes(p, c.facts, g, 8), int64_t{g.y} * 512 * 8 - 1);
   // The block form needs no scratch.
   KernelPlan block = p;

@@ -251,7 +251,8 @@ class OuterWriter {
             "for (int j = 0; j < VEC; ++j) {\n";
       if (a.welford()) {
         c_ += I(ind + 2) + "Welford x = {wn, " + a.m() + "[j], " + a.q() + "[j]};\n";
-        c_ += I(ind + 2) + "for (int t = 1; t < TY; ++t) x = welford_merge(x, {osn[t], " + sm[0] +
+        // Not unrolled: a chain of merges gains nothing from it, and TY = 16 unrolled spilled.
+        c_ += "#pragma unroll 1\n" + I(ind + 2) + "for (int t = 1; t < TY; ++t) x = welford_merge(x, {osn[t], " + sm[0] +
               "[(t * VEC + j) * TX + tx], " + sm[1] + "[(t * VEC + j) * TX + tx]});\n";
         c_ += I(ind + 2) + a.m() + "[j] = x.mean;\n" + I(ind + 2) + a.q() + "[j] = x.m2;\n";
       } else {

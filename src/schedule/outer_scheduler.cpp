@@ -25,6 +25,9 @@ namespace {
 constexpr int64_t kMinIterationsPerSplit = 8;
 constexpr int kOuterThreads = 256;
 constexpr int kOuterUnroll = 4;
+// Lanes per row in the grid form (see add() in candidates; H100, 2026-11-26, perf-notes: var_mean
+// of a bf16 100352 x 512, 32 lanes 115.3 us, 16 lanes 76.8; a bf16 column sum 53.7 -> 51.4).
+constexpr int kSplitLanes = 16;
 
 class OuterScheduler final : public Scheduler {
  public:
@@ -75,17 +78,22 @@ class OuterScheduler final : public Scheduler {
       // allow (a warp then reads 32 x 16 contiguous bytes of a row), fewer for narrow tensors;
       // the rest of the block's 256 threads along the rows.
       const int64_t vectors = (K + v - 1) / v;
-      const int tx = static_cast<int>(std::min<int64_t>(32, pow2ceil(vectors)));
+      int tx = static_cast<int>(std::min<int64_t>(32, pow2ceil(vectors)));
+      const int64_t resident = int64_t{cx.device.sm_count} * std::max(1, cx.device.max_threads_per_sm / kOuterThreads);
+      // The grid form where the kept tiles alone leave the device short of two waves of
+      // resident blocks (estimated at full occupancy) and the rows are long enough to split.
+      // Its tile's last block merges every split's partials, TY splits per round trip to L2,
+      // while the rest of the device idles: half a warp per row (16-byte vectors: 256-byte
+      // segments, whole sectors) doubles TY and halves both the splits and the rounds.
+      const bool split = (vectors + tx - 1) / tx < 2 * resident &&
+                         rows >= 2 * (kOuterThreads / tx) * unroll * kMinIterationsPerSplit;
+      if (split) tx = std::min(tx, kSplitLanes);
       p.vec = v;
       p.threads = kOuterThreads;
       p.rows_per_block = kOuterThreads / tx;
       p.unroll = unroll;
       p.min_blocks = min_blocks;
-      // The grid form where the kept tiles alone leave the device short of two waves of
-      // resident blocks (estimated at full occupancy) and the rows are long enough to split.
-      const int64_t tiles = (vectors + tx - 1) / tx;
-      const int64_t resident = int64_t{cx.device.sm_count} * std::max(1, cx.device.max_threads_per_sm / kOuterThreads);
-      p.grid_split = tiles < 2 * resident && rows >= 2 * p.rows_per_block * unroll * kMinIterationsPerSplit;
+      p.grid_split = split && rows >= 2 * p.rows_per_block * unroll * kMinIterationsPerSplit;
       out.push_back(plan);
     };
     // First 1024 threads resident (min_blocks 4: a 64-register cap; uncapped, ptxas took 71
