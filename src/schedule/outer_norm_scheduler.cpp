@@ -25,9 +25,12 @@ namespace solder {
 
 namespace {
 
-// Registers a thread may spend on held rows under the 64-register cap of 1024 resident
-// threads (the rest: addresses, statistics, the pass's math), and under 128 (512 resident).
-constexpr int kHeldRegs64 = 32, kHeldRegs128 = 80;
+// Registers a thread may spend on held rows and its columns' statistics under the 64-register
+// cap of 1024 resident threads (the rest: addresses and the pass's math), and under 128 (512
+// resident). The statistics take a register per column and plane (Welford: mean and M2):
+// softmax over a transposed f16 (8 columns, max and sum) spilled 112-120 bytes holding 8 rows
+// under the 64 cap, where the f32 one (4 columns) holding 8 did not.
+constexpr int kHeldRegs64 = 40, kHeldRegs128 = 88;
 // Rows a thread holds at most: each pass is unrolled over them.
 constexpr int kMaxBatch = 16;
 // Rows in flight per thread of a re-reading plan (its first candidate's unroll).
@@ -162,6 +165,7 @@ struct TileModel {
     return key(a) < key(b);
   }
   int held_regs() const { return std::max(1, static_cast<int>((vec * read_bytes + 3) / 4)); }
+  int stats_regs() const { return vec * std::max(0, nb.exchange_per_column / 4 - welford_steps); }
   int tx_line() const {
     const int64_t vectors = (K + vec - 1) / vec;
     return static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(128 / (vec * widest), pow2ceil(vectors)), 1, 32));
@@ -181,7 +185,7 @@ struct TileModel {
           const int64_t batch = (RR + int64_t{cl} * ty - 1) / (int64_t{cl} * ty);
           if (batch > kMaxBatch) continue;
           for (int resident : {1024, 512}) {
-            if (threads > resident || batch * held_regs() > (resident == 1024 ? kHeldRegs64 : kHeldRegs128)) continue;
+            if (threads > resident || batch * held_regs() + stats_regs() > (resident == 1024 ? kHeldRegs64 : kHeldRegs128)) continue;
             TileShape t{.tx = tx, .threads = threads, .cluster = cl, .batch = static_cast<int>(batch), .resident = resident};
             if (finish(t)) out.push_back(t);
           }
