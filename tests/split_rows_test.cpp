@@ -45,6 +45,8 @@ Fusion row_norm(DType t, const std::string& kind) {
     VarMean vm = var_mean(cast(x, DType::F32), {1}, 1, true);
     f.output(vm.var);
     f.output(vm.mean);
+  } else if (kind == "var0") {
+    f.output(var(x, {1}, 0, true));
   } else if (kind == "sum_max_min") {  // several outputs and an epilogue
     Tensor xf = cast(x, DType::F32);
     f.output(sum(xf, {1}, true) * 0.5);
@@ -221,9 +223,16 @@ TEST(SplitRows, SplitKernelsCompileWithoutSpills) {
   std::vector<Case> cases;
   for (DType t : {DType::F32, DType::F16, DType::BF16}) {
     cases.push_back({group_norm(t), {{"N", 3}, {"G", 1000}, {"H", 1025}}});
-    for (const char* kind : {"layer_norm", "rms_norm", "softmax", "var_mean", "sum_max_min"})
-      cases.push_back({row_norm(t, kind), {{"B", 2}, {"H", 1000 * 1024 + 1}}});
+    for (const char* kind : {"layer_norm", "rms_norm", "softmax", "var_mean", "var0", "sum_max_min"})
+      for (const Bindings& b : std::vector<Bindings>{{{"B", 1}, {"H", 1000 * 1024 + 1}},
+                                                     {{"B", 2}, {"H", 1000 * 1024 + 1}},
+                                                     {{"B", 3}, {"H", 409700}}})
+        cases.push_back({row_norm(t, kind), b});
     cases.push_back({var12(t), {{"B", 64}, {"M", 100}, {"K", 4097}}});
+    cases.push_back({var12(t), {{"B", 5}, {"M", 1}, {"K", 1000 * 1024 + 1}}});
+    cases.push_back({group_norm(t), {{"N", 2}, {"G", 1000}, {"H", 1024}}});
+    cases.push_back({group_norm(t), {{"N", 3}, {"G", 7}, {"H", 100003}}});
+    cases.push_back({group_norm(t), {{"N", 1}, {"G", 1}, {"H", 1000 * 1024 + 1}}});
   }
   cases.push_back({row_norm(DType::F32, "layer_norm"), {{"B", 16}, {"H", 1 << 20}}});
   cases.push_back({row_norm(DType::BF16, "softmax"), {{"B", 1}, {"H", 4097 * 128}}});
@@ -273,4 +282,35 @@ TEST(SplitRows, GeneratedCode) {
   EXPECT_EQ(count(body, "welford_add("), 1u);
   EXPECT_EQ(count(body, "for (i64 col0 = (i64)rt * VEC; col0 < C; col0 += (i64)RT * VEC)"), 1u);
   EXPECT_EQ(count(body, "for (i64 cb = (C - 1) / (RT * VEC) * (RT * VEC)"), 1u);
+}
+
+// Plans pinned by hand (`--plan row_split=S`): the scheduler's first plan reshaped (the batch
+// that covers the row, no prefetch, tickets or resident weights), compiling without spills.
+TEST(SplitRows, PinnedPlansCompile) {
+  struct Case {
+    const char* kind;
+    DType t;
+    Bindings sizes;
+    const char* plan;
+  };
+  const std::vector<Case> cases = {
+      {"softmax", DType::F32, {{"B", 300}, {"H", 20000}}, "row_split=3"},
+      {"var_mean", DType::F32, {{"B", 1000}, {"H", 4096}}, "row_split=8"},
+      {"layer_norm", DType::BF16, {{"B", 37}, {"H", 5000}}, "row_split=2,threads_per_row=256"},
+      {"rms_norm", DType::F16, {{"B", 5}, {"H", 100003}}, "row_split=16,looped"},
+      {"sum_max_min", DType::BF16, {{"B", 7}, {"H", 3001}}, "row_split=5,threads_per_row=128"},
+      {"layer_norm", DType::F32, {{"B", 3}, {"H", 1 << 20}}, "row_split=100,looped"},
+  };
+  for (const Case& c : cases) {
+    Fusion f = row_norm(c.t, c.kind);
+    ExecutorOptions options;
+    options.plan = c.plan;
+    Executor ex(f, options);
+    const auto recs = ex.compile_for(resolve_input_shapes(f, {}, c.sizes));
+    ASSERT_EQ(recs.size(), 1u) << c.kind;
+    const KernelParams p = parse_params(recs[0].params);
+    EXPECT_GT(p.row_split, 1) << c.kind << " " << c.plan << ": " << recs[0].params;
+    EXPECT_FALSE(p.prefetch || p.tickets || p.resident) << recs[0].params;
+    EXPECT_EQ(recs[0].spill_bytes, 0) << c.kind << " " << c.plan << ": " << recs[0].params;
+  }
 }

@@ -32,14 +32,16 @@ bool same_bits(const HostTensor& a, const HostTensor& b) {
 // Runs f (outputs poisoned first) three times against the reference; the runs agree bit for
 // bit. `edit` changes the random inputs first (NaN/inf). Returns the launches' parameters.
 std::string check(const Fusion& f, const Bindings& sizes, Layout layout, const std::string& what,
-                  const std::function<void(std::vector<HostTensor>&)>& edit = {}) {
+                  const std::function<void(std::vector<HostTensor>&)>& edit = {}, const std::string& plan = "") {
   std::map<std::string, std::vector<int64_t>> none;
   std::vector<HostTensor> in = make_random_inputs(f, resolve_input_shapes(f, none, sizes), 11);
   if (edit) edit(in);
   std::vector<DeviceTensor> din;
   for (const auto& h : in) din.push_back(upload(h, layout));
   const auto want = run_reference(f, in);
-  Executor ex(f);
+  ExecutorOptions options;
+  options.plan = plan;
+  Executor ex(f, options);
   std::vector<DeviceTensor> outs;
   for (const auto& w : want) outs.push_back(poisoned(w.dtype, w.shape));
   ex.run(din, nullptr, &outs);
@@ -168,5 +170,30 @@ TEST(GpuSplitRows, NanAndInfPropagate) {
     EXPECT_TRUE(split(check(row_program(t, "sum_max_min"), b, Layout::Contiguous, what, edit))) << what;
     const std::string what2 = describe("softmax nan/inf", t, b, Layout::Contiguous);
     check(row_program(t, "softmax"), b, Layout::Contiguous, what2, edit);
+  }
+}
+
+// Plans pinned by hand: many rows split (several waves of blocks taking their rows by ticket),
+// a split of short rows, streamed shares, blocks of 128 threads.
+TEST(GpuSplitRows, PinnedPlans) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    const char* kind;
+    DType t;
+    Bindings sizes;
+    const char* plan;
+  };
+  const std::vector<Case> cases = {
+      {"softmax", DType::F32, {{"B", 300}, {"H", 20000}}, "row_split=3"},
+      {"var_mean", DType::F32, {{"B", 1000}, {"H", 4096}}, "row_split=8"},
+      {"layer_norm", DType::BF16, {{"B", 37}, {"H", 5000}}, "row_split=2,threads_per_row=256"},
+      {"rms_norm", DType::F16, {{"B", 5}, {"H", 100003}}, "row_split=16,looped"},
+      {"sum_max_min", DType::BF16, {{"B", 7}, {"H", 3001}}, "row_split=5,threads_per_row=128"},
+      {"layer_norm", DType::F32, {{"B", 3}, {"H", 1 << 20}}, "row_split=100,looped"},
+  };
+  for (const Case& c : cases) {
+    const std::string what = describe(std::string(c.kind) + " [" + c.plan + "]", c.t, c.sizes, Layout::Contiguous);
+    const std::string params = check(row_program(c.t, c.kind), c.sizes, Layout::Contiguous, what, {}, c.plan);
+    EXPECT_NE(params.find("row_split="), std::string::npos) << what << ": " << params;
   }
 }
