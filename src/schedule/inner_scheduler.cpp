@@ -524,13 +524,14 @@ SplitPlan plan_split(const RowModel& base, const Try& unsplit) {
   const ScheduleContext& cx = base.cx;
   const int64_t R = cx.facts.R, sms = cx.device.sm_count;
   if (R >= sms || R < 1 || base.pick || base.reductions == 0) return out;
+  // Aligned vectors (a block's vectors are not the row's first), every value held where a share
+  // fits so (recomputed values only where none does: see candidates).
   RowModel m = base;
-  if (m.col_vec) {  // aligned vectors: a block's vectors are not the row's first
-    m.vec = m.aligned_vec;
-    m.col_vec = 0;
-    m.nvec = (cx.facts.C + m.vec - 1) / m.vec;
-    m.held = m.held_per_element(plan_stages(cx.fusion, cx.segment, cx.shape, true, m.recompute));
-  }
+  m.vec = m.aligned_vec;
+  m.col_vec = 0;
+  m.nvec = (cx.facts.C + m.vec - 1) / m.vec;
+  m.recompute = false;
+  m.held = m.held_per_element(plan_stages(cx.fusion, cx.segment, cx.shape, true, false));
   const RowTraffic tr(m);
   // The plan without a split: one block (or the held cluster) per row; a looped row streams.
   const int64_t now_parts = unsplit.looped ? 1 : unsplit.cluster;
@@ -540,7 +541,14 @@ SplitPlan plan_split(const RowModel& base, const Try& unsplit) {
     std::stable_sort(v.begin(), v.end(), [](const SplitOption& a, const SplitOption& b) { return a.cost < b.cost; });
     return v;
   };
-  const std::vector<SplitOption> held = cheapest_first(held_options(m, tr)), looped = cheapest_first(looped_options(m, tr));
+  std::vector<SplitOption> held = cheapest_first(held_options(m, tr));
+  if (held.empty())
+    if (const double fewer = m.held_per_element(plan_stages(cx.fusion, cx.segment, cx.shape, true, true)); fewer < m.held) {
+      m.held = fewer;
+      m.recompute = true;
+      held = cheapest_first(held_options(m, tr));
+    }
+  const std::vector<SplitOption> looped = cheapest_first(looped_options(m, tr));
   const std::string rows = std::to_string(R) + " rows of " + megabytes(tr.held) + " on " + std::to_string(sms) + " SMs: ";
   if (held.empty() && looped.empty()) {
     out.why = rows + "not split (shorter than a block's threads)";

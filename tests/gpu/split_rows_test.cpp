@@ -125,6 +125,8 @@ TEST(GpuSplitRows, RowPrograms) {
     for (const char* kind : {"layer_norm", "rms_norm", "softmax", "var_mean", "var0", "sum_max_min"})
       for (const Bindings& b : sizes)
         for (Layout l : {Layout::Contiguous, Layout::Sliced, Layout::Misaligned}) {
+          // Padded and misaligned rows (vectors of one element) at the even length only.
+          if (l != Layout::Contiguous && b.at("H") % 2) continue;
           const std::string what = describe(kind, t, b, l);
           const std::string params = check(row_program(t, kind), b, l, what);
           if (l == Layout::Contiguous) EXPECT_TRUE(split(params)) << what << ": " << params;
