@@ -414,18 +414,6 @@ KernelPlan plan_for(const RowModel& m, const Try& pick_now) {
   return plan;
 }
 
-// Few long rows (fewer than SMs): each row split over S blocks so that the rows fill the device,
-// either over a thread-block cluster (S = 2, 4, 8 on Hopper: partials through distributed shared
-// memory) or over blocks of the grid (row_split: partials through scratch in L2, any S up to a
-// block per SM, so that a row's blocks can always run at once). Each block holds its share in
-// registers, as a shorter row's block would, without the prefetch (a block takes one row).
-// The model: the busiest SM's time in bytes of DRAM traffic. Blocks spread evenly over the SMs,
-// each moving its share of the row's bytes (inputs, outputs, weights) and waiting once per
-// exchange: a microsecond for the grid's (arrival atomics, the wait, the partials from L2), a
-// quarter for a cluster's, counted as what an SM's share of DRAM bandwidth moves meanwhile.
-// Against one block (or the held cluster) per row, a split must save a fifth. Where rows are
-// short the exchanges dominate and nothing is split; where rows fill the SMs nothing changes.
-// Phase-shifted rows split with aligned vectors (a block's vectors are not the row's first).
 // Passes over the row of the looped form: those that feed a reduction or store element outputs.
 int looped_passes(const ScheduleContext& cx) {
   const StagePlan sp = plan_stages(cx.fusion, cx.segment, cx.shape, false, false);
@@ -519,6 +507,16 @@ std::string megabytes(double b) {
   return s;
 }
 
+// Few long rows (fewer than SMs): each row split over S blocks so that the rows fill the device,
+// either over a thread-block cluster (S = 2, 4, 8 on Hopper: partials through distributed shared
+// memory) or over blocks of the grid (row_split: partials through scratch in L2, any S up to a
+// block per SM, so that a row's blocks can always run at once). Each block holds its share in
+// registers, as a shorter row's block would, without the prefetch (a block takes one row);
+// where no share fits, it streams its share once per pass (the looped form over the grid).
+// The model: the busiest SM's time in bytes of DRAM traffic (split_cost). Against one block (or
+// the held cluster) per row, a split must save a fifth and what an SM moves in two
+// microseconds. Where rows are short the exchanges dominate and nothing is split; where rows
+// fill the SMs nothing changes. `why` says what the model chose, or why not.
 SplitPlan plan_split(const RowModel& base, const Try& unsplit) {
   SplitPlan out;
   const ScheduleContext& cx = base.cx;
