@@ -443,7 +443,7 @@ struct SplitOption {
 // model), and what an SM's share of DRAM bandwidth moves in a microsecond.
 struct RowTraffic {
   double held = 0, streamed = 0, sm_bytes_per_us = 0;
-  RowTraffic(const RowModel& m) {
+  explicit RowTraffic(const RowModel& m) {
     const ScheduleContext& cx = m.cx;
     double in = 0, out = 0;
     for (size_t k = 0; k < m.base.operands.size(); ++k) {
