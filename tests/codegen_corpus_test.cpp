@@ -122,7 +122,9 @@ TEST(SchedulerChoices, InnerKernelsOnH100Profile) {
   EXPECT_TRUE(p.prefetch);
   // 65536 fp16 (two reductions): split over a cluster of 4 x 512 threads, the next row in
   // registers, three weights resident, rather than one 1024-thread block per SM with the ring.
-  p = plan_of("w1_layer_norm_fused", {{"B", 16}, {"H", 65536}});
+  // (100 rows: fewer than SMs, but enough that splitting them further saves too little; 16 rows
+  // split over clusters of 8: tests/split_rows_test.cpp.)
+  p = plan_of("w1_layer_norm_fused", {{"B", 100}, {"H", 65536}});
   EXPECT_EQ(p.batch, 4);
   EXPECT_EQ(p.threads_per_row, 512);
   EXPECT_EQ(p.cluster, 4);
@@ -131,23 +133,28 @@ TEST(SchedulerChoices, InnerKernelsOnH100Profile) {
   EXPECT_EQ(p.weight_ring, 0);
   // Softmax 65536 would hold f32 exponentials: too many registers, so it recomputes them from
   // its held input, and holds the row rather than streaming it.
-  p = plan_of("w5_softmax_bf16", {{"B", 16}, {"H", 65536}});
+  p = plan_of("w5_softmax_bf16", {{"B", 100}, {"H", 65536}});
   EXPECT_EQ(p.batch, 8);
   EXPECT_TRUE(p.recompute);
   // Not where the exponentials fit: 32768 holds them.
-  p = plan_of("w5_softmax_bf16", {{"B", 16}, {"H", 32768}});
+  p = plan_of("w5_softmax_bf16", {{"B", 100}, {"H", 32768}});
   EXPECT_EQ(p.batch, 4);
   EXPECT_FALSE(p.recompute);
   // f32 rows of 256 KB: split over a cluster of 8 blocks of 512 threads x 4 vectors, two
-  // blocks per SM; of 4 MB: looped.
-  p = plan_of("w1_layer_norm_fused_f32", {{"B", 16}, {"H", 65536}});
+  // blocks per SM; of 4 MB: looped where rows fill the SMs, split over the grid where they are
+  // few (held, 4 vectors per thread: the first split plans spill).
+  p = plan_of("w1_layer_norm_fused_f32", {{"B", 100}, {"H", 65536}});
   EXPECT_EQ(p.batch, 4);
   EXPECT_EQ(p.cluster, 8);
   EXPECT_EQ(p.threads, 512);
   EXPECT_EQ(p.weight_ring, 0);
-  p = plan_of("w1_layer_norm_fused_f32", {{"B", 16}, {"H", 1 << 20}});
+  p = plan_of("w1_layer_norm_fused_f32", {{"B", 256}, {"H", 1 << 20}});
   EXPECT_EQ(p.batch, 0);
   EXPECT_EQ(p.cluster, 1);
+  EXPECT_EQ(p.row_split, 1);
+  p = plan_of("w1_layer_norm_fused_f32", {{"B", 16}, {"H", 1 << 20}});
+  EXPECT_EQ(p.batch, 4);
+  EXPECT_EQ(p.row_split, 66);
   // Short rows whose 16-byte vectors would need a second warp stay aligned in one warp where
   // they have two reductions (softmax), not where they have one (rms).
   p = plan_of("w5_softmax_bf16", {{"B", 8192}, {"H", 772}});
@@ -226,7 +233,7 @@ TEST(SchedulerChoices, PrefetchingKernelsLaunchOneResidentWave) {
   // Looped rows never prefetch.
   Fusion sm = make_workload("w1_layer_norm_fused_f32");
   Executor sx(sm);
-  recs = sx.compile_for(resolve_input_shapes(sm, {}, {{"B", 64}, {"H", 1 << 20}}));
+  recs = sx.compile_for(resolve_input_shapes(sm, {}, {{"B", 256}, {"H", 1 << 20}}));
   EXPECT_NE(recs[0].params.find("looped"), std::string::npos) << recs[0].params;
   EXPECT_EQ(recs[0].params.find("prefetch"), std::string::npos) << recs[0].params;
   // Rows split over clusters of 8, two blocks per SM: a resident wave of whole clusters (the
@@ -235,8 +242,8 @@ TEST(SchedulerChoices, PrefetchingKernelsLaunchOneResidentWave) {
   recs = sx.compile_for(resolve_input_shapes(sm, {}, {{"B", 8192}, {"H", 65536}}));
   EXPECT_NE(recs[0].params.find("cluster=8"), std::string::npos) << recs[0].params;
   EXPECT_EQ(recs[0].grid_x, 256u);
-  recs = sx.compile_for(resolve_input_shapes(sm, {}, {{"B", 3}, {"H", 65536}}));
-  EXPECT_EQ(recs[0].grid_x, 24u);
+  recs = sx.compile_for(resolve_input_shapes(sm, {}, {{"B", 30}, {"H", 65536}}));
+  EXPECT_EQ(recs[0].grid_x, 240u);
 }
 
 // Clusters are Hopper's (sm_90): on an sm_80 profile the same row is looped.

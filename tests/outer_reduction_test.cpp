@@ -206,13 +206,13 @@ TEST(OuterScheduler, GridFormSplitsTallInputsIntoWholeWaves) {
   const Scheduled tall = choice_for(make_workload("outer_colsum_bf16"), {{"B", 1 << 20}, {"H", 3072}});
   const Grid gt = launch_grid(tall.plans.front(), tall.facts, dev, 4);
   EXPECT_EQ(int64_t{gt.x} * gt.y, 2 * 528 / 24 * 24);
-  EXPECT_GT(outer_scratch_bytes(p, c.facts, g, 8), int64_t{g.y} * 512 * 8 - 1);
+  EXPECT_GT(grid_scratch(p, c.facts, g, 8).bytes, int64_t{g.y} * 512 * 8 - 1);
   // The block form needs no scratch.
   KernelPlan block = p;
   block.params.grid_split = false;
   const Grid gb = launch_grid(block, c.facts, dev, 8);
   EXPECT_EQ(gb.y, 1u);
-  EXPECT_EQ(outer_scratch_bytes(block, c.facts, gb, 8), 0);
+  EXPECT_EQ(grid_scratch(block, c.facts, gb, 8).bytes, 0);
 }
 
 // Every kernel of the template: ptxas fits it without spills (f32/f16/bf16; sum, mean, max,

@@ -17,9 +17,9 @@ struct KernelSource {
   // Full reductions: floats of scratch the kernel expects, initialized to these bit patterns
   // once; the last block to finish resets them, so no memset is needed between launches.
   std::vector<unsigned> scratch_init;
-  // Outer reductions in the grid form: bytes of partials per kept column and row split; the
-  // launch's scratch (a zeroed counter per kept tile, then the partials) is sized from the grid
-  // (outer_scratch_bytes). The last block of a tile resets its counter.
+  // Outer reductions in the grid form: bytes of partials per kept column and row split; inner
+  // plans with split rows: per block. The launch's scratch (zeroed counters, then the partials)
+  // is sized from the grid (grid_scratch); the kernel resets its counters.
   int scratch_per_cell = 0;
 };
 

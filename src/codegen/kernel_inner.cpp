@@ -111,6 +111,33 @@ std::string combine_across_cluster(const ReductionStep& st, int i, const std::st
   return c;
 }
 
+// Rows split over blocks of the grid (KernelParams::row_split): exchange `k` of the row. Thread 0
+// stores the block's total `a` of step i (in every thread after combine_across_row) into its
+// rank's slot of the exchange (16 bytes, in L2), arrives on the row's counter and waits for
+// every block of the row; then warp 0 combines the SPLIT partials (lane l those of ranks l,
+// l + 32, ...; then a shuffle tree, Welford partials by Chan's merge, lane 0's result for all),
+// which every block does alike, so all have the same bits, and passes them to the block through
+// shared memory (gx<i>).
+std::string combine_across_grid(const ReductionStep& st, int i, int k, const std::string& a, DType t) {
+  const std::string ty = st.welford ? "float4" : compute_type(t), held = st.welford ? "Welford" : ty;
+  const std::string val = st.welford ? "make_float4(" + a + ".n, " + a + ".mean, " + a + ".m2, 0.f)" : a;
+  const std::string gx = "gx" + num(i), id = st.welford ? "Welford{0.f, 0.f, 0.f}" : red_identity(partial_op(st), t);
+  auto slot = [&](const std::string& r) {
+    return "(" + ty + "*)(gpart + ((" + num(k) + "ll * nblk + blk) * SPLIT + " + r + ") * 16)";
+  };
+  auto part = [&](const std::string& r) {
+    return st.welford ? "to_welford(__ldcg(" + slot(r) + "))" : "__ldcg(" + slot(r) + ")";
+  };
+  std::string c = "    if (threadIdx.x == 0) {\n      __stcg(" + slot("crank") + ", " + val + ");\n      grid_arrive_wait(gcount, " +
+                  num(k + 1) + "u * SPLIT);\n    }\n    __syncthreads();\n";
+  c += "    if (threadIdx.x < 32) {\n      " + held + " g = threadIdx.x < SPLIT ? " + part("threadIdx.x") + " : " + id + ";\n";
+  c += "#pragma unroll 1\n      for (unsigned r = threadIdx.x + 32; r < SPLIT; r += 32) g = " +
+       (st.welford ? "welford_merge(g, " + part("r") + ")" : combine(partial_op(st), "g", part("r"))) + ";\n";
+  c += "      g = " + (st.welford ? std::string("warp_welford<32>(g)") : "warp_reduce<" + std::string(red_struct(partial_op(st))) + ", 32>(g)") +
+       ";\n      if (threadIdx.x == 0) " + gx + " = g;\n    }\n    __syncthreads();\n    " + a + " = " + gx + ";\n";
+  return c;
+}
+
 // The inner template's state for one kernel: what its setup, row loop and passes share.
 class InnerKernel {
  public:
@@ -124,10 +151,11 @@ class InnerKernel {
         tpr(P.threads_per_row),
         rpb(P.rows_per_block),
         cluster(P.cluster),
+        split(P.row_split),
         wpr(std::max(1, tpr / 32)),
         mat(sp.materialized.begin(), sp.materialized.end()),
-        blk(cluster > 1 ? "blk" : "(i64)blockIdx.x"),
-        nblk(cluster > 1 ? "nblk" : "(i64)gridDim.x"),
+        blk(cluster > 1 || split > 1 ? "blk" : "(i64)blockIdx.x"),
+        nblk(cluster > 1 || split > 1 ? "nblk" : "(i64)gridDim.x"),
         outs(writer.output_slots()) {}
 
   void write() {
@@ -157,9 +185,10 @@ class InnerKernel {
   const StagePlan& sp;
   std::string& c;
   const bool persistent;
-  const int tpr, rpb, cluster, wpr;
+  const int tpr, rpb, cluster, split, wpr;
   const std::set<int> mat;
-  const std::string blk, nblk;  // a cluster's blocks share rows: block blk of nblk (see row_slot)
+  const std::string blk, nblk;  // a cluster's (or split row's) blocks share rows: block blk of nblk (see row_slot)
+  int exchanges = 0;            // split rows: the row's exchanges so far (combine_across_grid)
   const std::vector<int> outs;
   bool block_stats = false;
   std::vector<std::string> acc;
@@ -180,7 +209,8 @@ class InnerKernel {
     c += "extern \"C\" __global__ void " + w.launch_bounds(P.min_blocks) + " " + w.plan.name + "(const Params p) {\n";
     c += "  constexpr int VEC = " + num(P.vec) + ", TPR = " + num(tpr) + ", RPB = " + num(rpb) +
          (persistent ? ", BATCH = " + num(P.batch) : std::string()) +
-         (cluster > 1 ? ", CL = " + num(cluster) + ", RT = TPR * CL" : std::string()) + ";\n";
+         (cluster > 1 ? ", CL = " + num(cluster) + ", RT = TPR * CL" : std::string()) +
+         (split > 1 ? ", SPLIT = " + num(split) + ", RT = TPR * SPLIT" : std::string()) + ";\n";
     w.pointers(1);
     // Persistent rows fit in registers, so C < 2^31: 32-bit column compares and offsets.
     c += "  const int tr = threadIdx.x % TPR, ry = threadIdx.x / TPR;\n  const i64 R = p.R;\n  const " +
@@ -188,10 +218,19 @@ class InnerKernel {
     if (cluster > 1)
       c += "  const int rt = (int)cluster_rank() * TPR + tr;\n  const i64 blk = blockIdx.x / CL, nblk = gridDim.x / CL;\n"
            "  unsigned cpar = 0, cph = 0;\n  const unsigned crank = cluster_rank();\n";
+    // Split rows: a block's row and rank come from a ticket (thread 0's atomic), so a block waits
+    // only on blocks already running or on the rest of its own row (see grid_arrive_wait). The
+    // scratch: the next ticket, the blocks finished, a counter per row, then the partials.
+    if (split > 1)
+      c += "  unsigned* const gctr = (unsigned*)p.scratch;\n  __shared__ unsigned gticket_;\n"
+           "  if (threadIdx.x == 0) gticket_ = atomicAdd(gctr, 1u);\n  __syncthreads();\n"
+           "  const unsigned crank = gticket_ % SPLIT;\n  const i64 blk = gticket_ / SPLIT, nblk = (i64)gridDim.x / SPLIT;\n"
+           "  const int rt = (int)crank * TPR + tr;\n  unsigned* const gcount = gctr + 2 + blk;\n"
+           "  const char* const gpart = (const char*)p.scratch + (2 + nblk + 3) / 4 * 16;\n";
     // var_mean over a cluster takes one cluster-wide wait, not two: each block's exact two-pass
     // mean and squared deviations over its own columns (nloc of them), merged across blocks as
     // Welford partials (Chan). Every batch's vector lies in the row or wholly past it (C % VEC == 0).
-    block_stats = cluster > 1 && std::any_of(sp.steps.begin(), sp.steps.end(),
+    block_stats = (cluster > 1 || split > 1) && std::any_of(sp.steps.begin(), sp.steps.end(),
                                              [](const ReductionStep& st) { return st.var_step; });
     if (block_stats)
       c += "  int nloc_v = 0;\n#pragma unroll\n  for (int b = 0; b < BATCH; ++b) nloc_v += min(max(C / VEC - b * RT - (rt - tr), 0), TPR);\n"
@@ -218,6 +257,10 @@ class InnerKernel {
         c += "  if (threadIdx.x == 0) {\n    mbar_init(mb" + n + ", 1);\n    mbar_init(mb" + n + " + 8u, 1);\n    mbar_init_fence();\n  }\n";
         if (i + 1 == sp.steps.size()) c += "  cluster_sync();  // the mbarriers, before any block pushes\n";
       }
+      const ReductionStep& st = sp.steps[i];
+      if (split > 1 && !(block_stats && st.kind == Op::VarMean && !st.var_step && !st.welford))  // exchanged: the
+        c += "  __shared__ " + std::string(st.welford || st.var_step ? "Welford" : compute_type(acc_t[i])) + " gx" +
+             num(static_cast<long long>(i)) + ";\n";  // row's total, from warp 0 to the block
     }
   }
 
@@ -344,7 +387,8 @@ class InnerKernel {
       int v = w.op(k).value;
       if (!sp.row_level[v] || sp.stage[v] != stage) continue;
       std::string val = row_em->value(v, c, I(2));
-      c += "    if (tr == 0 && row_ok" + std::string(w.op(k).access == Access::Scalar ? " && row == 0" : "") + ") " +
+      c += "    if (tr == 0 && row_ok" + std::string(w.op(k).access == Access::Scalar ? " && row == 0" : "") +
+           (split > 1 ? " && crank == 0u" : "") + ") " +
            w.ptr(k) + "[" + w.offset(k, "row", "0") + "] = " + store_convert(w.dt(v), val) + ";\n";
     }
   }
@@ -410,6 +454,7 @@ class InnerKernel {
   // scheduler's batch is ceil(vectors / TPR); launch_grid checks it): their columns are
   // constants apart, one address per row and immediate offsets.
   void open_batch_loop(int q) {
+    const std::string span = split > 1 ? "RT" : "TPR", lane = split > 1 ? "rt" : "tr";  // looped rows
     if (q == pf_pass && smem_pf) c += ring->active() ? ring->wait_for_row() : "    cp_async_wait_all();\n";
     if (phased) {
       c += "#pragma unroll\n    for (int b = 0; b < BATCH; ++b) {\n"
@@ -421,12 +466,12 @@ class InnerKernel {
            "      const int col0 = " + w.row_slot() + " * VEC;  // < 2^31: BATCH * TPR * VEC is small\n"
            "      const bool in_row = b < BATCH - 1 || col0 < C;\n"
            "      const bool ok = row_ok && in_row;\n      const int colc = in_row ? col0 : 0;\n      {\n";
-    else if (reversed_pass(q))
-      c += "    for (i64 cb = (C - 1) / (TPR * VEC) * (TPR * VEC); cb >= 0; cb -= (i64)TPR * VEC) {\n"
-           "      const i64 col0 = cb + (i64)tr * VEC;\n      const bool ok = row_ok && col0 < C;\n      if (ok) {\n";
+    else if (reversed_pass(q))  // (split rows: the block's vectors of every RT)
+      c += "    for (i64 cb = (C - 1) / (" + span + " * VEC) * (" + span + " * VEC); cb >= 0; cb -= (i64)" + span + " * VEC) {\n"
+           "      const i64 col0 = cb + (i64)" + lane + " * VEC;\n      const bool ok = row_ok && col0 < C;\n      if (ok) {\n";
     else
-      c += "    for (i64 col0 = (i64)tr * VEC; col0 < C; col0 += (i64)TPR * VEC) {\n      const bool ok = row_ok;\n"
-           "      if (ok) {\n";
+      c += "    for (i64 col0 = (i64)" + lane + " * VEC; col0 < C; col0 += (i64)" + span + " * VEC) {\n"
+           "      const bool ok = row_ok;\n      if (ok) {\n";
   }
 
   // One vector of the row: its loads, the pair loop, the element loop (held values, reductions'
@@ -566,7 +611,7 @@ class InnerKernel {
       c += combine_across_row(st, i, acc[i], acc_t[i], tpr);
       const std::string rv = "rv" + num(st.node), rm = "rm" + num(st.node);
       const bool blockwise = block_stats && st.kind == Op::VarMean && !st.welford;
-      if (cluster > 1 && !blockwise) c += combine_across_cluster(st, i, acc[i], acc_t[i]);
+      if ((cluster > 1 || split > 1) && !blockwise) c += combine_across_blocks(st, i, acc[i], acc_t[i]);
       const std::string var_divisor =
           "(float)(C - " + num(n.attrs.correction) + " > 0 ? C - " + num(n.attrs.correction) + " : 0)";
       if (st.welford) {
@@ -581,7 +626,7 @@ class InnerKernel {
         ReductionStep merged = st;
         merged.welford = true;
         c += "    Welford " + wv + " = {nloc, " + rm + ", " + acc[i] + "};\n";
-        c += combine_across_cluster(merged, i, wv, acc_t[i]);
+        c += combine_across_blocks(merged, i, wv, acc_t[i]);
         c += "    const float " + rv + " = " + wv + ".m2 / " + var_divisor + ";\n";
         declare(n.out[0], rv);
         declare(n.out[1], wv + ".mean");
@@ -599,11 +644,23 @@ class InnerKernel {
     }
   }
 
+  std::string combine_across_blocks(const ReductionStep& st, int i, const std::string& a, DType t) {
+    return split > 1 ? combine_across_grid(st, i, exchanges++, a, t) : combine_across_cluster(st, i, a, t);
+  }
+
   void close_kernel() {
     c += "  }\n";
     if (ring->active()) c += "  cp_async_wait_all();  // the next row's weights, of no row: drained before exit\n";
     // No block leaves while another may still push into its shared memory.
     if (cluster > 1) c += "  cluster_sync();\n";
+    // Split rows: the row's last block to leave (every block of it past its waits) zeroes the
+    // row's counter, the launch's last block the tickets, so launches need no memset.
+    if (split > 1) {
+      out.scratch_per_cell = 16 * exchanges;
+      c += "  if (threadIdx.x == 0) {\n    if (blk < R && atomicAdd(gcount, 1u) == " + num(exchanges + 1) +
+           "u * SPLIT - 1u) *gcount = 0u;\n    if (atomicAdd(gctr + 1, 1u) == gridDim.x - 1u) {\n      gctr[0] = 0u;\n"
+           "      gctr[1] = 0u;\n    }\n  }\n";
+    }
     if (tickets)
       c += "  if (by_ticket && threadIdx.x == 0 && atomicAdd(tickets + 1, 1u) == gridDim.x - 1) {\n"
            "    tickets[0] = 0u;\n    tickets[1] = 0u;\n  }\n";

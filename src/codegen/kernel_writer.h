@@ -87,7 +87,9 @@ struct Writer {
   bool cols_by_element() const { return plan.params.col_vec == 1 && plan.shape.category == KernelCategory::Pointwise; }
 
   // Persistent rows: the slot of batch b's vector in the row (a cluster's blocks interleave).
-  std::string row_slot() const { return plan.params.cluster > 1 ? "(b * RT + rt)" : "(b * TPR + tr)"; }
+  std::string row_slot() const {
+    return plan.params.cluster > 1 || plan.params.row_split > 1 ? "(b * RT + rt)" : "(b * TPR + tr)";
+  }
 
   // Operands whose row base `R<k> = P<k> + rowc * ld` the kernel computes once per row (the
   // persistent kernels): addresses at row "rowc" are then that base plus the column.

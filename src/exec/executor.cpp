@@ -100,6 +100,7 @@ std::string describe_kernel_step(const Fusion& f, int si, const PreparedKernel& 
   std::string r = "segment " + std::to_string(si) + " kernel " + pk.plan.describe(f) + "\n    scheduler: " +
                   pk.scheduler;
   for (const auto& p : pk.passed_over) r += " (not " + p + ")";
+  if (!pk.plan.why.empty()) r += "\n    why: " + pk.plan.why;
   // Outer kernels keep the kernel order [kept | reduced]: R counts kept columns, C reduced rows.
   if (pk.plan.shape.category == KernelCategory::Transpose) {
     // The tile dims' extents and the batch (the other dims), as the kernel walks them.
@@ -321,13 +322,14 @@ Executor::Impl::KernelParts Executor::Impl::kernel_parts(RunPlan& rp, int si, co
   st.params = pack_params(facts);
   const ParamLayout layout{static_cast<int>(ks.operands.size())};
   for (int k = 0; k < layout.operands; ++k) st.ptr_slots.push_back({layout.ptr(k), ks.operands[k]});
-  // Scratch: the kernel's initial words, or for an outer reduction in the grid form a zeroed
-  // counter per kept tile and room for the partials (which need no initial values).
-  const int64_t grid_scratch = outer_scratch_bytes(pk.plan, facts, st.grid, pk.source.scratch_per_cell);
-  if ((!pk.source.scratch_init.empty() || grid_scratch > 0) && !dry) {
+  // Scratch: the kernel's initial words, or where blocks leave partials for others (an outer
+  // reduction in the grid form, split inner rows) zeroed counters and room for the partials
+  // (which need no initial values).
+  const GridScratch gs = grid_scratch(pk.plan, facts, st.grid, pk.source.scratch_per_cell);
+  if ((!pk.source.scratch_init.empty() || gs.bytes > 0) && !dry) {
     std::vector<unsigned> init = pk.source.scratch_init;
-    if (grid_scratch > 0) init.assign((st.grid.x + 3) / 4 * 4, 0u);
-    st.scratch = std::make_shared<DeviceBuffer>(std::max<size_t>(init.size() * 4, static_cast<size_t>(grid_scratch)));
+    if (gs.bytes > 0) init.assign(static_cast<size_t>(gs.counters), 0u);
+    st.scratch = std::make_shared<DeviceBuffer>(std::max<size_t>(init.size() * 4, static_cast<size_t>(gs.bytes)));
     check_cuda(driver()->cuMemcpyHtoD(st.scratch->ptr(), init.data(), init.size() * 4), "initializing reduction scratch",
                pk.plan.name);
     st.params[layout.scratch()] = static_cast<int64_t>(st.scratch->ptr());
@@ -364,6 +366,7 @@ void Executor::Impl::add_group_steps(RunPlan& rp, const SegmentGroup& g, const s
     m.threads = kp.st.grid.block;
     m.smem = kp.st.grid.smem;
     m.cluster = kp.st.grid.cluster;
+    m.row_split = kp.pk.plan.params.row_split > 1;
     m.param_words = static_cast<int>(kp.st.params.size());
     desc.push_back(std::move(m));
   }

@@ -28,6 +28,11 @@ GroupLaunches plan_group_launches(const std::vector<GroupMember>& members, int p
       out.notes.push_back(seg + "its plan takes thread-block clusters");
       continue;
     }
+    if (m.row_split) {
+      out.alone.push_back(static_cast<int>(i));
+      out.notes.push_back(seg + "its plan splits rows over blocks that wait on each other");
+      continue;
+    }
     if (m.blocks >= m.wave && m.bytes > kSmallBytes) {
       out.alone.push_back(static_cast<int>(i));
       out.notes.push_back(seg + "it fills " + std::to_string(m.blocks) + " blocks (a wave is " + std::to_string(m.wave) +

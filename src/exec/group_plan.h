@@ -7,7 +7,7 @@
 //    large share of its time). Larger members gain only a launch gap and run alone;
 //  * members stack only with members whose kernel is the same code (canonical text), launch
 //    shape (threads, dynamic shared memory) and no clusters (a cluster's blocks are numbered
-//    by the hardware, not by the group);
+//    by the hardware, not by the group) nor split rows (their blocks wait on each other);
 //  * a launch takes as many members as its parameter block holds (`param_limit` bytes), in
 //    order; a launch of one member is its own kernel.
 // A stacked launch has exactly the members' blocks, no more: block b runs member m's block
@@ -25,6 +25,7 @@ struct GroupMember {
   int64_t wave = 0;  // resident blocks of its kernel on the whole device
   int64_t bytes = 0;
   unsigned threads = 0, smem = 0, cluster = 1;
+  bool row_split = false;  // an inner plan's rows split over blocks (KernelParams::row_split)
   int param_words = 0;
 };
 

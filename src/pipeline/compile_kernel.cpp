@@ -61,6 +61,7 @@ KernelPlan pinned_plan(const KernelPlan& first, const std::string& text, const L
   KernelPlan plan = first;
   KernelParams& p = plan.params;
   p = parse_params(text, first.params, &given);
+  plan.why.clear();  // the scheduler's reasons were for its own plan
   if (plan.shape.category == KernelCategory::Outer) {
     // Held rows: the batch that covers the reduced rows at the pinned threads and cluster.
     const int64_t span = int64_t{std::max(1, p.rows_per_block)} * std::max(1, p.cluster);
@@ -71,16 +72,24 @@ KernelPlan pinned_plan(const KernelPlan& first, const std::string& text, const L
   }
   if (plan.shape.category != KernelCategory::Inner || p.threads_per_row < 1) return plan;
   const KernelParams& was = first.params;
-  if (!given.count("rows_per_block")) p.rows_per_block = p.cluster > 1 ? 1 : std::max(1, 256 / p.threads_per_row);
+  if (given.count("row_split") && p.row_split > 1) {  // a split row's block takes one row: none of these
+    if (!given.count("prefetch")) p.prefetch = p.prefetch_smem = p.ldg_weights = false, p.weight_ring = 0, p.dyn_smem = 0;
+    if (!given.count("tickets")) p.tickets = false;
+    if (!given.count("resident")) p.resident = 0;
+    if (!given.count("cluster")) p.cluster = 1;
+  }
+  if (!given.count("rows_per_block"))
+    p.rows_per_block = p.cluster > 1 || p.row_split > 1 ? 1 : std::max(1, 256 / p.threads_per_row);
   if (!given.count("threads")) p.threads = p.threads_per_row * p.rows_per_block;
   if (!given.count("min_blocks")) p.min_blocks = std::max(1, 1024 / p.threads);
   if (p.batch > 0 && !given.count("persistent_batch") && p.vec > 0) {
     const int64_t nvec = (facts.C + (p.col_vec ? p.vec - p.col_vec : 0) + p.vec - 1) / p.vec;
-    const int64_t per_pass = int64_t{p.threads_per_row} * p.cluster;
+    const int64_t per_pass = int64_t{p.threads_per_row} * p.cluster * p.row_split;
     p.batch = static_cast<int>((nvec + per_pass - 1) / per_pass);
   }
   const bool reshaped = p.threads_per_row != was.threads_per_row || p.rows_per_block != was.rows_per_block ||
-                        p.batch != was.batch || p.vec != was.vec || p.cluster != was.cluster;
+                        p.batch != was.batch || p.vec != was.vec || p.cluster != was.cluster ||
+                        p.row_split != was.row_split;
   if (reshaped && !given.count("prefetch") && !given.count("dyn_smem")) {
     if (p.prefetch_smem) p.prefetch_smem = p.ldg_weights = false, p.weight_ring = 0, p.dyn_smem = 0;
     if (!given.count("resident") && p.resident) p.resident = 0, p.dyn_smem = 0;

@@ -3,7 +3,9 @@
 // through the plan shapes (held rows, prefetch, weight ring, resident weights, clusters,
 // phase-shifted rows, looped rows) and why each exists; the measurements are in perf-notes.
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
+#include <set>
 
 #include "schedule/registry.h"
 #include "schedule/stages.h"
@@ -104,6 +106,7 @@ struct Try {
   bool ldg = false;       // weights through the read-only path
   int ring = 0;           // weight ring slots
   int cluster = 1;        // blocks per cluster sharing one row
+  int split = 1;          // blocks of the grid sharing one row (exchanging through scratch)
 };
 
 // What the inner plans of one segment are computed from: the row's vectors, the registers a
@@ -115,6 +118,8 @@ struct RowModel {
   int vec = 1, aligned_vec = 1, col_vec = 0;
   int weights = 0;      // Col inputs
   size_t reductions = 0;
+  int exchanges = 0;    // of a row split over blocks: one per reduction, var_mean's merged in one
+  int looped_exchanges = 0;  // ... streamed (looped): one per reduction (var_mean: Welford)
   int64_t nvec = 0;     // vectors a row overlaps
   double held = 0.5;    // registers per held element (see held_per_element)
   bool recompute = false;
@@ -208,6 +213,8 @@ RowModel::RowModel(const ScheduleContext& c) : cx(c) {
   // more than one reduction: each then goes through shared memory and two barriers.
   const StagePlan stages = plan_stages(cx.fusion, cx.segment, cx.shape, true, false);  // every value held
   reductions = stages.steps.size();
+  for (const ReductionStep& st : stages.steps) exchanges += !(st.kind == Op::VarMean && !st.var_step && !st.welford);
+  looped_exchanges = static_cast<int>(plan_stages(cx.fusion, cx.segment, cx.shape, false, false).steps.size());
   if (int g = phase_step(base, facts, 16 / widest);
       widest == 2 && g >= 2 && g < 16 / widest && vec < 16 / widest && facts.C >= 16 / widest && weights <= 1) {
     const int pv = 16 / widest;
@@ -335,7 +342,9 @@ std::vector<Try> plans_to_try(const RowModel& m) {
 // slower there: perf-notes).
 void add_resident_weights(const RowModel& m, KernelPlan& plan) {
   KernelParams& p = plan.params;
-  if (!(p.batch > 0 && p.vec > 1 && !p.prefetch_smem && !p.col_vec && (p.cluster > 1 || p.vec * m.widest < 16))) return;
+  if (!(p.batch > 0 && p.vec > 1 && !p.prefetch_smem && !p.col_vec && p.row_split == 1 &&
+        (p.cluster > 1 || p.vec * m.widest < 16)))
+    return;
   const DeviceInfo& dev = m.cx.device;
   int64_t bytes = 0;
   int i = 0;
@@ -358,10 +367,12 @@ KernelPlan plan_for(const RowModel& m, const Try& pick_now) {
   KernelPlan plan = m.base;
   KernelParams& p = plan.params;
   p.vec = m.vec;
-  const int64_t share = (m.nvec + pick_now.cluster - 1) / pick_now.cluster;  // of a cluster's block
+  const int64_t parts = int64_t{pick_now.cluster} * pick_now.split;  // blocks sharing a row
+  const int64_t share = (m.nvec + parts - 1) / parts;                   // of one of them
   const int64_t batch = (share + pick_now.tpr - 1) / pick_now.tpr;
   const int64_t tpr = trimmed_threads(pick_now.tpr, share);
   p.cluster = pick_now.cluster;
+  p.row_split = pick_now.split;
   p.threads_per_row = static_cast<int>(tpr);
   p.rows_per_block = static_cast<int>(m.rows_per_block(tpr));
   p.threads = p.threads_per_row * p.rows_per_block;
@@ -382,9 +393,10 @@ KernelPlan plan_for(const RowModel& m, const Try& pick_now) {
     p.batch = 0;
     p.prefetch = p.prefetch_smem = false;
     p.dyn_smem = p.weight_ring = 0;
-    p.threads_per_row = m.pick_looped ? m.pick->threads_per_row
-                                      : static_cast<int>(std::min<int64_t>(
-                                            1024, std::max<int64_t>(32, pow2ceil(nvec / kLoopedVectorsPerThread))));
+    p.threads_per_row = pick_now.split > 1 ? static_cast<int>(pick_now.tpr)  // a split row's blocks: the try's
+                        : m.pick_looped    ? m.pick->threads_per_row
+                                           : static_cast<int>(std::min<int64_t>(
+                                              1024, std::max<int64_t>(32, pow2ceil(nvec / kLoopedVectorsPerThread))));
     p.threads = std::max(p.threads_per_row, 256);
     p.rows_per_block = p.threads / p.threads_per_row;
   }
@@ -400,6 +412,175 @@ KernelPlan plan_for(const RowModel& m, const Try& pick_now) {
   p.tickets = p.prefetch && !p.prefetch_smem && p.cluster == 1 && p.threads_per_row > 32 &&
               (p.min_blocks > 1 || m.weights > 0);
   return plan;
+}
+
+// Passes over the row of the looped form: those that feed a reduction or store element outputs.
+int looped_passes(const ScheduleContext& cx) {
+  const StagePlan sp = plan_stages(cx.fusion, cx.segment, cx.shape, false, false);
+  std::set<int> passes;
+  for (const ReductionStep& st : sp.steps) passes.insert(st.level - 1);
+  for (int v : cx.segment.outputs)
+    if (!sp.row_level[v]) passes.insert(sp.stage[v]);
+  return std::max<int>(1, static_cast<int>(passes.size()));
+}
+
+struct SplitPlan {
+  std::optional<RowModel> model;  // the row model of the split (aligned vectors)
+  std::vector<Try> tries;         // best first, then smaller shares (retries after spills)
+  std::string why;
+};
+
+// One way to split the rows, with the model's cost (bytes on the busiest SM) and the vectors a
+// thread holds (0: streamed).
+struct SplitOption {
+  Try t;
+  double cost = 0;
+  int64_t batch = 0;
+};
+
+// What the model counts for one row: the bytes it moves (held: once; streamed: inputs once per
+// pass, re-read passes 0.4 of a DRAM read where the inputs fit half the L2, as outer_norm's
+// model), and what an SM's share of DRAM bandwidth moves in a microsecond.
+struct RowTraffic {
+  double held = 0, streamed = 0, sm_bytes_per_us = 0;
+  explicit RowTraffic(const RowModel& m) {
+    const ScheduleContext& cx = m.cx;
+    double in = 0, out = 0;
+    for (size_t k = 0; k < m.base.operands.size(); ++k) {
+      const OperandPlan& o = m.base.operands[k];
+      const double b = static_cast<double>(dtype_size(cx.facts.operands[k].dtype) * cx.facts.C);
+      if (o.access == Access::Full) (o.is_output ? out : in) += b;
+      if (o.access == Access::Col && !o.is_output) in += b;
+    }
+    held = in + out;
+    const double reread = in * static_cast<double>(cx.facts.R) <= cx.device.l2_bytes / 2 ? 0.4 : 1.0;
+    streamed = in * (1 + reread * (looped_passes(cx) - 1)) + out;
+    sm_bytes_per_us = cx.device.dram_peak_gbs() * 1e3 / cx.device.sm_count;
+  }
+};
+
+// The busiest SM's bytes with R rows over `parts` blocks each: blocks spread evenly over the
+// SMs, each moving its share of `bytes` and waiting `waits` microseconds.
+double split_cost(const ScheduleContext& cx, int64_t parts, double bytes, double waits, const RowTraffic& tr) {
+  const int64_t sms = cx.device.sm_count;
+  return static_cast<double>((cx.facts.R * parts + sms - 1) / sms) * (bytes / static_cast<double>(parts) + waits * tr.sm_bytes_per_us);
+}
+
+// Held shares: S = 2 .. SMs blocks of 1024, 512 or 256 threads whose share fits the register
+// model without the prefetch; a cluster where S is 2, 4 or 8 on Hopper (its exchange a quarter of
+// the grid's).
+std::vector<SplitOption> held_options(const RowModel& m, const RowTraffic& tr) {
+  const DeviceInfo& dev = m.cx.device;
+  std::vector<SplitOption> out;
+  for (int64_t parts = 2; parts <= dev.sm_count; ++parts) {
+    const int64_t share = (m.nvec + parts - 1) / parts;
+    for (int64_t t : {1024, 512, 256}) {  // each thread with a vector at least
+      if (t > share || !m.fits(t, false, share)) continue;
+      // Every batch but the last inside the row at the threads plan_for trims to (launch_grid).
+      const int64_t batch = (share + t - 1) / t;
+      if ((batch - 1) * trimmed_threads(t, share) * parts >= m.nvec) continue;
+      const bool cluster = dev.cc_major >= 9 && parts <= 8 && (parts & (parts - 1)) == 0 && parts <= dev.max_cluster;
+      out.push_back({.t = {.tpr = t, .cluster = cluster ? static_cast<int>(parts) : 1, .split = cluster ? 1 : static_cast<int>(parts)},
+                     .cost = split_cost(m.cx, parts, tr.held, m.exchanges * (cluster ? 0.25 : 1.0), tr),
+                     .batch = batch});
+    }
+  }
+  return out;
+}
+
+// Streamed shares (the looped row's form over the grid: var_mean one Welford pass): S = 2 .. SMs
+// blocks of 1024 or 512 threads, a vector each at least.
+std::vector<SplitOption> looped_options(const RowModel& m, const RowTraffic& tr) {
+  std::vector<SplitOption> out;
+  const int64_t nvec = (m.cx.facts.C + m.aligned_vec - 1) / m.aligned_vec;
+  for (int64_t parts = 2; parts <= m.cx.device.sm_count; ++parts)
+    for (int64_t t : {1024, 512})
+      if (t * parts <= nvec)
+        out.push_back({.t = {.tpr = t, .looped = true, .split = static_cast<int>(parts)},
+                       .cost = split_cost(m.cx, parts, tr.streamed, m.looped_exchanges, tr)});
+  return out;
+}
+
+std::string megabytes(double b) {
+  char s[32];
+  std::snprintf(s, sizeof s, b >= 1e6 ? "%.1f MB" : "%.0f KB", b >= 1e6 ? b / 1e6 : b / 1e3);
+  return s;
+}
+
+// Few long rows (fewer than SMs): each row split over S blocks so that the rows fill the device,
+// either over a thread-block cluster (S = 2, 4, 8 on Hopper: partials through distributed shared
+// memory) or over blocks of the grid (row_split: partials through scratch in L2, any S up to a
+// block per SM, so that a row's blocks can always run at once). Each block holds its share in
+// registers, as a shorter row's block would, without the prefetch (a block takes one row);
+// where no share fits, it streams its share once per pass (the looped form over the grid).
+// The model: the busiest SM's time in bytes of DRAM traffic (split_cost). Against one block (or
+// the held cluster) per row, a split must save a fifth and what an SM moves in two
+// microseconds. Where rows are short the exchanges dominate and nothing is split; where rows
+// fill the SMs nothing changes. `why` says what the model chose, or why not.
+SplitPlan plan_split(const RowModel& base, const Try& unsplit) {
+  SplitPlan out;
+  const ScheduleContext& cx = base.cx;
+  const int64_t R = cx.facts.R, sms = cx.device.sm_count;
+  if (R >= sms || R < 1 || base.pick || base.reductions == 0) return out;
+  // Aligned vectors (a block's vectors are not the row's first), every value held where a share
+  // fits so (recomputed values only where none does: see candidates).
+  RowModel m = base;
+  m.vec = m.aligned_vec;
+  m.col_vec = 0;
+  m.nvec = (cx.facts.C + m.vec - 1) / m.vec;
+  m.recompute = false;
+  m.held = m.held_per_element(plan_stages(cx.fusion, cx.segment, cx.shape, true, false));
+  const RowTraffic tr(m);
+  // The plan without a split: one block (or the held cluster) per row; a looped row streams.
+  const int64_t now_parts = unsplit.looped ? 1 : unsplit.cluster;
+  const double now = split_cost(cx, now_parts, unsplit.looped ? tr.streamed : tr.held,
+                                now_parts > 1 ? m.exchanges * 0.25 : 0, tr);
+  auto cheapest_first = [](std::vector<SplitOption> v) {
+    std::stable_sort(v.begin(), v.end(), [](const SplitOption& a, const SplitOption& b) { return a.cost < b.cost; });
+    return v;
+  };
+  std::vector<SplitOption> held = cheapest_first(held_options(m, tr));
+  if (held.empty())
+    if (const double fewer = m.held_per_element(plan_stages(cx.fusion, cx.segment, cx.shape, true, true)); fewer < m.held) {
+      m.held = fewer;
+      m.recompute = true;
+      held = cheapest_first(held_options(m, tr));
+    }
+  const std::vector<SplitOption> looped = cheapest_first(looped_options(m, tr));
+  const std::string rows = std::to_string(R) + " rows of " + megabytes(tr.held) + " on " + std::to_string(sms) + " SMs: ";
+  if (held.empty() && looped.empty()) {
+    out.why = rows + "not split (shorter than a block's threads)";
+    return out;
+  }
+  // Held shares where any fits (the row read once), else streamed ones.
+  const SplitOption& best = held.empty() ? looped.front() : held.front();
+  const int64_t parts = int64_t{best.t.cluster} * best.t.split;
+  const std::string busiest = "busiest SM " + megabytes(best.cost) + " against " + megabytes(now) + " as " +
+                              (now_parts > 1 ? "a cluster of " + std::to_string(now_parts) : std::string("one block")) +
+                              " per row";
+  // A fifth saved, and at least what an SM moves in two microseconds: the byte model leaves out
+  // the fixed costs (a block's start, the tail of the exchange's wait) that eat small savings.
+  if (best.cost > 0.8 * now || now - best.cost < 2 * tr.sm_bytes_per_us) {
+    out.why = rows + "not split (best: " + std::to_string(parts) + " blocks per row, " + busiest + ")";
+    return out;
+  }
+  out.why = rows + "each split over " + std::to_string(parts) + " blocks of " + std::to_string(best.t.tpr) + " threads (" +
+            (best.t.cluster > 1 ? "a cluster" : "the grid, partials through scratch") +
+            (best.t.looped ? ", each streaming its share per pass" : "") + "), " + std::to_string(R * parts) + " blocks; " +
+            busiest;
+  // Spill retries (the register model is an estimate): the cheapest holding at most half the
+  // vectors per thread of the one before, twice; then the cheapest streamed split.
+  out.tries.push_back(best.t);
+  for (int64_t batch = best.batch / 2; batch > 0 && out.tries.size() < 3; batch /= 2)
+    for (const SplitOption& o : held)
+      if (o.batch <= batch) {
+        out.tries.push_back(o.t);
+        batch = o.batch;
+        break;
+      }
+  if (best.batch > 0 && !looped.empty()) out.tries.push_back(looped.front().t);
+  out.model.emplace(m);
+  return out;
 }
 
 class InnerScheduler final : public Scheduler {
@@ -423,7 +604,11 @@ class InnerScheduler final : public Scheduler {
       }
     }
     std::vector<KernelPlan> out;
+    const SplitPlan split = plan_split(m, tries.front());
+    if (split.model)
+      for (const Try& t : split.tries) out.push_back(plan_for(*split.model, t));
     for (const Try& t : tries) out.push_back(plan_for(m, t));
+    for (KernelPlan& p : out) p.why = split.why;
     return out;
   }
 };

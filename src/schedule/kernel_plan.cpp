@@ -26,6 +26,7 @@ std::string KernelParams::str() const {
     s += " threads_per_row=" + std::to_string(threads_per_row) + " rows_per_block=" + std::to_string(rows_per_block) +
          (batch ? " persistent_batch=" + std::to_string(batch) : std::string(" looped")) +
          (cluster > 1 ? " cluster=" + std::to_string(cluster) : std::string()) +
+         (row_split > 1 ? " row_split=" + std::to_string(row_split) : std::string()) +
          " min_blocks=" + std::to_string(min_blocks) + (prefetch ? (prefetch_smem ? " prefetch=smem:" + std::to_string(dyn_smem) : " prefetch") : "") +
          (ldg_weights ? " ldg_weights" : "") +
          (weight_ring ? " weight_ring=" + std::to_string(weight_ring) : std::string()) +
@@ -81,6 +82,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
     else if (key == "unroll") p.unroll = number(val);
     else if (key == "min_blocks") p.min_blocks = number(val);
     else if (key == "cluster") p.cluster = number(val);
+    else if (key == "row_split") p.row_split = number(val);
     else if (key == "ldg_weights") p.ldg_weights = flag();
     else if (key == "weight_ring") p.weight_ring = number(val);
     else if (key == "tickets") p.tickets = flag();
@@ -103,7 +105,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
       if (!p.prefetch) p.prefetch_smem = false;
     } else {
       throw Error("plan: unknown part '" + key +
-                  "' (vec, threads, threads_per_row, rows_per_block, batch, looped, unroll, min_blocks, cluster, "
+                  "' (vec, threads, threads_per_row, rows_per_block, batch, looped, unroll, min_blocks, cluster, row_split, "
                   "prefetch[=smem:BYTES], ldg_weights, weight_ring, tickets, resident, recompute, col_vec, "
                   "grid_split, staged, tile_rows, tile_cols, tile_vec, index32, max_registers)");
     }
@@ -240,13 +242,14 @@ std::vector<std::string> KernelPlan::problems() const {
     need(p.threads % 32 == 0, "transpose: whole warps (threads a multiple of 32)");
     need(p.threads_per_row == 0 && p.batch == 0 && p.unroll == 1 && p.rows_per_block == 1 && !p.grid_split &&
              !p.prefetch && !p.prefetch_smem && !p.ldg_weights && !p.tickets && !p.recompute && p.weight_ring == 0 &&
-             p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.dyn_smem == 0,
+             p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.row_split == 1 && p.dyn_smem == 0,
          "transpose: a plan has vec, threads, min_blocks, tile_rows, tile_cols, tile_vec and index32 only");
     need(p.min_blocks >= 1, "min_blocks is at least 1");
     return out;
   }
   if (shape.category != KernelCategory::Inner) {
     need(p.threads_per_row == 0, "a flat kernel has no rows of threads");
+    need(p.row_split == 1, "row_split is an inner plan's part");
     need(p.batch == 0 || shape.category == KernelCategory::Outer, "only inner and outer plans hold rows (batch)");
     need(!p.prefetch && !p.prefetch_smem && !p.ldg_weights && !p.tickets && !p.recompute && p.weight_ring == 0 &&
              p.resident == 0 && p.dyn_smem == 0,
@@ -296,6 +299,10 @@ std::vector<std::string> KernelPlan::problems() const {
   need(!p.tickets || (p.prefetch && !p.prefetch_smem && p.cluster == 1 && p.threads_per_row > 32),
        "tickets need the prefetch in registers, no cluster and rows of more than a warp");
   need(p.cluster == 1 || p.rows_per_block == 1, "a cluster shares one row per block");
+  need(p.row_split >= 1, "row_split is at least 1");
+  need(p.row_split == 1 || (p.cluster == 1 && p.rows_per_block == 1 && !p.prefetch && !p.tickets && p.resident == 0 &&
+                            p.col_vec == 0 && p.weight_ring == 0),
+       "row_split: one row per block, no cluster, prefetch, tickets, resident weights, weight ring or phased rows");
   need(p.resident == 0 || (!p.prefetch_smem && p.col_vec == 0), "resident weights exclude prefetch=smem and phased rows");
   need(p.col_vec == 0 || (p.col_vec < p.vec && p.vec % p.col_vec == 0), "col_vec divides vec and is smaller");
   bool row_input = false;

@@ -52,6 +52,10 @@ struct KernelParams {
                             // registers; reductions combine through distributed shared memory.
                             // outer_norm: the reduced rows of a kept tile split over the cluster's
                             // blocks (2..16; past 8 the non-portable cluster size)
+  int row_split = 1;        // inner persistent, few long rows: a row split over this many blocks of
+                            // the grid, each holding its share in registers; reductions combine
+                            // through partials in global scratch (see write_inner), so the few
+                            // rows fill the device
   int resident = 0;         // inner persistent, one row per block: weights (bit i: the i-th column
                             // operand) each thread copies once into shared memory, where every
                             // row reads its columns of them (see write_inner)
@@ -121,6 +125,9 @@ struct KernelPlan {
   std::vector<OperandPlan> operands;  // parallel to shape.operands
   KernelParams params;
   std::string name;  // solder_<cat>_<ops>_<segment>
+  // Why the scheduler chose this shape where a model decided it (the split rows' cost model),
+  // printed by `solder explain`; not part of the key (it changes no code).
+  std::string why;
   // Everything that changes the generated code, as text (the cache key adds the fusion hash).
   std::string key() const;
   std::string describe(const Fusion& f) const;

@@ -52,7 +52,7 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     // phase-shifted ones that the batches cover the row and that at every phase the batches but
     // the last hold whole vectors (slots 1 .. (batch - 1) * tpr). A cluster's blocks share a row.
     const int64_t nvec = (facts.C + (p.col_vec ? p.vec - p.col_vec : 0) + p.vec - 1) / p.vec,
-                  tpr = int64_t{p.threads_per_row} * p.cluster;
+                  tpr = int64_t{p.threads_per_row} * p.cluster * p.row_split;
     const bool covers =
         nvec <= p.batch * tpr && (p.col_vec ? ((p.batch - 1) * tpr + 1) * p.vec <= facts.C && facts.C % p.col_vec == 0
                                             : nvec > (p.batch - 1) * tpr);
@@ -65,6 +65,20 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
                                                                     : dev.sm_count / p.cluster * std::max(1, resident_per_sm))
                                            : int64_t{dev.sm_count} * std::max(1, resident_per_sm);
     if (p.prefetch) blocks = std::min<int64_t>(blocks, std::max<int64_t>(1, resident));
+    // Split rows: row_split blocks per row, each taking one (see write_inner).
+    if (p.row_split > 1) {
+      // A row's blocks wait for each other: the device must hold them all at once (a pinned plan
+      // could ask for more).
+      if (p.row_split > int64_t{dev.sm_count} * std::max(1, resident_per_sm))
+        throw Error("kernel " + plan.name + " (row_split=" + std::to_string(p.row_split) + "): more blocks per row than " +
+                    "the device holds at once (" + std::to_string(dev.sm_count) + " SMs x " +
+                    std::to_string(std::max(1, resident_per_sm)) + ")");
+      if (facts.R > ((int64_t{1} << 31) - 1) / p.row_split)
+        throw Error("kernel " + plan.name + " (row_split=" + std::to_string(p.row_split) + ") cannot launch " +
+                    std::to_string(facts.R) + " rows");
+      g.x = static_cast<unsigned>(std::max<int64_t>(facts.R, 1) * p.row_split);
+      return g;
+    }
     g.x = static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, (int64_t{1} << 30) / p.cluster) * p.cluster);
     g.cluster = static_cast<unsigned>(p.cluster);
     return g;
@@ -116,11 +130,16 @@ int64_t transpose_tiles(const KernelPlan& plan, const LaunchFacts& facts) {
   return batch * ((rows + p.tile_rows - 1) / p.tile_rows) * ((cols + p.tile_cols - 1) / p.tile_cols);
 }
 
-int64_t outer_scratch_bytes(const KernelPlan& plan, const LaunchFacts& facts, const Grid& g, int bytes_per_cell) {
-  if (plan.shape.category != KernelCategory::Outer || g.y <= 1) return 0;
-  // A counter per kept tile (blockIdx.x), 16-byte aligned, then the partials: bytes_per_cell
-  // for each kept column of each row split.
-  return (int64_t{g.x} + 3) / 4 * 16 + int64_t{g.y} * facts.R * bytes_per_cell;
+GridScratch grid_scratch(const KernelPlan& plan, const LaunchFacts& facts, const Grid& g, int bytes_per_cell) {
+  GridScratch s;
+  if (plan.shape.category == KernelCategory::Outer && g.y > 1) {
+    s.counters = (int64_t{g.x} + 3) / 4 * 4;  // 16-byte aligned partials
+    s.bytes = s.counters * 4 + int64_t{g.y} * facts.R * bytes_per_cell;
+  } else if (plan.shape.category == KernelCategory::Inner && plan.params.row_split > 1) {
+    s.counters = (2 + int64_t{g.x} / plan.params.row_split + 3) / 4 * 4;
+    s.bytes = s.counters * 4 + int64_t{g.x} * bytes_per_cell;
+  }
+  return s;
 }
 
 int occupancy_blocks(const DeviceInfo& dev, int threads, int registers, int smem) {

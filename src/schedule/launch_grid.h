@@ -24,10 +24,16 @@ int64_t transpose_tiles(const KernelPlan& plan, const LaunchFacts& facts);
 // operand's largest element offset under 2^31.
 bool fits_index32(const LaunchFacts& facts);
 
-// Outer plans in the grid form (Grid::y > 1): bytes of scratch the launch needs, laid out as
-// write_outer expects (a zeroed counter per kept tile, then `bytes_per_cell` of partials per
-// kept column and row split: KernelSource::scratch_per_cell); 0 for every other launch.
-int64_t outer_scratch_bytes(const KernelPlan& plan, const LaunchFacts& facts, const Grid& g, int bytes_per_cell);
+// Scratch of a launch whose blocks leave partials for others (KernelSource::scratch_per_cell):
+// `counters` zeroed 32-bit words first, then the partials, `bytes` in all; none for other
+// launches. Outer plans in the grid form (Grid::y > 1), as write_outer expects: a counter per
+// kept tile, then `bytes_per_cell` per kept column and row split. Inner plans with split rows
+// (KernelParams::row_split), as write_inner expects: the next ticket, the blocks finished and a
+// counter per row, then `bytes_per_cell` per block.
+struct GridScratch {
+  int64_t counters = 0, bytes = 0;
+};
+GridScratch grid_scratch(const KernelPlan& plan, const LaunchFacts& facts, const Grid& g, int bytes_per_cell);
 
 // Resident blocks per SM for a kernel (threads, registers and shared memory limits).
 int occupancy_blocks(const DeviceInfo& dev, int threads, int registers, int smem_bytes);

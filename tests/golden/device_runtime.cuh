@@ -329,6 +329,23 @@ template <class T> __device__ __forceinline__ void push_cluster(unsigned s, unsi
 }
 #endif
 
+// Rows split over blocks of the grid (KernelParams::row_split): a block has stored its partial
+// (st.cg, to L2), then arrives on its row's counter and waits until `target` arrivals (every
+// block of the row at this exchange). Blocks take their rows in the order they start (a counter),
+// so a block waits only on running blocks or the rest of its own row: the wait ends wherever
+// the device can hold a row's blocks at once.
+__device__ __forceinline__ unsigned ld_acquire_gpu(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void grid_arrive_wait(unsigned* count, unsigned target) {
+  __threadfence();
+  atomicAdd(count, 1u);
+  while (ld_acquire_gpu(count) < target) __nanosleep(32);
+  __threadfence();
+}
+
 // Grid-wide float accumulation: one atomic per warp. max/min use the ordered-int trick, which
 // is exact for every non-NaN float; a NaN is recorded in a flag word so it still propagates.
 __device__ __forceinline__ void atomic_combine(RedSum, float* a, float v) { atomicAdd(a, v); }

@@ -1,0 +1,201 @@
+// Few long rows split over several blocks (KernelParams::row_split: partials through scratch;
+// or a cluster) on the GPU against the reference: layer/rms/group norms, softmax (two
+// exchanges), var_mean (correction 1 and 0), sum/max/min with an epilogue and NaN/inf rows;
+// rows 1, 2, 3, 64, row lengths 4097 x 100 and 1000 x 1024 + 1, size-1 dims, f32/f16/bf16,
+// padded-row and misaligned inputs; three runs give the same bits (the counters reset, so no
+// memset between launches). CPU tier: tests/split_rows_test.cpp.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+
+#include "gpu_compare.h"
+#include "programs/run_inputs.h"
+#include "solder/reference.h"
+
+using namespace solder;
+using namespace solder::gpu_testing;
+
+namespace {
+
+DeviceTensor poisoned(DType t, const std::vector<int64_t>& shape) {
+  HostTensor h = HostTensor::empty(t, shape);
+  std::memset(h.data(), 0xff, static_cast<size_t>(h.numel() * dtype_size(t)));
+  return to_device(h);
+}
+
+bool same_bits(const HostTensor& a, const HostTensor& b) {
+  return a.numel() == b.numel() && std::memcmp(a.data(), b.data(), static_cast<size_t>(a.numel() * dtype_size(a.dtype))) == 0;
+}
+
+// Runs f (outputs poisoned first) three times against the reference; the runs agree bit for
+// bit. `edit` changes the random inputs first (NaN/inf). Returns the launches' parameters.
+std::string check(const Fusion& f, const Bindings& sizes, Layout layout, const std::string& what,
+                  const std::function<void(std::vector<HostTensor>&)>& edit = {}, const std::string& plan = "") {
+  std::map<std::string, std::vector<int64_t>> none;
+  std::vector<HostTensor> in = make_random_inputs(f, resolve_input_shapes(f, none, sizes), 11);
+  if (edit) edit(in);
+  std::vector<DeviceTensor> din;
+  for (const auto& h : in) din.push_back(upload(h, layout));
+  const auto want = run_reference(f, in);
+  ExecutorOptions options;
+  options.plan = plan;
+  Executor ex(f, options);
+  std::vector<DeviceTensor> outs;
+  for (const auto& w : want) outs.push_back(poisoned(w.dtype, w.shape));
+  ex.run(din, nullptr, &outs);
+  std::vector<HostTensor> first;
+  for (size_t i = 0; i < want.size(); ++i) {
+    first.push_back(to_host(outs[i]));
+    expect_close(first.back(), want[i], what + " output " + std::to_string(i));
+  }
+  for (int again = 0; again < 2; ++again) {
+    auto got = ex.run(din);
+    for (size_t i = 0; i < want.size(); ++i) {
+      const HostTensor h = to_host(got[i]);
+      expect_close(h, want[i], what + " (replay) output " + std::to_string(i));
+      EXPECT_TRUE(same_bits(h, first[i])) << what << " output " << i << ": a replay gave other bits";
+    }
+  }
+  std::string params;
+  for (const LaunchRecord& r : ex.last_launches()) params += r.category + " " + r.params + "; ";
+  return params;
+}
+
+std::string describe(const std::string& name, DType t, const Bindings& b, Layout l) {
+  std::string s = name + " " + std::string(dtype_name(t));
+  for (const auto& [k, v] : b) s += " " + k + "=" + std::to_string(v);
+  return s + " layout " + std::to_string(static_cast<int>(l));
+}
+
+bool split(const std::string& params) {
+  return params.find("row_split=") != std::string::npos || params.find("cluster=") != std::string::npos;
+}
+
+Fusion row_program(DType t, const std::string& kind) {
+  Fusion f("split_" + kind);
+  Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("H")});
+  if (kind == "layer_norm") {
+    f.output(layer_norm(x, 1, f.input("w", t, {Dim::sym("H")}), f.input("b", t, {Dim::sym("H")})));
+  } else if (kind == "rms_norm") {
+    f.output(rms_norm(x, 1, f.input("w", t, {Dim::sym("H")})));
+  } else if (kind == "softmax") {
+    f.output(softmax(x, 1));
+  } else if (kind == "var_mean") {
+    VarMean vm = var_mean(cast(x, DType::F32), {1}, 1, true);
+    f.output(vm.var);
+    f.output(vm.mean);
+  } else if (kind == "var0") {
+    f.output(var(x, {1}, 0, true));
+  } else if (kind == "sum_max_min") {
+    Tensor xf = cast(x, DType::F32);
+    f.output(sum(xf, {1}, true) * 0.5);
+    f.output(max(x, {1}, true));
+    f.output(min(x, {1}, true));
+  }
+  return f;
+}
+
+Fusion group_norm(DType t) {
+  Fusion f("split_group_norm");
+  Tensor x = f.input("x", t, {Dim::sym("N"), Dim::sym("G"), Dim::sym("H")});
+  f.output(layer_norm(x, 2, f.input("w", t, {Dim::sym("G"), Dim::sym("H")}), f.input("b", t, {Dim::sym("G"), Dim::sym("H")})));
+  return f;
+}
+
+Fusion var12(DType t) {
+  Fusion f("split_var12");
+  Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+  f.output(var(x, {1, 2}, 1, true));
+  return f;
+}
+
+const std::vector<DType> kTypes = {DType::F32, DType::F16, DType::BF16};
+
+}  // namespace
+
+// Row programs of few long rows: every kind, rows 1, 2, 3 of 1000 x 1024 + 1 and 409,700
+// elements, contiguous, padded and misaligned inputs. Each takes a split plan.
+TEST(GpuSplitRows, RowPrograms) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<Bindings> sizes = {{{"B", 1}, {"H", 1000 * 1024 + 1}}, {{"B", 2}, {"H", 1000 * 1024 + 1}},
+                                       {{"B", 3}, {"H", 409700}}};
+  for (DType t : kTypes)
+    for (const char* kind : {"layer_norm", "rms_norm", "softmax", "var_mean", "var0", "sum_max_min"})
+      for (const Bindings& b : sizes)
+        for (Layout l : {Layout::Contiguous, Layout::Sliced, Layout::Misaligned}) {
+          // Padded and misaligned rows (vectors of one element) at the even length only.
+          if (l != Layout::Contiguous && b.at("H") % 2) continue;
+          const std::string what = describe(kind, t, b, l);
+          const std::string params = check(row_program(t, kind), b, l, what);
+          if (l == Layout::Contiguous) EXPECT_TRUE(split(params)) << what << ": " << params;
+        }
+}
+
+// The sweep's cases: group norm f32 [2, 1000, 1024] (seed 3 #111) and var over [1, 2] of bf16
+// [64, 100, 4097] (seed 4 #045), odd and size-1 sizes, a layer norm of 16 rows of 2^20.
+TEST(GpuSplitRows, SweepCases) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : kTypes) {
+    for (const Bindings& b : std::vector<Bindings>{{{"N", 2}, {"G", 1000}, {"H", 1024}},
+                                                   {{"N", 3}, {"G", 7}, {"H", 100003}},
+                                                   {{"N", 1}, {"G", 1}, {"H", 1000 * 1024 + 1}}}) {
+      const std::string what = describe("group_norm", t, b, Layout::Contiguous);
+      EXPECT_TRUE(split(check(group_norm(t), b, Layout::Contiguous, what))) << what;
+    }
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 64}, {"M", 100}, {"K", 4097}}, {{"B", 5}, {"M", 1}, {"K", 1000 * 1024 + 1}}})
+      for (Layout l : {Layout::Contiguous, Layout::Misaligned}) {
+        const std::string what = describe("var12", t, b, l);
+        const std::string params = check(var12(t), b, l, what);
+        if (l == Layout::Contiguous) EXPECT_TRUE(split(params)) << what << ": " << params;
+      }
+  }
+  const Bindings b = {{"B", 16}, {"H", 1 << 20}};
+  const std::string what = describe("layer_norm", DType::F32, b, Layout::Contiguous);
+  EXPECT_TRUE(split(check(row_program(DType::F32, "layer_norm"), b, Layout::Contiguous, what))) << what;
+}
+
+// NaN and inf propagate through the exchanges: row 0 has a NaN (in the middle of a later
+// block's share), row 1 +inf and -inf, row 2 is finite.
+TEST(GpuSplitRows, NanAndInfPropagate) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : kTypes) {
+    const Bindings b = {{"B", 3}, {"H", 1000 * 1024 + 1}};
+    const int64_t H = b.at("H");
+    auto edit = [&](std::vector<HostTensor>& in) {
+      in[0].set(H / 2 + 17, NAN);
+      in[0].set(H + H - 3, INFINITY);
+      in[0].set(H + 5, -INFINITY);
+    };
+    const std::string what = describe("sum_max_min nan/inf", t, b, Layout::Contiguous);
+    EXPECT_TRUE(split(check(row_program(t, "sum_max_min"), b, Layout::Contiguous, what, edit))) << what;
+    const std::string what2 = describe("softmax nan/inf", t, b, Layout::Contiguous);
+    check(row_program(t, "softmax"), b, Layout::Contiguous, what2, edit);
+  }
+}
+
+// Plans pinned by hand: many rows split (several waves of blocks taking their rows by ticket),
+// a split of short rows, streamed shares, blocks of 128 threads.
+TEST(GpuSplitRows, PinnedPlans) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    const char* kind;
+    DType t;
+    Bindings sizes;
+    const char* plan;
+  };
+  const std::vector<Case> cases = {
+      {"softmax", DType::F32, {{"B", 300}, {"H", 20000}}, "row_split=3"},
+      {"var_mean", DType::F32, {{"B", 1000}, {"H", 4096}}, "row_split=8"},
+      {"layer_norm", DType::BF16, {{"B", 37}, {"H", 5000}}, "row_split=2,threads_per_row=256"},
+      {"rms_norm", DType::F16, {{"B", 5}, {"H", 100003}}, "row_split=16,looped"},
+      {"sum_max_min", DType::BF16, {{"B", 7}, {"H", 3001}}, "row_split=5,threads_per_row=128"},
+      {"layer_norm", DType::F32, {{"B", 3}, {"H", 1 << 20}}, "row_split=100,looped"},
+  };
+  for (const Case& c : cases) {
+    const std::string what = describe(std::string(c.kind) + " [" + c.plan + "]", c.t, c.sizes, Layout::Contiguous);
+    const std::string params = check(row_program(c.t, c.kind), c.sizes, Layout::Contiguous, what, {}, c.plan);
+    EXPECT_NE(params.find("row_split="), std::string::npos) << what << ": " << params;
+  }
+}
