@@ -115,6 +115,21 @@ TEST(SplitRows, FewLongRowsSplitOverTheGrid) {
   EXPECT_EQ(p.back().params.batch, 0);
 }
 
+TEST(SplitRows, ALoopedFallbackAfterASpilledClusterIsSpreadToo) {
+  // 32 rows of 333,000 bf16 elements: the first plan is already a cluster of 8 per row (the
+  // split model leaves it), and it spills. The retries must not fall to one block per row (32
+  // blocks on 132 SMs): the looped row's own split comes before it.
+  const auto p = plans(group_norm(DType::BF16), {{"N", 32}, {"G", 1000}, {"H", 333}});
+  ASSERT_GE(p.size(), 2u);
+  EXPECT_GT(p.front().params.cluster, 1) << p.front().params.str();
+  size_t looped = 0;
+  while (looped < p.size() && p[looped].params.batch > 0) ++looped;
+  ASSERT_LT(looped, p.size());
+  bool spread = false;
+  for (size_t i = 1; i < looped; ++i) spread |= p[i].params.cluster * p[i].params.row_split > 1;
+  EXPECT_TRUE(spread) << "no spread plan between the spilled cluster and the looped row";
+}
+
 TEST(SplitRows, FewLongRowsSplitOverAClusterWhereEightBlocksDo) {
   // 64 rows of 409,700 bf16 elements: a cluster of 8 blocks of 1024 threads per row (its
   // exchange is cheaper than the grid's); aligned vectors of 4, not the phase-shifted 8.

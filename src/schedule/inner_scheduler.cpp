@@ -607,8 +607,23 @@ class InnerScheduler final : public Scheduler {
     const SplitPlan split = plan_split(m, tries.front());
     if (split.model)
       for (const Try& t : split.tries) out.push_back(plan_for(*split.model, t));
-    for (const Try& t : tries) out.push_back(plan_for(m, t));
-    for (KernelPlan& p : out) p.why = split.why;
+    for (const Try& t : tries) {
+      // The looped row is the last resort after spills; where the first plan was a cluster the
+      // split model left alone, a row taken by one block may still want spreading (a group
+      // norm of 32 long rows whose cluster plan spilled ran on 32 blocks).
+      if (t.looped && !split.model && tries.front().cluster > 1) {
+        const SplitPlan fallback = plan_split(m, t);
+        if (fallback.model)
+          for (const Try& u : fallback.tries) {
+            out.push_back(plan_for(*fallback.model, u));
+            out.back().why = fallback.why;
+          }
+      }
+      out.push_back(plan_for(m, t));
+      if (out.back().why.empty()) out.back().why = split.why;
+    }
+    for (KernelPlan& p : out)
+      if (p.why.empty()) p.why = split.why;
     return out;
   }
 };

@@ -140,7 +140,8 @@ TEST(GpuSplitRows, SweepCases) {
   for (DType t : kTypes) {
     for (const Bindings& b : std::vector<Bindings>{{{"N", 2}, {"G", 1000}, {"H", 1024}},
                                                    {{"N", 3}, {"G", 7}, {"H", 100003}},
-                                                   {{"N", 1}, {"G", 1}, {"H", 1000 * 1024 + 1}}}) {
+                                                   {{"N", 1}, {"G", 1}, {"H", 1000 * 1024 + 1}},
+                                                   {{"N", 32}, {"G", 1000}, {"H", 333}}}) {  // seed 5 #141: a spilled cluster's fallback
       const std::string what = describe("group_norm", t, b, Layout::Contiguous);
       EXPECT_TRUE(split(check(group_norm(t), b, Layout::Contiguous, what))) << what;
     }
