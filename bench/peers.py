@@ -248,6 +248,18 @@ def silu_halves(x):
     return F.silu(x[:, :h]) * x[:, h:]
 
 
+def few_rows_group_norm(x, w, b):
+    return F.layer_norm(x, tuple(x.shape[1:]), w, b, 1e-5)
+
+
+def few_rows_var(x):
+    return torch.var(x.float(), (1, 2), keepdim=True).to(x.dtype)
+
+
+def few_rows_layer_norm(x, w, b):
+    return F.layer_norm(x, (x.shape[-1],), w, b, 1e-5)
+
+
 def build_fixed(fn, arity):
     def build(case, named):
         if len(named) != arity:
@@ -273,6 +285,9 @@ WORKLOADS = {
     "outer_rms_norm_T_f32": build_fixed(outer_rms_norm_t, 2),
     "rope_rotate_half_bf16": build_fixed(rope_rotate_half, 3),
     "silu_halves_bf16": build_fixed(silu_halves, 1),
+    "few_rows_group_norm_f32": build_fixed(few_rows_group_norm, 3),
+    "few_rows_var_bf16": build_fixed(few_rows_var, 1),
+    "few_rows_layer_norm_f32": build_fixed(few_rows_layer_norm, 3),
 }
 for _hp in ("bf16", "f32"):
     for _lp in ("e4m3", "e5m2"):
