@@ -224,6 +224,26 @@ def outer_bn_stats(x):
     return mean, torch.rsqrt(var + 1e-5), xf.amax((0, 1, 2), keepdim=True)
 
 
+def bcast_mid_mask(x, m):
+    return (x * m).float()
+
+
+def bcast_rows(x, a, w):
+    return x * a + w
+
+
+def bcast_every_axis(x, a, b, c, w):
+    return x * a + b * c - w
+
+
+def amax_slice(x):
+    return x[:, 1:].amax()
+
+
+def mean_slice(x):
+    return x[:, 1:].mean()
+
+
 def build_fixed(fn, arity):
     def build(case, named):
         if len(named) != arity:
@@ -244,6 +264,12 @@ WORKLOADS = {
     "outer_var_mean_bf16": build_fixed(outer_var_mean, 1),
     "outer_mean_mid_f16": build_fixed(outer_mean_mid, 1),
     "outer_bn_stats_f16": build_fixed(outer_bn_stats, 1),
+    # bench/programs/: broadcast and sliced operands of the flat template
+    "bcast_mid_mask_bf16": build_fixed(bcast_mid_mask, 2),
+    "bcast_rows_f16": build_fixed(bcast_rows, 3),
+    "bcast_every_axis_bf16": build_fixed(bcast_every_axis, 5),
+    "amax_slice_bf16": build_fixed(amax_slice, 1),
+    "mean_slice_f32": build_fixed(mean_slice, 1),
 }
 for _hp in ("bf16", "f32"):
     for _lp in ("e4m3", "e5m2"):

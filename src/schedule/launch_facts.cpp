@@ -7,10 +7,12 @@ namespace solder {
 
 namespace {
 
-// How an operand with kernel-order strides `st` is addressed over [R, C]; its row stride.
-Access classify(const std::vector<int64_t>& dims, const std::vector<int64_t>& st, int split, int64_t& ld) {
+enum Part { None, Linear, Strided };
+// How an operand with kernel-order strides `st` is addressed over [R, C]; its row stride, and
+// the parts of its rows and columns.
+Access classify(const std::vector<int64_t>& dims, const std::vector<int64_t>& st, int split, int64_t& ld,
+                Part* rows_out = nullptr, Part* cols_out = nullptr) {
   const int rank = static_cast<int>(dims.size());
-  enum Part { None, Linear, Strided };
   // Dims [lo, hi) of size > 1: none varies, all vary as one linear index, or anything else.
   auto part = [&](int lo, int hi, bool need_unit, int64_t& stride_out) -> Part {
     std::vector<int> rel;
@@ -30,6 +32,8 @@ Access classify(const std::vector<int64_t>& dims, const std::vector<int64_t>& st
   const Part r = part(0, split, false, row_ld);
   const Part c = part(split, rank, true, col_st);
   ld = row_ld;
+  if (rows_out) *rows_out = r;
+  if (cols_out) *cols_out = c;
   if (r == Strided || c == Strided) return Access::General;
   if (r == None && c == None) return Access::Scalar;
   if (r == Linear && c == None) return Access::Row;
@@ -141,7 +145,9 @@ LaunchFacts make_facts(const Fusion& f, const Segment& s, KernelShape& ks, const
     return general;
   };
   if (ks.category == KernelCategory::Inner || ks.category == KernelCategory::Full) reduced_dims_in_memory_order(ks, lf);
-  if (ks.category == KernelCategory::Pointwise)
+  // Full reductions likewise (their order is free): a reduction of a slice of a wider tensor
+  // reads it as rows at its row stride, vectors along each row, not one element at a time.
+  if (ks.category == KernelCategory::Pointwise || ks.category == KernelCategory::Full)
     while (ks.split + 1 < rank && any_general(ks.split)) ++ks.split;
   any_general(ks.split);
   for (int pos = 0; pos < rank; ++pos) (pos < ks.split ? lf.R : lf.C) *= lf.dims[pos];
@@ -161,6 +167,33 @@ KernelPlan base_plan(const Fusion& f, const Segment& s, int index, const KernelS
   return plan;
 }
 
+Access flat_column_access(const LaunchFacts& facts, int k, int split) {
+  const OperandFacts& of = facts.operands.at(k);
+  if (of.access != Access::General) return of.access;
+  int64_t ld = 0;
+  Part r = None, c = None;
+  classify(facts.dims, of.strides, split, ld, &r, &c);
+  if (c == None) return Access::Row;
+  if (c == Linear) return Access::Full;
+  return Access::General;
+}
+
+bool rows_by_dim(const LaunchFacts& facts, int k, int split) {
+  const OperandFacts& of = facts.operands.at(k);
+  if (of.access != Access::General) return false;
+  int64_t ld = 0;
+  Part r = None, c = None;
+  classify(facts.dims, of.strides, split, ld, &r, &c);
+  return r == Strided;
+}
+
+bool row_steps_divisible(const LaunchFacts& facts, int k, int split, int vec) {
+  const OperandFacts& of = facts.operands.at(k);
+  for (int d = 0; d < split && d < static_cast<int>(facts.dims.size()); ++d)
+    if (facts.dims[d] > 1 && of.strides[d] % vec) return false;
+  return true;
+}
+
 int widest_vector_operand(const KernelPlan& plan, const LaunchFacts& facts) {
   int widest = 1;
   for (size_t k = 0; k < plan.operands.size(); ++k)
@@ -178,7 +211,7 @@ int widest_vec(const KernelPlan& plan, const LaunchFacts& facts, bool tail_ok) {
       if (a != Access::Full && a != Access::Col) continue;
       const uint64_t bytes = static_cast<uint64_t>(vec) * dtype_size(facts.operands[k].dtype);
       if (facts.operands[k].address % bytes) ok = false;
-      if (a == Access::Full && facts.operands[k].ld % vec) ok = false;
+      if (a == Access::Full && !row_steps_divisible(facts, static_cast<int>(k), plan.shape.split, vec)) ok = false;
     }
     if (ok) break;
   }
