@@ -107,10 +107,7 @@ Fusion full_reduction(DType t, bool use_mean) {
   return f;
 }
 
-std::string operand_text(const Scheduled& c, const Fusion& f0) {
-  (void)f0;
-  return c.plan.params.str() + " |" + c.plan.key();
-}
+std::string operand_text(const Scheduled& c, const Fusion&) { return c.plan.key(); }
 
 std::string access_of(const Scheduled& c, int operand) {
   const OperandPlan& o = c.plan.operands.at(operand);
@@ -152,10 +149,47 @@ TEST(FlatIndex, BroadcastRowsWithUnitColumnsLoadAsVectors) {
   EXPECT_EQ(access_of(c, 2), "col");
   EXPECT_EQ(c.plan.params.vec, 8) << operand_text(c, f);
   EXPECT_EQ(c.plan.params.col_vec, 0);
-  // A row stride of [B, 1, K] that breaks 16-byte rows narrows the vectors (rows of 770: 2).
+  // Rows of 770: [B, 1, K]'s row phase differs from x's (no phase shift), so the 2-D grid would
+  // take vectors of 2; one row of R x C keeps x and the output in vectors of 8 and reads a and w
+  // element by element.
   const Scheduled odd = schedule(f, {{"B", 16}, {"M", 8}, {"K", 770}});
   EXPECT_EQ(access_of(odd, 1), "full/dims");
-  EXPECT_EQ(odd.plan.params.vec * odd.plan.params.col_vec == 0 ? odd.plan.params.vec : 8, 8) << operand_text(odd, f);
+  EXPECT_TRUE(odd.plan.params.one_row) << operand_text(odd, f);
+  EXPECT_EQ(odd.plan.params.vec, 8) << operand_text(odd, f);
+  EXPECT_EQ(odd.plan.params.col_vec, 1) << operand_text(odd, f);
+}
+
+// Which form takes rows that fit 256-thread chunks badly (the model: thread slots that hold
+// elements, in the widest vectors): one row of R x C where the 2-D grid leaves a fifth of its
+// lanes idle and nothing is read element by element (seed 3 #127); the 2-D grid with blocks of
+// the fewest warps that take a row in as many chunks where weights would be read element by
+// element (seed 4 #058: 4097 f16 in 3 chunks of 192) or rows are whole chunks of fewer threads
+// (seed 4 #133: rows of 512 with f32 results in blocks of 128).
+TEST(FlatIndex, RowsThatFitChunksBadly) {
+  const Scheduled a = schedule(masked(DType::BF16, {"1", "M", "1"}), {{"B", 128}, {"M", 100}, {"K", 4097}});
+  EXPECT_TRUE(a.plan.params.one_row) << operand_text(a, {});
+  EXPECT_EQ(a.plan.params.threads, 256);
+  const Grid ga = launch_grid(a.plan, a.facts, h100_profile(), 8, 0);
+  EXPECT_EQ(ga.x, (128u * 100 * 4097 + 1023) / 1024);
+  EXPECT_EQ(ga.y, 1u);
+
+  Fusion f("cols_and_rows");
+  Tensor x = f.input("x", DType::F16, dims({"B", "M", "K"}));
+  Tensor w0 = f.input("w0", DType::F16, dims({"K"}));
+  Tensor w1 = f.input("w1", DType::F16, dims({"K"}));
+  Tensor m0 = f.input("m0", DType::F16, dims({"1", "M", "1"}));
+  Tensor m1 = f.input("m1", DType::F16, dims({"1", "M", "1"}));
+  f.output((x + w0) * m0 - w1 * m1);
+  const Scheduled b = schedule(f, {{"B", 4}, {"M", 1000}, {"K", 4097}});
+  EXPECT_FALSE(b.plan.params.one_row) << operand_text(b, f);
+  EXPECT_EQ(b.plan.params.col_vec, 1) << operand_text(b, f);
+  EXPECT_EQ(b.plan.params.threads, 192) << operand_text(b, f);  // 513 vectors of 8: 3 chunks of 192 (not 256)
+
+  const Scheduled c = schedule(masked(DType::F16, {"1", "M", "1"}), {{"B", 64}, {"M", 1000}, {"K", 512}});
+  EXPECT_FALSE(c.plan.params.one_row) << operand_text(c, {});
+  EXPECT_EQ(c.plan.params.threads, 128) << operand_text(c, {});  // 128 vectors of 4 (f32 results)
+  const Grid gc = launch_grid(c.plan, c.facts, h100_profile(), 32, 0);
+  EXPECT_EQ(gc.x, 1u);
 }
 
 // Every axis broadcast at once: each operand's class, and the phase-shifted rows of C = 4097

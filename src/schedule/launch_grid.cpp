@@ -80,7 +80,9 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     return g;
   }
   int64_t per_block = static_cast<int64_t>(p.threads) * p.unroll * p.vec;
-  int64_t bx = std::max<int64_t>(1, (facts.C + per_block - 1) / per_block);
+  // Phase-shifted rows span up to vec - 1 elements more (they start at the aligned vector).
+  const int64_t span = facts.C + (p.col_vec ? p.vec - 1 : 0);
+  int64_t bx = std::max<int64_t>(1, (span + per_block - 1) / per_block);
   const int64_t resident = static_cast<int64_t>(dev.sm_count) * std::max(1, dev.max_threads_per_sm / p.threads);
   // Full reductions: one resident wave (each warp adds one atomic). Pointwise: many waves.
   int64_t cap = plan.shape.category == KernelCategory::Full ? resident : int64_t{1} << 30;
