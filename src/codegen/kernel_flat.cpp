@@ -245,8 +245,10 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     }
     c += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
     if (crossing) {
-      c += I(ind + 1) + "const i64 e = i0 + j;\n" + I(ind + 1) + "if (e >= N) break;\n";
-      c += I(ind + 1) + "const i64 row = (i64)((IX)e / (IX)C), col = e - row * C;\n";
+      // The element's row and column step on from the vector's (no division: col0 < C).
+      c += I(ind + 1) + "if (i0 + j >= N) break;\n";
+      c += I(ind + 1) + "auto re = row, ce = col0 + j;\n" + I(ind + 1) + "while (ce >= CX) ce -= CX, ++re;\n";
+      c += I(ind + 1) + "const auto row = re, col = ce;\n" + I(ind + 1) + "(void)row;\n" + I(ind + 1) + "(void)col;\n";
     } else {
       if (!vector_path) c += I(ind + 1) + "if (col0 + j >= C) break;\n";
       if (!vector_path && phased) c += I(ind + 1) + "if (col0 + j < 0) continue;\n";
@@ -273,10 +275,12 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   if (one_row) {
     // One row of R x C elements: vector i0 finds its row and column; where it crosses a row
     // end (or the end), its elements find their own, from nothing hoisted for the row.
-    c += "  typedef " + std::string(P.index32 ? "unsigned" : "unsigned long long") + " IX;\n  const i64 N = R * C;\n";
-    c += "  for (i64 chunk = blockIdx.x; chunk * (THREADS * VEC) < N; chunk += gridDim.x) {\n";
-    c += "    const i64 i0 = (chunk * THREADS + threadIdx.x) * VEC;\n    if (i0 >= N) continue;\n";
-    c += "    const i64 row = (i64)((IX)i0 / (IX)C), col0 = i0 - row * C;\n";
+    // index32: the indices are 32-bit (R x C and every offset fit: fits_index32).
+    const std::string ix = P.index32 ? "unsigned" : "i64";
+    c += "  (void)UNROLL;\n  const " + ix + " N = (" + ix + ")(R * C), CX = (" + ix + ")C;\n";
+    c += "  for (" + ix + " chunk = blockIdx.x; chunk * (THREADS * VEC) < N; chunk += gridDim.x) {\n";
+    c += "    const " + ix + " i0 = (chunk * THREADS + threadIdx.x) * VEC;\n    if (i0 >= N) continue;\n";
+    c += "    const " + ix + " row = i0 / CX, col0 = i0 - row * CX;\n";
     row_setup(2);
     c += "    if (col0 + VEC <= C) {\n";
     chunk_body(true, 3, false);

@@ -127,6 +127,12 @@ struct Writer {
 
   // Element offset of operand k at (row, col) for non-vector access.
   std::string offset(int k, const std::string& row, const std::string& col) const {
+    // One row of R x C: a dense operand (ld = C) lies at the element's index in the row
+    // (vector i0's element j), whatever its row.
+    if (flat_rows && plan.params.one_row && op(k).access == Access::Full && !op(k).rows_by_dim) {
+      if (col == "col0") return "i0";
+      if (col == "col") return "(i0 + j)";
+    }
     if (split_rows(k)) {
       const std::string base = flat_row_part(k, row);
       if (op(k).access == Access::Row) return base;

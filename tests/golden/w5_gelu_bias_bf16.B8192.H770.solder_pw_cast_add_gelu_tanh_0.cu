@@ -15,14 +15,14 @@ extern "C" __global__ void __launch_bounds__(256) solder_pw_cast_add_gelu_tanh_0
   const u16* __restrict__ P1 = (const u16*)p.ptr[1];
   u16* __restrict__ P2 = (u16*)p.ptr[2];
   const i64 R = p.R, C = p.C;
-  typedef unsigned IX;
-  const i64 N = R * C;
-  for (i64 chunk = blockIdx.x; chunk * (THREADS * VEC) < N; chunk += gridDim.x) {
-    const i64 i0 = (chunk * THREADS + threadIdx.x) * VEC;
+  (void)UNROLL;
+  const unsigned N = (unsigned)(R * C), CX = (unsigned)C;
+  for (unsigned chunk = blockIdx.x; chunk * (THREADS * VEC) < N; chunk += gridDim.x) {
+    const unsigned i0 = (chunk * THREADS + threadIdx.x) * VEC;
     if (i0 >= N) continue;
-    const i64 row = (i64)((IX)i0 / (IX)C), col0 = i0 - row * C;
+    const unsigned row = i0 / CX, col0 = i0 - row * CX;
     if (col0 + VEC <= C) {
-      const Vec<unsigned, 4> in0 = ld_vec<unsigned, 4>((const unsigned*)(P0 + (row) * p.ld[0] + col0));
+      const Vec<unsigned, 4> in0 = ld_vec<unsigned, 4>((const unsigned*)(P0 + i0));
       Vec<u16, 8> out2;
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
@@ -34,19 +34,22 @@ extern "C" __global__ void __launch_bounds__(256) solder_pw_cast_add_gelu_tanh_0
         const float v6 = round_bf16(fast_gelu_tanh(v5));
         out2.e[j] = f_to_bf16(v6);
       }
-      st_vec<u16, 8>(P2 + (row) * p.ld[2] + col0, out2);
+      st_vec<u16, 8>(P2 + i0, out2);
     } else {
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
-        const i64 e = i0 + j;
-        if (e >= N) break;
-        const i64 row = (i64)((IX)e / (IX)C), col = e - row * C;
-        const u16 ie0 = P0[(row) * p.ld[0] + col];
+        if (i0 + j >= N) break;
+        auto re = row, ce = col0 + j;
+        while (ce >= CX) ce -= CX, ++re;
+        const auto row = re, col = ce;
+        (void)row;
+        (void)col;
+        const u16 ie0 = P0[(i0 + j)];
         const u16 ie1 = P1[col];
         const u16 h5 = bf16_add(ie0, ie1);
         const float v5 = bf16_to_f(h5);
         const float v6 = round_bf16(fast_gelu_tanh(v5));
-        P2[(row) * p.ld[2] + col] = f_to_bf16(v6);
+        P2[(i0 + j)] = f_to_bf16(v6);
       }
     }
   }
