@@ -190,6 +190,15 @@ TEST(FlatIndex, RowsThatFitChunksBadly) {
   EXPECT_EQ(c.plan.params.threads, 128) << operand_text(c, {});  // 128 vectors of 4 (f32 results)
   const Grid gc = launch_grid(c.plan, c.facts, h100_profile(), 32, 0);
   EXPECT_EQ(gc.x, 1u);
+
+  // A one_row plan pinned where an operand is not dense (rows padded), or where its rows are
+  // not vec-aligned but the plan says they are: refused at launch, never misaddressed.
+  const Scheduled padded = schedule(masked(DType::BF16, {"1", "M", "1"}), {{"B", 128}, {"M", 100}, {"K", 4097}}, {{0, {3, 0}}});
+  EXPECT_FALSE(padded.plan.params.one_row) << operand_text(padded, {});
+  EXPECT_THROW(launch_grid(a.plan, padded.facts, h100_profile(), 8, 0), Error);
+  KernelPlan aligned = a.plan;
+  aligned.params.col_vec = 0;
+  EXPECT_THROW(launch_grid(aligned, a.facts, h100_profile(), 8, 0), Error);
 }
 
 // Every axis broadcast at once: each operand's class, and the phase-shifted rows of C = 4097

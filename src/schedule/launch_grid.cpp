@@ -75,6 +75,11 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     if (!p.col_vec && facts.C % p.vec)
       throw Error("kernel " + plan.name + " (one_row, aligned rows) cannot take rows of " + std::to_string(facts.C) +
                   " elements in vectors of " + std::to_string(p.vec));
+    // Its dense operands are addressed at the element's index in the one row (see write_flat).
+    for (size_t k = 0; k < plan.operands.size() && facts.R > 1; ++k)
+      if (plan.operands[k].access == Access::Full && !plan.operands[k].rows_by_dim && facts.operands[k].ld != facts.C)
+        throw Error("kernel " + plan.name + " (one_row) needs rows of " + std::to_string(facts.C) +
+                    " elements at a row stride of as many, not " + std::to_string(facts.operands[k].ld));
     const int64_t per_block = static_cast<int64_t>(p.threads) * p.vec, n = facts.R * facts.C;
     g.x = static_cast<unsigned>(std::clamp<int64_t>((n + per_block - 1) / per_block, 1, (int64_t{1} << 31) - 1));
     return g;
