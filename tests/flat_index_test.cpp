@@ -191,6 +191,13 @@ TEST(FlatIndex, RowsThatFitChunksBadly) {
   const Grid gc = launch_grid(c.plan, c.facts, h100_profile(), 32, 0);
   EXPECT_EQ(gc.x, 1u);
 
+  // Rows of one element (K = 1 beside a [1, M, 1] operand): no operand loads vectors, and the
+  // 2-D grid would give each row of one element a block; one row, an element per thread.
+  const Scheduled d = schedule(masked(DType::F32, {"1", "M", "1"}), {{"B", 64}, {"M", 1000}, {"K", 1}});
+  EXPECT_TRUE(d.plan.params.one_row) << operand_text(d, {});
+  EXPECT_EQ(d.plan.params.vec, 1);
+  EXPECT_EQ(d.plan.params.col_vec, 0);
+
   // A one_row plan pinned where an operand is not dense (rows padded), or where its rows are
   // not vec-aligned but the plan says they are: refused at launch, never misaddressed.
   const Scheduled padded = schedule(masked(DType::BF16, {"1", "M", "1"}), {{"B", 128}, {"M", 100}, {"K", 4097}}, {{0, {3, 0}}});

@@ -88,8 +88,10 @@ double lanes_used(const LaunchFacts& facts, const KernelParams& p, int full_vec)
 // One row of R x C elements (KernelParams::one_row) where every Full operand with rows at one
 // stride is dense over [R, C] (ld == C) and 16-byte aligned: vectors then stay aligned across
 // row ends. Where rows are vec-aligned too, every operand keeps its vectors; otherwise weights
-// and full/dims operands are read element by element. Only with 32-bit index math (a division per
-// vector) and no windows. Nothing where the domain is one row already.
+// and full/dims operands are read element by element. With no vector operand (rows of one
+// element beside a [1, M, 1] operand, where the 2-D grid gives each row a block), one element
+// per thread. Only with 32-bit index math (a division per vector) and no windows. Nothing where
+// the domain is one row already.
 std::optional<KernelPlan> one_row_plan(const KernelPlan& plan, const LaunchFacts& facts, int threads) {
   if (plan.shape.category != KernelCategory::Pointwise || facts.R <= 1 || !fits_index32(facts)) return std::nullopt;
   int widest = 0;
@@ -98,8 +100,8 @@ std::optional<KernelPlan> one_row_plan(const KernelPlan& plan, const LaunchFacts
     if (o.access == Access::Full || o.access == Access::Col) widest = std::max(widest, dtype_size(facts.operands[k].dtype));
     if (o.access == Access::Full && !o.rows_by_dim && facts.operands[k].ld != facts.C) return std::nullopt;
   }
-  if (widest == 0 || widest > 8) return std::nullopt;
-  const int vec = 16 / widest;
+  if (widest > 8) return std::nullopt;
+  const int vec = widest ? 16 / widest : 1;  // none loads vectors (rows of one element: K = 1)
   bool aligned_rows = facts.C % vec == 0;
   for (size_t k = 0; k < plan.operands.size(); ++k) {
     const OperandPlan& o = plan.operands[k];
