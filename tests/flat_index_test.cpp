@@ -221,6 +221,13 @@ TEST(FlatIndex, BroadcastsAlongEveryAxis) {
   EXPECT_EQ(access_of(c, 4), "col");
   EXPECT_EQ(c.plan.params.col_vec, 1) << operand_text(c, f);
   EXPECT_EQ(c.plan.params.vec, 8) << operand_text(c, f);
+  // [B, 1, K]'s rows are at other phases than x's, so this plan without one_row (a pin) would
+  // load misaligned vectors: refused at launch.
+  EXPECT_TRUE(c.plan.params.one_row) << operand_text(c, f);
+  KernelPlan two_d = c.plan;
+  two_d.params.one_row = false;
+  EXPECT_THROW(launch_grid(two_d, c.facts, h100_profile(), 8, 0), Error);
+  EXPECT_NO_THROW(launch_grid(c.plan, c.facts, h100_profile(), 8, 0));
 }
 
 // Full reductions of a slice of a wider tensor (rows of H at a row stride of H + pad, starting

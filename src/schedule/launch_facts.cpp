@@ -194,6 +194,37 @@ bool row_steps_divisible(const LaunchFacts& facts, int k, int split, int vec) {
   return true;
 }
 
+std::string flat_vectors_misfit(const KernelPlan& plan, const LaunchFacts& facts) {
+  const KernelParams& p = plan.params;
+  if (p.vec <= 1) return "";
+  const int split = plan.shape.split;
+  const bool by_element = p.col_vec == 1, phased = by_element && !p.one_row;
+  std::vector<int64_t> first;  // phased rows: the first row-varying operand's phases
+  for (size_t k = 0; k < plan.operands.size(); ++k) {
+    const OperandPlan& o = plan.operands[k];
+    const OperandFacts& of = facts.operands[k];
+    const bool vector = o.access == Access::Full ? !(p.one_row && by_element && o.rows_by_dim)
+                                                 : o.access == Access::Col && !by_element;
+    if (!vector) continue;
+    const uint64_t es = dtype_size(of.dtype), bytes = es * p.vec;
+    const std::string name = "operand " + std::to_string(k);
+    if (phased && o.access == Access::Full) {
+      if (of.address % es) return name + " is not element-aligned";
+      std::vector<int64_t> ph{static_cast<int64_t>(of.address / es % p.vec)};
+      for (int d = 0; d < split; ++d)
+        if (facts.dims[d] > 1) ph.push_back(of.strides[d] % p.vec);
+      if (first.empty()) first = ph;
+      else if (ph != first) return name + "'s rows are at another phase than the first row-varying operand's";
+      continue;
+    }
+    if (of.address % bytes) return name + " is not aligned to vectors of " + std::to_string(p.vec);
+    const bool dense = p.one_row && o.access == Access::Full && !o.rows_by_dim;
+    if (o.access == Access::Full && !dense && facts.R > 1 && !row_steps_divisible(facts, static_cast<int>(k), split, p.vec))
+      return name + "'s rows do not start at multiples of " + std::to_string(p.vec) + " elements";
+  }
+  return "";
+}
+
 int widest_vector_operand(const KernelPlan& plan, const LaunchFacts& facts) {
   int widest = 1;
   for (size_t k = 0; k < plan.operands.size(); ++k)

@@ -3,6 +3,7 @@
 // every scheduler derives from them first: each operand's access class and the widest vector
 // every vectorized operand allows. Sizes are facts, never part of a plan.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "schedule/kernel_plan.h"
@@ -53,6 +54,11 @@ bool rows_by_dim(const LaunchFacts& facts, int k, int split);
 // Whether every row of operand k starts at a multiple of `vec` elements from its first row:
 // each row dim's stride (dims of size > 1) is a multiple of vec (for rows at one stride: ld).
 bool row_steps_divisible(const LaunchFacts& facts, int k, int split, int vec);
+
+// Flat plans (pointwise, full reduction): why the plan's vectors would not be aligned at these
+// facts (a pinned plan: `--plan one_row=0` where the operands' phases differ), or empty: every
+// vector a flat kernel loads or stores starts at a multiple of its bytes.
+std::string flat_vectors_misfit(const KernelPlan& plan, const LaunchFacts& facts);
 
 // The widest vector (16 bytes of the widest operand at most) that every vectorized operand's
 // address, row stride and the row length allow (`tail_ok`: a single row may end in a masked

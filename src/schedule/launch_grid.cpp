@@ -71,6 +71,8 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
   }
   if (p.index32 && !fits_index32(facts))
     throw Error("kernel " + plan.name + " (index32) cannot address operands of these sizes in 32 bits");
+  if (const std::string why = flat_vectors_misfit(plan, facts); !why.empty())
+    throw Error("kernel " + plan.name + " (" + p.str() + "): vectors of " + std::to_string(p.vec) + " do not fit: " + why);
   if (p.one_row) {  // one row of R x C elements (see write_flat), a block per THREADS vectors
     if (!p.col_vec && facts.C % p.vec)
       throw Error("kernel " + plan.name + " (one_row, aligned rows) cannot take rows of " + std::to_string(facts.C) +
