@@ -86,12 +86,12 @@ double lanes_used(const LaunchFacts& facts, const KernelParams& p, int full_vec)
 }
 
 // One row of R x C elements (KernelParams::one_row) where every Full operand with rows at one
-// stride is dense over [R, C] (ld == C) and 16-byte aligned: vectors then stay aligned across
-// row ends. Where rows are vec-aligned too, every operand keeps its vectors; otherwise weights
-// and full/dims operands are read element by element. With no vector operand (rows of one
-// element beside a [1, M, 1] operand, where the 2-D grid gives each row a block), one element
-// per thread. Only with 32-bit index math (a division per vector) and no windows. Nothing where
-// the domain is one row already.
+// stride is dense over [R, C] (ld == C): vectors (16 bytes, or as wide as their addresses allow)
+// then stay aligned across row ends. Where rows are vec-aligned too, every operand keeps its
+// vectors; otherwise weights and full/dims operands are read element by element. With no vector
+// operand (rows of one element beside a [1, M, 1] operand, where the 2-D grid gives each row a
+// block), one element per thread. Only with 32-bit index math (a division per vector) and no
+// windows. Nothing where the domain is one row already.
 std::optional<KernelPlan> one_row_plan(const KernelPlan& plan, const LaunchFacts& facts, int threads) {
   if (plan.shape.category != KernelCategory::Pointwise || facts.R <= 1 || !fits_index32(facts)) return std::nullopt;
   int widest = 0;
@@ -101,12 +101,21 @@ std::optional<KernelPlan> one_row_plan(const KernelPlan& plan, const LaunchFacts
     if (o.access == Access::Full && !o.rows_by_dim && facts.operands[k].ld != facts.C) return std::nullopt;
   }
   if (widest > 8) return std::nullopt;
-  const int vec = widest ? 16 / widest : 1;  // none loads vectors (rows of one element: K = 1)
+  // 16 bytes of the widest, narrowed until every dense operand's address allows it; 1 where none
+  // loads vectors (rows of one element: K = 1).
+  int vec = widest ? 16 / widest : 1;
+  auto dense_aligned = [&](int v) {
+    for (size_t k = 0; k < plan.operands.size(); ++k)
+      if (plan.operands[k].access == Access::Full && !plan.operands[k].rows_by_dim &&
+          facts.operands[k].address % (static_cast<uint64_t>(v) * dtype_size(facts.operands[k].dtype)))
+        return false;
+    return true;
+  };
+  while (vec > 1 && !dense_aligned(vec)) vec /= 2;
   bool aligned_rows = facts.C % vec == 0;
   for (size_t k = 0; k < plan.operands.size(); ++k) {
     const OperandPlan& o = plan.operands[k];
     const uint64_t bytes = static_cast<uint64_t>(vec) * dtype_size(facts.operands[k].dtype);
-    if (o.access == Access::Full && !o.rows_by_dim && facts.operands[k].address % bytes) return std::nullopt;
     if ((o.access == Access::Col || (o.access == Access::Full && o.rows_by_dim)) &&
         (facts.operands[k].address % bytes || !row_steps_divisible(facts, static_cast<int>(k), plan.shape.split, vec)))
       aligned_rows = false;
@@ -115,7 +124,7 @@ std::optional<KernelPlan> one_row_plan(const KernelPlan& plan, const LaunchFacts
   r.params.vec = vec;
   r.params.threads = threads;
   r.params.unroll = 1;
-  r.params.col_vec = aligned_rows ? 0 : 1;
+  r.params.col_vec = aligned_rows || vec == 1 ? 0 : 1;
   r.params.one_row = true;
   r.params.index32 = true;
   return r;
