@@ -103,7 +103,7 @@ void write_grid_combine(Writer& w, const std::vector<std::string>& acc, const st
     std::string raw = wide                  ? "(*(volatile double*)(p.scratch + " + at + "))"
                       : !is_floating(accumulator_dtype(t)) ? "(*(volatile long long*)(p.scratch + " + at + "))"
                                                            : "(s[" + num(word[i] + 1) + "] != 0.0f ? __int_as_float(0x7fc00000) : s[" + at + "])";
-    if (st.kind == Op::Mean) raw = "(" + raw + " / (float)C)";
+    if (st.kind == Op::Mean) raw = "(" + raw + " / (float)(R * C))";  // every element: rows of a slice too
     declare(n.out[0], raw);
   }
   for (size_t i = 0; i + 1 < ks_out.scratch_init.size(); ++i)
