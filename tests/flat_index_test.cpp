@@ -249,6 +249,10 @@ TEST(FlatIndex, FullReductionsOfSlicesReadRows) {
     const Grid g = launch_grid(c.plan, c.facts, h100_profile(), 8, 0);
     EXPECT_GT(g.y, 1u);
     EXPECT_LE(int64_t{g.x} * g.y, int64_t{h100_profile().sm_count} * 8);
+    if (use_mean) {  // the mean divides by every element of the slice, not by a row's
+      const Scheduled compiled = schedule(f, {{"B", 2048}, {"H", 16384}}, {{0, {3, 1}}}, true);
+      EXPECT_NE(compiled.prepared.source.source.find("/ (float)(R * C))"), std::string::npos);
+    }
     // Contiguous: one row, as before (no phase, one dim of columns).
     const Scheduled dense = schedule(f, {{"B", 2048}, {"H", 16384}});
     EXPECT_EQ(dense.shape.split, 0);
