@@ -258,6 +258,24 @@ def few_rows_var(x):
 
 def few_rows_layer_norm(x, w, b):
     return F.layer_norm(x, (x.shape[-1],), w, b, 1e-5)
+def bcast_mid_mask(x, m):
+    return (x * m).float()
+
+
+def bcast_rows(x, a, w):
+    return x * a + w
+
+
+def bcast_every_axis(x, a, b, c, w):
+    return x * a + b * c - w
+
+
+def amax_slice(x):
+    return x[:, 1:].amax()
+
+
+def mean_slice(x):
+    return x[:, 1:].mean()
 
 
 def build_fixed(fn, arity):
@@ -288,6 +306,12 @@ WORKLOADS = {
     "few_rows_group_norm_f32": build_fixed(few_rows_group_norm, 3),
     "few_rows_var_bf16": build_fixed(few_rows_var, 1),
     "few_rows_layer_norm_f32": build_fixed(few_rows_layer_norm, 3),
+    # bench/programs/: broadcast and sliced operands of the flat template
+    "bcast_mid_mask_bf16": build_fixed(bcast_mid_mask, 2),
+    "bcast_rows_f16": build_fixed(bcast_rows, 3),
+    "bcast_every_axis_bf16": build_fixed(bcast_every_axis, 5),
+    "amax_slice_bf16": build_fixed(amax_slice, 1),
+    "mean_slice_f32": build_fixed(mean_slice, 1),
 }
 for _hp in ("bf16", "f32"):
     for _lp in ("e4m3", "e5m2"):

@@ -179,15 +179,20 @@ TEST(SchedulerChoices, OddRowsOfPointwiseKernelsArePhaseShifted) {
   EXPECT_NE(text.find(" 0 bytes spill stores"), std::string::npos) << text;
 }
 
-// A kernel with no operand loaded as vectors (a full reduction of a sliced input: General)
-// takes one element per thread: VEC consecutive elements per thread made a warp's reads stride
-// apart and unrolled the element-wise addressing VEC x UNROLL times (seconds of ptxas).
+// A kernel with no operand loaded as vectors (a full reduction of an input strided along its
+// rows: General) takes one element per thread: VEC consecutive elements per thread made a warp's
+// reads stride apart and unrolled the element-wise addressing VEC x UNROLL times (seconds of
+// ptxas). A slice of whole rows of a wider tensor is read as rows, phase-shifted.
 TEST(SchedulerChoices, NoVectorOperandsNoVectorChunks) {
   Fusion f("amax_slice");
   Tensor x = f.input("x", DType::BF16, {Dim::sym("B"), Dim::sym("H")});
   f.output(max(x, {0, 1}, true) * 0.5);
   Executor ex(f);
-  const std::string text = ex.explain({{2048, 16384}}, {{16384 + 7, 1}});
+  const std::string text = ex.explain({{2048, 8192}}, {{16384 + 7, 2}});
   EXPECT_NE(text.find("x(in,general)"), std::string::npos) << text;
   EXPECT_NE(text.find("params: vec=1 "), std::string::npos) << text;
+  const std::string rows = ex.explain({{2048, 16384}}, {{16384 + 7, 1}});
+  EXPECT_NE(rows.find("x(in,full)"), std::string::npos) << rows;
+  EXPECT_NE(rows.find("params: vec=8 "), std::string::npos) << rows;
+  EXPECT_NE(rows.find("phased col_vec=1"), std::string::npos) << rows;
 }

@@ -103,7 +103,7 @@ void write_grid_combine(Writer& w, const std::vector<std::string>& acc, const st
     std::string raw = wide                  ? "(*(volatile double*)(p.scratch + " + at + "))"
                       : !is_floating(accumulator_dtype(t)) ? "(*(volatile long long*)(p.scratch + " + at + "))"
                                                            : "(s[" + num(word[i] + 1) + "] != 0.0f ? __int_as_float(0x7fc00000) : s[" + at + "])";
-    if (st.kind == Op::Mean) raw = "(" + raw + " / (float)C)";
+    if (st.kind == Op::Mean) raw = "(" + raw + " / (float)(R * C))";  // every element: rows of a slice too
     declare(n.out[0], raw);
   }
   for (size_t i = 0; i + 1 < ks_out.scratch_init.size(); ++i)
@@ -135,6 +135,31 @@ void write_variance_shifts(Writer& w, const std::vector<int>& ins, const std::ve
   }
 }
 
+// Flat kernels' General addressing (see Writer::split_rows): roff, a row's offset from its
+// index per row dim, and coff, a column's from its index per column dim (General columns).
+// The outermost dim of each part needs no remainder (its index is below its extent). With
+// index32 the divisions are 32-bit (every index and offset fits: fits_index32).
+void write_split_offsets(Writer& w) {
+  bool rows = false, cols = false;
+  for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k) {
+    rows |= w.op(k).rows_by_dim;
+    cols |= w.split_rows(k) && w.op(k).access == Access::General;
+  }
+  const std::string ix = w.plan.params.index32 ? "unsigned" : "i64";
+  auto part = [&](const char* name, const char* index, int lo, int hi) {
+    w.code += "__device__ __forceinline__ i64 " + std::string(name) + "(const Params& p, int k, i64 " + index + "0) {\n";
+    w.code += "  " + ix + " i = (" + ix + ")" + index + "0;\n  i64 off = 0;\n";
+    for (int d = hi - 1; d > lo; --d)
+      w.code += "  off += (i64)(i % (" + ix + ")p.dims[" + num(d) + "]) * p.stride[k][" + num(d) + "]; i /= (" + ix + ")p.dims[" +
+                num(d) + "];\n";
+    if (hi > lo) w.code += "  off += (i64)i * p.stride[k][" + num(lo) + "];\n";
+    w.code += "  return off;\n}\n";
+  };
+  const int rank = static_cast<int>(w.ks.dim_order.size());
+  if (rows) part("roff", "row", 0, w.ks.split);
+  if (cols) part("coff", "col", w.ks.split, rank);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -152,6 +177,8 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   for (const auto& st : w.sp.steps) targets.push_back(st.input);
   auto stop = [&](int) { return false; };
   std::vector<int> ins = w.element_inputs(targets, stop);
+  w.flat_rows = true;
+  write_split_offsets(w);
 
   c += "extern \"C\" __global__ void " + w.launch_bounds(0) + " " + w.plan.name + "(const Params p) {\n";
   c += "  constexpr int VEC = " + num(P.vec) + ", THREADS = " + num(P.threads) + ", UNROLL = " + num(P.unroll) + ";\n";
@@ -175,24 +202,37 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   write_variance_shifts(w, ins, acc);
   // Phase-shifted rows (see phased_vec): chunks start `ph` elements before the row, at the
   // aligned vector that overlaps its first element; both ends are masked.
-  const bool phased = w.cols_by_element();
+  const bool one_row = P.one_row, phased = w.cols_by_element() && !one_row;
   int phase_operand = -1;
   for (int k = 0; k < static_cast<int>(w.plan.operands.size()) && phased && phase_operand < 0; ++k)
     if (w.op(k).access == Access::Full) phase_operand = k;
-  c += "  for (i64 row = blockIdx.y; row < R; row += gridDim.y) {\n";
+  // What a row needs once, at `ind` (per row; per vector with one_row): the row parts of split
+  // offsets (General, rows by dim; not pads, masked per element) and row-constant inputs.
+  auto row_setup = [&](int ind) {
+    for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k)
+      if (w.split_rows(k) && w.window_dim(w.op(k).value) < 0 && (w.op(k).is_output || std::count(ins.begin(), ins.end(), k))) {
+        c += I(ind) + "const i64 rb" + num(k) + " = " + w.flat_row_part(k, "row") + ";\n";
+        w.row_base[k] = "rb" + num(k);
+      }
+    for (int k : ins)
+      if (w.op(k).access == Access::Row && w.window_dim(w.op(k).value) < 0) {
+        w.hoisted[k] = "hr" + num(k);
+        c += I(ind) + "const " + std::string(storage_type(w.dt(w.op(k).value))) + " hr" + num(k) + " = " + w.ptr(k) + "[" +
+             w.offset(k, "row", "0") + "];\n";
+      }
+  };
+  if (!one_row) {
+    c += "  for (i64 row = blockIdx.y; row < R; row += gridDim.y) {\n";
+    row_setup(2);
+  }
   if (phased)
     c += "    const int ph = (int)((unsigned long long)(" + w.ptr(phase_operand) + " + " + w.offset(phase_operand, "row", "0") +
          ") / sizeof(*" + w.ptr(phase_operand) + ") & (VEC - 1));\n";
   const std::string shift = phased ? " - ph" : "", in_row = phased ? "col0 >= 0 && " : "", span = phased ? "C + ph" : "C";
-  for (int k : ins)
-    if (w.op(k).access == Access::Row && w.window_dim(w.op(k).value) < 0) {
-      w.hoisted[k] = "hr" + num(k);
-      c += "    const " + std::string(storage_type(w.dt(w.op(k).value))) + " hr" + num(k) + " = " + w.ptr(k) + "[" +
-           w.offset(k, "row", "0") + "];\n";
-    }
   // The element loop of one VEC chunk at col0: loads at `ind`, element math one level deeper.
   // `loaded`: the vector inputs were loaded ahead (inK = pfK[u]).
-  auto chunk_body = [&](bool vector_path, int ind, bool loaded) {
+  // `crossing` (one_row): a vector across a row end, each element at its own row and column.
+  auto chunk_body = [&](bool vector_path, int ind, bool loaded, bool crossing = false) {
     if (vector_path) {
       if (loaded) {
         for (int k : ins)
@@ -204,9 +244,16 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       w.store_decls(elem_outs, ind);
     }
     c += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
-    if (!vector_path) c += I(ind + 1) + "if (col0 + j >= C) break;\n";
-    if (!vector_path && phased) c += I(ind + 1) + "if (col0 + j < 0) continue;\n";
-    c += I(ind + 1) + "const i64 col = col0 + j;\n" + I(ind + 1) + "(void)col;\n";
+    if (crossing) {
+      // The element's row and column step on from the vector's (no division: col0 < C).
+      c += I(ind + 1) + "if (i0 + j >= N) break;\n";
+      c += I(ind + 1) + "auto re = row, ce = col0 + j;\n" + I(ind + 1) + "while (ce >= CX) ce -= CX, ++re;\n";
+      c += I(ind + 1) + "const auto row = re, col = ce;\n" + I(ind + 1) + "(void)row;\n" + I(ind + 1) + "(void)col;\n";
+    } else {
+      if (!vector_path) c += I(ind + 1) + "if (col0 + j >= C) break;\n";
+      if (!vector_path && phased) c += I(ind + 1) + "if (col0 + j < 0) continue;\n";
+      c += I(ind + 1) + "const i64 col = col0 + j;\n" + I(ind + 1) + "(void)col;\n";
+    }
     w.scalar_loads(ins, ind + 1, "row", "col", !vector_path);
     ExprEmitter em(w.f, [&](int v) { return w.is_input(v) ? w.elem_input(v, vector_path) : std::string(); });
     em.set_raw_bits([&](int v) { return w.is_input(v) ? w.elem_raw(v, vector_path) : std::string(); });
@@ -225,6 +272,31 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     c += I(ind) + "}\n";
     if (vector_path) w.store_vectors(elem_outs, ind, "row", "col0");
   };
+  if (one_row) {
+    // One row of R x C elements: vector i0 finds its row and column; where it crosses a row
+    // end (or the end), its elements find their own, from nothing hoisted for the row.
+    // index32: the indices are 32-bit (R x C and every offset fit: fits_index32).
+    const std::string ix = P.index32 ? "unsigned" : "i64";
+    c += "  (void)UNROLL;\n  const " + ix + " N = (" + ix + ")(R * C), CX = (" + ix + ")C;\n";
+    c += "  for (" + ix + " chunk = blockIdx.x; chunk * (THREADS * VEC) < N; chunk += gridDim.x) {\n";
+    c += "    const " + ix + " i0 = (chunk * THREADS + threadIdx.x) * VEC;\n    if (i0 >= N) continue;\n";
+    c += "    const " + ix + " row = i0 / CX, col0 = i0 - row * CX;\n";
+    row_setup(2);
+    c += "    if (col0 + VEC <= C) {\n";
+    chunk_body(true, 3, false);
+    c += "    } else {\n";
+    const std::map<int, std::string> hoisted = w.hoisted, bases = w.row_base;
+    for (const auto& [k, name] : bases) w.row_base.erase(k);
+    for (const auto& [k, name] : hoisted)
+      if (w.op(k).access == Access::Row) w.hoisted.erase(k);
+    chunk_body(false, 3, false, true);
+    w.hoisted = hoisted;
+    w.row_base = bases;
+    c += "    }\n  }\n";
+    if (full) write_grid_combine(w, acc, post_outs, ks_out);
+    c += "}\n";
+    return;
+  }
   c += "    for (i64 chunk = blockIdx.x; chunk * (THREADS * UNROLL * VEC) < " + span + "; chunk += gridDim.x) {\n";
   if (P.unroll > 1) {
     // A tile wholly in bounds issues all its loads before the first use: in the bounds-checked

@@ -80,11 +80,18 @@ struct Writer {
   std::string ptr(int k) const { return "P" + num(k); }
   bool is_input(int v) const { return operand_index.count(v) > 0; }
   bool vectorized(int k) const {
-    return vec > 1 && (op(k).access == Access::Full || (op(k).access == Access::Col && !cols_by_element()));
+    if (vec <= 1) return false;
+    // One row of R x C (plan.params.one_row) whose rows are not vec-aligned: a full/dims
+    // operand's vectors, like a weight's, do not start at its rows' starts.
+    if (op(k).access == Access::Full) return !(plan.params.one_row && cols_by_element() && op(k).rows_by_dim);
+    return op(k).access == Access::Col && !cols_by_element();
   }
-  // Flat phase-shifted rows (col_vec=1): weights are not aligned with the row's phase and are
-  // read element by element.
-  bool cols_by_element() const { return plan.params.col_vec == 1 && plan.shape.category == KernelCategory::Pointwise; }
+  // Flat phase-shifted rows (col_vec=1), or one row of R x C whose rows are not vec-aligned:
+  // weights are not aligned with the vectors and are read element by element.
+  bool cols_by_element() const {
+    return plan.params.col_vec == 1 &&
+           (plan.shape.category == KernelCategory::Pointwise || plan.shape.category == KernelCategory::Full);
+  }
 
   // Persistent rows: the slot of batch b's vector in the row (a cluster's blocks interleave).
   std::string row_slot() const {
@@ -108,8 +115,32 @@ struct Writer {
     return ptr(k) + "[" + offset(k, row, col) + "]";
   }
 
+  // Flat kernels (write_flat): the row part of a General or rows_by_dim operand's offset apart
+  // from its columns; at "row", the base the kernel computed once per row (operand slot ->
+  // variable).
+  bool flat_rows = false;
+  std::map<int, std::string> row_base;
+  bool split_rows(int k) const { return flat_rows && (op(k).rows_by_dim || op(k).access == Access::General); }
+  std::string flat_row_part(int k, const std::string& row) const {
+    if (row == "row" && row_base.count(k)) return row_base.at(k);
+    if (op(k).rows_by_dim) return "roff(p, " + num(k) + ", " + row + ")";
+    return "(" + row + ") * p.ld[" + num(k) + "]";
+  }
+
   // Element offset of operand k at (row, col) for non-vector access.
   std::string offset(int k, const std::string& row, const std::string& col) const {
+    // One row of R x C: a dense operand (ld = C) lies at the element's index in the row
+    // (vector i0's element j), whatever its row.
+    if (flat_rows && plan.params.one_row && op(k).access == Access::Full && !op(k).rows_by_dim) {
+      if (col == "col0") return "i0";
+      if (col == "col") return "(i0 + j)";
+    }
+    if (split_rows(k)) {
+      const std::string base = flat_row_part(k, row);
+      if (op(k).access == Access::Row) return base;
+      if (op(k).access == Access::Full) return base + " + " + col;
+      return base + " + coff(p, " + num(k) + ", " + col + ")";
+    }
     switch (op(k).access) {
       case Access::Scalar: return "0";
       case Access::Row: return "(" + row + ") * p.ld[" + num(k) + "]";

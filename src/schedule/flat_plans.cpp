@@ -1,6 +1,9 @@
 #include "schedule/flat_plans.h"
 
 #include <algorithm>
+#include <optional>
+
+#include "schedule/launch_grid.h"
 
 namespace solder {
 
@@ -33,37 +36,128 @@ bool windows_allow(const ScheduleContext& cx, int vec, bool& windowed) {
   return ok;
 }
 
-// Phase-shifted rows for pointwise kernels whose rows do not start vector-aligned (C = 4097,
-// a view at an odd offset): each row's chunks start at the aligned vector that overlaps its
-// first element, masked at both ends. Every row-varying (Full) operand must be off by the same
-// number of elements in every row (the same phase of its address and of its row stride), so
-// one shift aligns them all; weights (Col) are then read element by element. The vector width
+// Phase-shifted rows for flat kernels whose rows do not start vector-aligned (C = 4097, a view
+// at an odd offset): each row's chunks start at the aligned vector that overlaps its first
+// element, masked at both ends (a full reduction's masked lanes add nothing: the partial
+// vectors at the row's ends take the element path, which skips them). Every row-varying (Full) operand must be off by the same
+// number of elements in every row (the same phase of its address and of each row dim's
+// stride: rows addressed per kernel dim too), so one shift aligns them all; weights (Col) are then read element by element. The vector width
 // in elements, or 0 where rows are aligned already or the phases differ.
 int phased_vec(const KernelPlan& plan, const LaunchFacts& facts, int aligned_vec) {
-  if (plan.shape.category != KernelCategory::Pointwise || facts.R <= 1) return 0;
+  if (facts.R <= 1) return 0;
   int widest = 0;
   for (size_t k = 0; k < plan.operands.size(); ++k)
     if (plan.operands[k].access == Access::Full) widest = std::max(widest, dtype_size(facts.operands[k].dtype));
   if (widest == 0 || widest > 8) return 0;
   const int v = 16 / widest;
   if (v <= aligned_vec || facts.C < 2 * v) return 0;
-  int64_t phase = -1, ld = -1;
+  std::vector<int64_t> phases, first;  // the address's phase, then each row dim's stride's
   for (size_t k = 0; k < plan.operands.size(); ++k) {
     if (plan.operands[k].access != Access::Full) continue;
-    const uint64_t es = dtype_size(facts.operands[k].dtype);
-    if (facts.operands[k].address % es) return 0;
-    const int64_t ph = static_cast<int64_t>(facts.operands[k].address / es % v), l = facts.operands[k].ld % v;
-    if ((phase >= 0 && ph != phase) || (ld >= 0 && l != ld)) return 0;
-    phase = ph;
-    ld = l;
+    const OperandFacts& of = facts.operands[k];
+    const uint64_t es = dtype_size(of.dtype);
+    if (of.address % es) return 0;
+    phases = {static_cast<int64_t>(of.address / es % v)};
+    for (int d = 0; d < plan.shape.split; ++d)
+      if (facts.dims[d] > 1) phases.push_back(of.strides[d] % v);
+    if (first.empty()) first = phases;
+    else if (phases != first) return 0;
   }
   return v;
+}
+
+// Rows of the 2-D grid: a block takes THREADS vectors of a row at a time, so a row of nv
+// vectors takes ceil(nv / THREADS) chunks and the last may be nearly empty (C = 4097 in vectors
+// of 4 at 256 threads: 5 chunks, the fifth with 2 vectors). The fewest whole warps, from 64 up to
+// `most`, that take the row in as many chunks: a row of 1026 vectors in 5 chunks of 224.
+int row_threads(const LaunchFacts& facts, int vec, bool phased, int most) {
+  if (facts.R <= 1) return most;
+  const int64_t nv = (facts.C + (phased ? vec - 1 : 0) + vec - 1) / vec, chunks = (nv + most - 1) / most;
+  const int64_t warps = ((nv + chunks - 1) / chunks + 31) / 32;
+  return static_cast<int>(std::clamp<int64_t>(warps * 32, 64, most));
+}
+
+// The share of a 2-D plan's thread slots (each a vector of `full_vec` elements, the widest any
+// plan loads) that hold row elements: the last chunk's idle lanes and narrower vectors lose it.
+double lanes_used(const LaunchFacts& facts, const KernelParams& p, int full_vec) {
+  const bool phased = p.col_vec > 0;
+  const int64_t nv = (facts.C + (phased ? p.vec - 1 : 0) + p.vec - 1) / p.vec, chunks = (nv + p.threads - 1) / p.threads;
+  return static_cast<double>(facts.C) / full_vec / static_cast<double>(chunks * p.threads);
+}
+
+// One row of R x C elements (KernelParams::one_row) where every Full operand with rows at one
+// stride is dense over [R, C] (ld == C): vectors (16 bytes, or as wide as their addresses allow)
+// then stay aligned across row ends. Where rows are vec-aligned too, every operand keeps its
+// vectors; otherwise weights and full/dims operands are read element by element. With no vector
+// operand (rows of one element beside a [1, M, 1] operand, where the 2-D grid gives each row a
+// block), one element per thread. Only with 32-bit index math (a division per vector) and no
+// windows. Nothing where the domain is one row already.
+std::optional<KernelPlan> one_row_plan(const KernelPlan& plan, const LaunchFacts& facts, int threads) {
+  if (plan.shape.category != KernelCategory::Pointwise || facts.R <= 1 || !fits_index32(facts)) return std::nullopt;
+  int widest = 0;
+  for (size_t k = 0; k < plan.operands.size(); ++k) {
+    const OperandPlan& o = plan.operands[k];
+    if (o.access == Access::Full || o.access == Access::Col) widest = std::max(widest, dtype_size(facts.operands[k].dtype));
+    if (o.access == Access::Full && !o.rows_by_dim && facts.operands[k].ld != facts.C) return std::nullopt;
+  }
+  if (widest > 8) return std::nullopt;
+  // 16 bytes of the widest, narrowed until every dense operand's address allows it; 1 where none
+  // loads vectors (rows of one element: K = 1).
+  int vec = widest ? 16 / widest : 1;
+  auto dense_aligned = [&](int v) {
+    for (size_t k = 0; k < plan.operands.size(); ++k)
+      if (plan.operands[k].access == Access::Full && !plan.operands[k].rows_by_dim &&
+          facts.operands[k].address % (static_cast<uint64_t>(v) * dtype_size(facts.operands[k].dtype)))
+        return false;
+    return true;
+  };
+  while (vec > 1 && !dense_aligned(vec)) vec /= 2;
+  bool aligned_rows = facts.C % vec == 0;
+  for (size_t k = 0; k < plan.operands.size(); ++k) {
+    const OperandPlan& o = plan.operands[k];
+    const uint64_t bytes = static_cast<uint64_t>(vec) * dtype_size(facts.operands[k].dtype);
+    if ((o.access == Access::Col || (o.access == Access::Full && o.rows_by_dim)) &&
+        (facts.operands[k].address % bytes || !row_steps_divisible(facts, static_cast<int>(k), plan.shape.split, vec)))
+      aligned_rows = false;
+  }
+  KernelPlan r = plan;
+  r.params.vec = vec;
+  r.params.threads = threads;
+  r.params.unroll = 1;
+  r.params.col_vec = aligned_rows || vec == 1 ? 0 : 1;
+  r.params.one_row = true;
+  r.params.index32 = true;
+  return r;
+}
+
+// The model that picks one row of R x C over the 2-D grid: the share of thread slots that hold
+// elements (lanes_used) against one row's, where every slot is whole but, when rows are not
+// vec-aligned, each weight or full/dims operand read element by element costs a tenth.
+bool prefer_one_row(const KernelPlan& one_row, const KernelParams& grid2d, const LaunchFacts& facts) {
+  int by_element = 0;
+  for (const OperandPlan& o : one_row.operands)
+    if (one_row.params.col_vec && (o.access == Access::Col || (o.access == Access::Full && o.rows_by_dim))) ++by_element;
+  const double one = 1.0 / (1.0 + 0.1 * by_element);
+  return one > lanes_used(facts, grid2d, one_row.params.vec) + 0.05;
 }
 }  // namespace
 
 std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
   KernelPlan plan = base_plan(cx.fusion, cx.segment, cx.segment_index, cx.shape, cx.facts);
   KernelParams& p = plan.params;
+  // General operands: the row part apart from the columns (see flat_column_access), so a
+  // [1, M, 1] operand is read once per row and a [B, 1, K] one as vectors from its row's base.
+  // The divisions that remain (a row's index into kernel dims, a General column's) are 32-bit
+  // where every offset fits.
+  bool divides = false;
+  for (size_t k = 0; k < plan.operands.size(); ++k) {
+    OperandPlan& o = plan.operands[k];
+    if (o.access != Access::General) continue;
+    o.rows_by_dim = rows_by_dim(cx.facts, static_cast<int>(k), cx.shape.split);
+    o.access = flat_column_access(cx.facts, static_cast<int>(k), cx.shape.split);
+    divides |= o.rows_by_dim || o.access == Access::General;
+  }
+  p.index32 = divides && fits_index32(cx.facts);
   // Pointwise kernels over a single row may end in a masked tail; others need C % vec == 0 so
   // every row starts aligned.
   p.vec = widest_vec(plan, cx.facts, cx.facts.R == 1);
@@ -86,13 +180,18 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
     p.unroll = pick->unroll;
   }
   std::vector<KernelPlan> out;
+  const int most = p.threads;
+  if (!pick) p.threads = row_threads(cx.facts, p.vec, false, most);
   if (const int v = windowed ? 0 : phased_vec(plan, cx.facts, p.vec)) {
     KernelPlan phased = plan;
     phased.params.vec = v;
     phased.params.col_vec = 1;  // weights one element at a time
+    if (!pick) phased.params.threads = row_threads(cx.facts, v, true, most);
     out.push_back(phased);
   }
   out.push_back(plan);
+  if (const auto one = windowed || pick ? std::nullopt : one_row_plan(plan, cx.facts, most))
+    if (prefer_one_row(*one, out.front().params, cx.facts)) out.insert(out.begin(), *one);
   // Fallbacks after spills: fewer values in flight per thread.
   while (p.unroll > 1 || p.vec > 1) {
     if (p.unroll > 1) p.unroll = 1;

@@ -36,7 +36,7 @@ std::string KernelParams::str() const {
     s += (rows_per_block != 1 ? " rows_per_block=" + std::to_string(rows_per_block) : std::string()) +
          " unroll=" + std::to_string(unroll) + (min_blocks != 1 ? " min_blocks=" + std::to_string(min_blocks) : std::string()) +
          (grid_split ? " grid_split" : "") + (batch ? " persistent_batch=" + std::to_string(batch) : std::string()) +
-         (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string()) +
+         (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string()) + (one_row ? " one_row" : "") +
          (cluster > 1 ? " cluster=" + std::to_string(cluster) : std::string()) + (staged ? " staged" : "");
   if (tile_rows || tile_cols || tile_vec)
     s += " tile_rows=" + std::to_string(tile_rows) + " tile_cols=" + std::to_string(tile_cols) +
@@ -97,6 +97,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
     else if (key == "tile_vec") p.tile_vec = number(val);
     else if (key == "index32") p.index32 = flag();
     else if (key == "staged") p.staged = flag();
+    else if (key == "one_row") p.one_row = flag();
     else if (key == "prefetch" && val.rfind("smem:", 0) == 0) {
       p.prefetch = p.prefetch_smem = true;
       p.dyn_smem = number(val.substr(5));
@@ -107,7 +108,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
       throw Error("plan: unknown part '" + key +
                   "' (vec, threads, threads_per_row, rows_per_block, batch, looped, unroll, min_blocks, cluster, row_split, "
                   "prefetch[=smem:BYTES], ldg_weights, weight_ring, tickets, resident, recompute, col_vec, "
-                  "grid_split, staged, tile_rows, tile_cols, tile_vec, index32, max_registers)");
+                  "grid_split, staged, one_row, tile_rows, tile_cols, tile_vec, index32, max_registers)");
     }
   }
   return p;
@@ -208,7 +209,8 @@ std::string KernelPlan::key() const {
   std::string s = name + "|" + kernel_category_name(shape.category) + "|split=" + std::to_string(shape.split) + "|order=";
   for (int d : shape.dim_order) s += std::to_string(d) + ",";
   s += "|ops=";
-  for (const auto& o : operands) s += std::to_string(o.value) + ":" + access_name(o.access) + ",";
+  for (const auto& o : operands)
+    s += std::to_string(o.value) + ":" + access_name(o.access) + (o.rows_by_dim ? "/dims" : "") + ",";
   if (shape.category == KernelCategory::Transpose) {
     const TileDims& t = shape.tile;
     s += "|tile=" + std::to_string(t.row_lo) + "-" + std::to_string(t.row_hi) + "," + std::to_string(t.col_lo) + "-" +
@@ -226,9 +228,18 @@ std::vector<std::string> KernelPlan::problems() const {
   need(p.vec == 1 || p.vec == 2 || p.vec == 4 || p.vec == 8 || p.vec == 16, "vec is 1, 2, 4, 8 or 16");
   need(p.threads >= 1 && p.threads <= 1024, "threads is 1..1024");
   need(p.max_registers == 0 || (p.max_registers >= 16 && p.max_registers <= 255), "max_registers is 0 or 16..255");
-  if (shape.category != KernelCategory::Transpose)
-    need(p.tile_rows == 0 && p.tile_cols == 0 && p.tile_vec == 0 && !p.index32,
-         "tile_rows, tile_cols, tile_vec and index32 are transpose plans' parts");
+  for (const OperandPlan& o : operands)
+    if (o.rows_by_dim) {
+      need(shape.category == KernelCategory::Pointwise || shape.category == KernelCategory::Full,
+           "rows addressed per kernel dim (row/dims, full/dims, general/dims) are flat plans' operands");
+      need(o.access == Access::Row || o.access == Access::Full || o.access == Access::General,
+           "rows addressed per kernel dim go with row, full or general columns");
+    }
+  if (shape.category != KernelCategory::Transpose) {
+    need(p.tile_rows == 0 && p.tile_cols == 0 && p.tile_vec == 0, "tile_rows, tile_cols and tile_vec are transpose plans' parts");
+    need(!p.index32 || shape.category == KernelCategory::Pointwise || shape.category == KernelCategory::Full,
+         "index32 is a transpose or flat plan's part");
+  }
   if (shape.category == KernelCategory::Transpose) {
     auto pow2_in = [](int v, int lo, int hi) { return v >= lo && v <= hi && (v & (v - 1)) == 0; };
     const TileDims& t = shape.tile;
@@ -242,7 +253,7 @@ std::vector<std::string> KernelPlan::problems() const {
     need(p.threads % 32 == 0, "transpose: whole warps (threads a multiple of 32)");
     need(p.threads_per_row == 0 && p.batch == 0 && p.unroll == 1 && p.rows_per_block == 1 && !p.grid_split &&
              !p.prefetch && !p.prefetch_smem && !p.ldg_weights && !p.tickets && !p.recompute && p.weight_ring == 0 &&
-             p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.row_split == 1 && p.dyn_smem == 0,
+             p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.row_split == 1 && p.dyn_smem == 0 && !p.one_row,
          "transpose: a plan has vec, threads, min_blocks, tile_rows, tile_cols, tile_vec and index32 only");
     need(p.min_blocks >= 1, "min_blocks is at least 1");
     return out;
@@ -254,9 +265,12 @@ std::vector<std::string> KernelPlan::problems() const {
     need(!p.prefetch && !p.prefetch_smem && !p.ldg_weights && !p.tickets && !p.recompute && p.weight_ring == 0 &&
              p.resident == 0 && p.dyn_smem == 0,
          "prefetch, tickets, recompute, weight rings and resident weights are inner plans' parts");
-    need(p.col_vec == 0 || (shape.category == KernelCategory::Pointwise && p.col_vec == 1 && p.vec > 1),
-         "flat plans: phased rows (col_vec=1: weights element by element) are pointwise plans' with vec > 1");
+    need(p.col_vec == 0 || ((shape.category == KernelCategory::Pointwise || shape.category == KernelCategory::Full) &&
+                            p.col_vec == 1 && p.vec > 1),
+         "flat plans: phased rows (col_vec=1: weights element by element) are pointwise and full reduction plans' with vec > 1");
     need(p.cluster == 1 || shape.category == KernelCategory::Outer, "clusters are inner and outer plans' parts");
+    need(!p.one_row || (shape.category == KernelCategory::Pointwise && p.unroll == 1),
+         "one_row is a pointwise plan's part, without unroll");
     need(!p.staged || shape.category == KernelCategory::Outer, "staged outputs are an outer plan's part");
     need(p.unroll >= 1, "unroll is at least 1");
     if (shape.category == KernelCategory::Outer) {
@@ -283,6 +297,7 @@ std::vector<std::string> KernelPlan::problems() const {
   }
   need(!p.grid_split, "grid_split is an outer plan's part");
   need(!p.staged, "staged outputs are an outer plan's part");
+  need(!p.one_row, "one_row is a pointwise plan's part");
   need(p.threads_per_row >= 1 && p.rows_per_block >= 1 && p.threads == p.threads_per_row * p.rows_per_block,
        "threads = threads_per_row x rows_per_block");
   need(p.unroll == 1, "inner plans do not unroll");
@@ -322,7 +337,7 @@ void KernelPlan::validate() const {
 std::string KernelPlan::describe(const Fusion& f) const {
   std::string s = name + " (" + kernel_category_name(shape.category) + ")\n    params: " + params.str() + "\n    operands:";
   for (const auto& o : operands)
-    s += " " + f.value(o.value).name + (o.is_output ? "(out," : "(in,") + access_name(o.access) + ")";
+    s += " " + f.value(o.value).name + (o.is_output ? "(out," : "(in,") + access_name(o.access) + (o.rows_by_dim ? "/dims" : "") + ")";
   return s;
 }
 

@@ -69,7 +69,14 @@ struct KernelParams {
   int tile_cols = 0;        // stride dims) and along its columns (the direct operands'), elements
   int tile_vec = 0;         // transpose: elements per vector of a staged operand (along the rows)
   bool index32 = false;     // transpose: 32-bit index math (every operand's offsets and the tiles
-                            // fit 31 bits at these sizes: fewer registers than 64-bit math)
+                            // fit 31 bits at these sizes: fewer registers than 64-bit math);
+                            // flat: 32-bit division of row and column indices into kernel dims
+  bool one_row = false;     // pointwise, every Full operand dense over [R, C]: the domain taken as
+                            // one row of R x C elements, so vectors stay aligned across row ends;
+                            // each vector finds its row and column (one division), one that
+                            // crosses a row end takes its elements one by one. With col_vec=1 the
+                            // rows are not vec-aligned: column and full/dims operands are read
+                            // element by element (see write_flat)
   bool staged = false;      // outer_norm: element outputs addressed General in the view (their kept
                             // columns not unit-stride) are staged through shared memory and stored
                             // as vectors along the reduced rows (see write_outer_norm)
@@ -92,6 +99,12 @@ struct OperandPlan {
   int value = -1;
   bool is_output = false;
   Access access = Access::General;
+  // Flat plans: the operand's row dims do not collapse to one stride (a [1, M, 1] or [B, 1, K]
+  // operand of [B, M] rows), so the kernel computes its row's offset from the row's index per
+  // kernel dim, once per row; `access` then says how its columns are addressed (Row: they are
+  // not, one element per row; Full: unit stride, vectors from the row's base; General: per
+  // element). Printed as `row/dims`, `full/dims`, `general/dims`.
+  bool rows_by_dim = false;
 };
 
 // Transpose plans: the kernel dims a tile spans. [row_lo, row_hi) are its rows, one linear index

@@ -7,10 +7,12 @@ namespace solder {
 
 namespace {
 
-// How an operand with kernel-order strides `st` is addressed over [R, C]; its row stride.
-Access classify(const std::vector<int64_t>& dims, const std::vector<int64_t>& st, int split, int64_t& ld) {
+enum Part { None, Linear, Strided };
+// How an operand with kernel-order strides `st` is addressed over [R, C]; its row stride, and
+// the parts of its rows and columns.
+Access classify(const std::vector<int64_t>& dims, const std::vector<int64_t>& st, int split, int64_t& ld,
+                Part* rows_out = nullptr, Part* cols_out = nullptr) {
   const int rank = static_cast<int>(dims.size());
-  enum Part { None, Linear, Strided };
   // Dims [lo, hi) of size > 1: none varies, all vary as one linear index, or anything else.
   auto part = [&](int lo, int hi, bool need_unit, int64_t& stride_out) -> Part {
     std::vector<int> rel;
@@ -30,6 +32,8 @@ Access classify(const std::vector<int64_t>& dims, const std::vector<int64_t>& st
   const Part r = part(0, split, false, row_ld);
   const Part c = part(split, rank, true, col_st);
   ld = row_ld;
+  if (rows_out) *rows_out = r;
+  if (cols_out) *cols_out = c;
   if (r == Strided || c == Strided) return Access::General;
   if (r == None && c == None) return Access::Scalar;
   if (r == Linear && c == None) return Access::Row;
@@ -141,7 +145,9 @@ LaunchFacts make_facts(const Fusion& f, const Segment& s, KernelShape& ks, const
     return general;
   };
   if (ks.category == KernelCategory::Inner || ks.category == KernelCategory::Full) reduced_dims_in_memory_order(ks, lf);
-  if (ks.category == KernelCategory::Pointwise)
+  // Full reductions likewise (their order is free): a reduction of a slice of a wider tensor
+  // reads it as rows at its row stride, vectors along each row, not one element at a time.
+  if (ks.category == KernelCategory::Pointwise || ks.category == KernelCategory::Full)
     while (ks.split + 1 < rank && any_general(ks.split)) ++ks.split;
   any_general(ks.split);
   for (int pos = 0; pos < rank; ++pos) (pos < ks.split ? lf.R : lf.C) *= lf.dims[pos];
@@ -161,6 +167,64 @@ KernelPlan base_plan(const Fusion& f, const Segment& s, int index, const KernelS
   return plan;
 }
 
+Access flat_column_access(const LaunchFacts& facts, int k, int split) {
+  const OperandFacts& of = facts.operands.at(k);
+  if (of.access != Access::General) return of.access;
+  int64_t ld = 0;
+  Part r = None, c = None;
+  classify(facts.dims, of.strides, split, ld, &r, &c);
+  if (c == None) return Access::Row;
+  if (c == Linear) return Access::Full;
+  return Access::General;
+}
+
+bool rows_by_dim(const LaunchFacts& facts, int k, int split) {
+  const OperandFacts& of = facts.operands.at(k);
+  if (of.access != Access::General) return false;
+  int64_t ld = 0;
+  Part r = None, c = None;
+  classify(facts.dims, of.strides, split, ld, &r, &c);
+  return r == Strided;
+}
+
+bool row_steps_divisible(const LaunchFacts& facts, int k, int split, int vec) {
+  const OperandFacts& of = facts.operands.at(k);
+  for (int d = 0; d < split && d < static_cast<int>(facts.dims.size()); ++d)
+    if (facts.dims[d] > 1 && of.strides[d] % vec) return false;
+  return true;
+}
+
+std::string flat_vectors_misfit(const KernelPlan& plan, const LaunchFacts& facts) {
+  const KernelParams& p = plan.params;
+  if (p.vec <= 1) return "";
+  const int split = plan.shape.split;
+  const bool by_element = p.col_vec == 1, phased = by_element && !p.one_row;
+  std::vector<int64_t> first;  // phased rows: the first row-varying operand's phases
+  for (size_t k = 0; k < plan.operands.size(); ++k) {
+    const OperandPlan& o = plan.operands[k];
+    const OperandFacts& of = facts.operands[k];
+    const bool vector = o.access == Access::Full ? !(p.one_row && by_element && o.rows_by_dim)
+                                                 : o.access == Access::Col && !by_element;
+    if (!vector) continue;
+    const uint64_t es = dtype_size(of.dtype), bytes = es * p.vec;
+    const std::string name = "operand " + std::to_string(k);
+    if (phased && o.access == Access::Full) {
+      if (of.address % es) return name + " is not element-aligned";
+      std::vector<int64_t> ph{static_cast<int64_t>(of.address / es % p.vec)};
+      for (int d = 0; d < split; ++d)
+        if (facts.dims[d] > 1) ph.push_back(of.strides[d] % p.vec);
+      if (first.empty()) first = ph;
+      else if (ph != first) return name + "'s rows are at another phase than the first row-varying operand's";
+      continue;
+    }
+    if (of.address % bytes) return name + " is not aligned to vectors of " + std::to_string(p.vec);
+    const bool dense = p.one_row && o.access == Access::Full && !o.rows_by_dim;
+    if (o.access == Access::Full && !dense && facts.R > 1 && !row_steps_divisible(facts, static_cast<int>(k), split, p.vec))
+      return name + "'s rows do not start at multiples of " + std::to_string(p.vec) + " elements";
+  }
+  return "";
+}
+
 int widest_vector_operand(const KernelPlan& plan, const LaunchFacts& facts) {
   int widest = 1;
   for (size_t k = 0; k < plan.operands.size(); ++k)
@@ -178,7 +242,7 @@ int widest_vec(const KernelPlan& plan, const LaunchFacts& facts, bool tail_ok) {
       if (a != Access::Full && a != Access::Col) continue;
       const uint64_t bytes = static_cast<uint64_t>(vec) * dtype_size(facts.operands[k].dtype);
       if (facts.operands[k].address % bytes) ok = false;
-      if (a == Access::Full && facts.operands[k].ld % vec) ok = false;
+      if (a == Access::Full && !row_steps_divisible(facts, static_cast<int>(k), plan.shape.split, vec)) ok = false;
     }
     if (ok) break;
   }

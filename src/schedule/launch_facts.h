@@ -3,6 +3,7 @@
 // every scheduler derives from them first: each operand's access class and the widest vector
 // every vectorized operand allows. Sizes are facts, never part of a plan.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "schedule/kernel_plan.h"
@@ -41,6 +42,23 @@ KernelPlan base_plan(const Fusion& f, const Segment& s, int segment_index, const
 
 // Bytes of the widest operand that is read or written as vectors (Full or Col), at least 1.
 int widest_vector_operand(const KernelPlan& plan, const LaunchFacts& facts);
+
+// Flat plans (pointwise, full reduction) address a General operand's row dims apart from its
+// column dims: the row part once per row (per kernel dim where the row dims do not collapse to
+// one stride: `rows_by_dim`), the column part per element. The class of its column part:
+// Row (no column dim varies: one element per row), Full (unit stride: vectors from a row base)
+// or General (element by element). Any other operand: its access class.
+Access flat_column_access(const LaunchFacts& facts, int k, int split);
+bool rows_by_dim(const LaunchFacts& facts, int k, int split);
+
+// Whether every row of operand k starts at a multiple of `vec` elements from its first row:
+// each row dim's stride (dims of size > 1) is a multiple of vec (for rows at one stride: ld).
+bool row_steps_divisible(const LaunchFacts& facts, int k, int split, int vec);
+
+// Flat plans (pointwise, full reduction): why the plan's vectors would not be aligned at these
+// facts (a pinned plan: `--plan one_row=0` where the operands' phases differ), or empty: every
+// vector a flat kernel loads or stores starts at a multiple of its bytes.
+std::string flat_vectors_misfit(const KernelPlan& plan, const LaunchFacts& facts);
 
 // The widest vector (16 bytes of the widest operand at most) that every vectorized operand's
 // address, row stride and the row length allow (`tail_ok`: a single row may end in a masked

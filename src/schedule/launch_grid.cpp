@@ -83,15 +83,34 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     g.cluster = static_cast<unsigned>(p.cluster);
     return g;
   }
+  if (p.index32 && !fits_index32(facts))
+    throw Error("kernel " + plan.name + " (index32) cannot address operands of these sizes in 32 bits");
+  if (const std::string why = flat_vectors_misfit(plan, facts); !why.empty())
+    throw Error("kernel " + plan.name + " (" + p.str() + "): vectors of " + std::to_string(p.vec) + " do not fit: " + why);
+  if (p.one_row) {  // one row of R x C elements (see write_flat), a block per THREADS vectors
+    if (!p.col_vec && facts.C % p.vec)
+      throw Error("kernel " + plan.name + " (one_row, aligned rows) cannot take rows of " + std::to_string(facts.C) +
+                  " elements in vectors of " + std::to_string(p.vec));
+    // Its dense operands are addressed at the element's index in the one row (see write_flat).
+    for (size_t k = 0; k < plan.operands.size() && facts.R > 1; ++k)
+      if (plan.operands[k].access == Access::Full && !plan.operands[k].rows_by_dim && facts.operands[k].ld != facts.C)
+        throw Error("kernel " + plan.name + " (one_row) needs rows of " + std::to_string(facts.C) +
+                    " elements at a row stride of as many, not " + std::to_string(facts.operands[k].ld));
+    const int64_t per_block = static_cast<int64_t>(p.threads) * p.vec, n = facts.R * facts.C;
+    g.x = static_cast<unsigned>(std::clamp<int64_t>((n + per_block - 1) / per_block, 1, (int64_t{1} << 31) - 1));
+    return g;
+  }
   int64_t per_block = static_cast<int64_t>(p.threads) * p.unroll * p.vec;
-  int64_t bx = std::max<int64_t>(1, (facts.C + per_block - 1) / per_block);
+  // Phase-shifted rows span up to vec - 1 elements more (they start at the aligned vector).
+  const int64_t span = facts.C + (p.col_vec ? p.vec - 1 : 0);
+  int64_t bx = std::max<int64_t>(1, (span + per_block - 1) / per_block);
   const int64_t resident = static_cast<int64_t>(dev.sm_count) * std::max(1, dev.max_threads_per_sm / p.threads);
   // Full reductions: one resident wave (each warp adds one atomic). Pointwise: many waves.
   int64_t cap = plan.shape.category == KernelCategory::Full ? resident : int64_t{1} << 30;
   bx = std::min(bx, cap);
   int64_t by = std::clamp<int64_t>(facts.R, 1, 65535);
-  if (plan.shape.category == KernelCategory::Full) by = 1;
-  else by = std::min(by, std::max<int64_t>(1, resident * 8 / bx));
+  // Full reductions over rows (a slice of a wider tensor): the wave spreads over the rows.
+  by = std::min(by, std::max<int64_t>(1, (plan.shape.category == KernelCategory::Full ? resident : resident * 8) / bx));
   g.x = static_cast<unsigned>(bx);
   g.y = static_cast<unsigned>(by);
   return g;

@@ -1,0 +1,304 @@
+// The flat template's addressing of broadcast and sliced operands: a General operand's row part
+// computed once per row apart from its columns (a [1, M, 1] operand read once per row, a
+// [B, 1, K] one as vectors from its row's base: `row/dims`, `full/dims`), 32-bit divisions where
+// every offset fits (index32), and full reductions over a slice of a wider tensor read as rows
+// at their row stride, phase-shifted where the slice starts off alignment. Which plan the
+// schedulers choose, and every kernel compiling for sm_90a without spills for f32/f16/bf16 at
+// odd sizes (C = 4097, 333, 1), size-1 dims, padded rows and misaligned inputs. The GPU tier
+// (tests/gpu/flat_index_test.cpp) runs them against the reference.
+#include <gtest/gtest.h>
+
+#include "pipeline/compile_kernel.h"
+#include "pipeline/pipeline.h"
+#include "programs/run_inputs.h"
+#include "runtime/device_info.h"
+#include "runtime/kernel_cache.h"
+#include "schedule/launch_grid.h"
+#include "schedule/scheduler.h"
+#include "solder/error.h"
+
+using namespace solder;
+
+namespace {
+
+// How an input is laid out: its innermost dim padded by `pad` elements (a slice of a wider
+// tensor: row stride != row length) and its first element `offset` elements past alignment.
+struct InputLayout {
+  int64_t pad = 0, offset = 0;
+};
+
+struct Scheduled {
+  std::string scheduler;
+  KernelPlan plan;  // the first candidate
+  LaunchFacts facts;
+  KernelShape shape;
+  PreparedKernel prepared;  // with `compile`
+};
+
+Scheduled schedule(const Fusion& f0, const Bindings& sizes, const std::map<int, InputLayout>& layouts = {},
+                   bool compile = false) {
+  SegmentedFusion sf = lower(f0);
+  const Fusion& f = sf.fusion;
+  const Bindings b = bind_shapes(f, resolve_input_shapes(f0, {}, sizes));
+  int si = 0;
+  while (sf.segments.at(si).kind != SegmentKind::Kernel) ++si;
+  const Segment& s = sf.segments.at(si);
+  KernelShape ks = analyze_kernel(f, s);
+  std::vector<std::vector<int64_t>> shapes, strides;
+  std::vector<uint64_t> addresses;
+  for (int v : ks.operands) {
+    shapes.push_back(eval_shape(f.value(v).shape, b));
+    InputLayout l;
+    for (size_t i = 0; i < f.inputs().size(); ++i)
+      if (f.inputs()[i] == v && layouts.count(static_cast<int>(i))) l = layouts.at(static_cast<int>(i));
+    const std::vector<int64_t>& sh = shapes.back();
+    std::vector<int64_t> st(sh.size(), 1);
+    int64_t acc = 1;
+    for (int d = static_cast<int>(sh.size()) - 1; d >= 0; --d) {
+      st[d] = acc;
+      acc *= sh[d] + (d + 1 == static_cast<int>(sh.size()) ? l.pad : 0);
+    }
+    strides.push_back(st);
+    addresses.push_back(kAlignClass + static_cast<uint64_t>(l.offset * dtype_size(f.value(v).dtype)));
+  }
+  Scheduled c;
+  c.facts = kernel_facts(sf, si, ks, shapes, strides, addresses);
+  c.shape = ks;
+  const DeviceInfo dev = h100_profile();
+  const ScheduleContext cx{f, s, si, ks, c.facts, dev};
+  const SchedulerChoice sc = choose_scheduler(cx);
+  c.scheduler = sc.scheduler->name();
+  c.plan = sc.scheduler->candidates(cx).front();
+  if (compile) c.prepared = prepare_kernel(sf, si, ks, c.facts, dev, KernelCache::global());
+  return c;
+}
+
+Shape dims(const std::vector<std::string>& names) {
+  Shape s;
+  for (const auto& n : names) s.push_back(n == "1" ? Dim(1) : Dim::sym(n));
+  return s;
+}
+
+// x * m cast to f32 (seed 3 #127: a [1, M, 1] mask over bf16 [B, M, K]).
+Fusion masked(DType t, const std::vector<std::string>& m_dims) {
+  Fusion f("masked");
+  Tensor x = f.input("x", t, dims({"B", "M", "K"}));
+  Tensor m = f.input("m", t, dims(m_dims));
+  f.output(cast(x * m, DType::F32));
+  return f;
+}
+
+// Broadcasts along every axis at once (seed 4 #016): [1,M,1], [1,M,K], [B,1,K], [1,1,K].
+Fusion every_axis(DType t) {
+  Fusion f("every_axis");
+  Tensor x = f.input("x", t, dims({"B", "M", "K"}));
+  Tensor a = f.input("a", t, dims({"1", "M", "1"}));
+  Tensor b = f.input("b", t, dims({"1", "M", "K"}));
+  Tensor c = f.input("c", t, dims({"B", "1", "K"}));
+  Tensor w = f.input("w", t, dims({"K"}));
+  f.output(x * a + b * c - w);
+  return f;
+}
+
+Fusion full_reduction(DType t, bool use_mean) {
+  Fusion f("slice_reduce");
+  Tensor x = f.input("x", t, dims({"B", "H"}));
+  f.output(use_mean ? mean(cast(x, DType::F32)) : amax(x));
+  return f;
+}
+
+std::string operand_text(const Scheduled& c, const Fusion&) { return c.plan.key(); }
+
+std::string access_of(const Scheduled& c, int operand) {
+  const OperandPlan& o = c.plan.operands.at(operand);
+  return std::string(access_name(o.access)) + (o.rows_by_dim ? "/dims" : "");
+}
+
+}  // namespace
+
+// A [1, M, 1] operand of [B, M] rows is read once per row (row/dims), not through the per-element
+// division of every kernel dim; the divisions of its row index are 32-bit where offsets fit.
+TEST(FlatIndex, BroadcastAlongAMiddleDimIsReadOncePerRow) {
+  const Fusion f = masked(DType::BF16, {"1", "M", "1"});
+  const Scheduled c = schedule(f, {{"B", 128}, {"M", 100}, {"K", 4097}});
+  EXPECT_EQ(c.scheduler, "pointwise");
+  EXPECT_EQ(c.facts.R, 12800);
+  EXPECT_EQ(c.facts.C, 4097);
+  EXPECT_EQ(access_of(c, 0), "full");
+  EXPECT_EQ(access_of(c, 1), "row/dims") << operand_text(c, f);
+  EXPECT_TRUE(c.plan.params.index32) << operand_text(c, f);
+  EXPECT_EQ(c.plan.params.col_vec, 1) << "rows of 4097 are phase-shifted: " << operand_text(c, f);
+  EXPECT_TRUE(c.plan.problems().empty());
+  // Past 2^31 elements of offset, 64-bit divisions.
+  const Scheduled big = schedule(f, {{"B", 1024}, {"M", 1000}, {"K", 4097}});
+  EXPECT_EQ(access_of(big, 1), "row/dims");
+  EXPECT_FALSE(big.plan.params.index32);
+}
+
+// [B, 1, K] beside [B, M, K]: its rows do not collapse to one stride, its columns are unit-stride:
+// 16-byte vectors from its row's base (full/dims); the [K] weight stays a column operand.
+TEST(FlatIndex, BroadcastRowsWithUnitColumnsLoadAsVectors) {
+  Fusion f("bcast_rows");
+  Tensor x = f.input("x", DType::F16, dims({"B", "M", "K"}));
+  Tensor a = f.input("a", DType::F16, dims({"B", "1", "K"}));
+  Tensor w = f.input("w", DType::F16, dims({"1", "1", "K"}));
+  f.output(x * a + w);
+  const Scheduled c = schedule(f, {{"B", 128}, {"M", 512}, {"K", 768}});
+  EXPECT_EQ(c.scheduler, "pointwise");
+  EXPECT_EQ(access_of(c, 1), "full/dims") << operand_text(c, f);
+  EXPECT_EQ(access_of(c, 2), "col");
+  EXPECT_EQ(c.plan.params.vec, 8) << operand_text(c, f);
+  EXPECT_EQ(c.plan.params.col_vec, 0);
+  // Rows of 770: [B, 1, K]'s row phase differs from x's (no phase shift), so the 2-D grid would
+  // take vectors of 2; one row of R x C keeps x and the output in vectors of 8 and reads a and w
+  // element by element.
+  const Scheduled odd = schedule(f, {{"B", 16}, {"M", 8}, {"K", 770}});
+  EXPECT_EQ(access_of(odd, 1), "full/dims");
+  EXPECT_TRUE(odd.plan.params.one_row) << operand_text(odd, f);
+  EXPECT_EQ(odd.plan.params.vec, 8) << operand_text(odd, f);
+  EXPECT_EQ(odd.plan.params.col_vec, 1) << operand_text(odd, f);
+}
+
+// Which form takes rows that fit 256-thread chunks badly (the model: thread slots that hold
+// elements, in the widest vectors): one row of R x C where the 2-D grid leaves a fifth of its
+// lanes idle and nothing is read element by element (seed 3 #127); the 2-D grid with blocks of
+// the fewest warps that take a row in as many chunks where weights would be read element by
+// element (seed 4 #058: 4097 f16 in 3 chunks of 192) or rows are whole chunks of fewer threads
+// (seed 4 #133: rows of 512 with f32 results in blocks of 128).
+TEST(FlatIndex, RowsThatFitChunksBadly) {
+  const Scheduled a = schedule(masked(DType::BF16, {"1", "M", "1"}), {{"B", 128}, {"M", 100}, {"K", 4097}});
+  EXPECT_TRUE(a.plan.params.one_row) << operand_text(a, {});
+  EXPECT_EQ(a.plan.params.threads, 256);
+  const Grid ga = launch_grid(a.plan, a.facts, h100_profile(), 8, 0);
+  EXPECT_EQ(ga.x, (128u * 100 * 4097 + 1023) / 1024);
+  EXPECT_EQ(ga.y, 1u);
+
+  Fusion f("cols_and_rows");
+  Tensor x = f.input("x", DType::F16, dims({"B", "M", "K"}));
+  Tensor w0 = f.input("w0", DType::F16, dims({"K"}));
+  Tensor w1 = f.input("w1", DType::F16, dims({"K"}));
+  Tensor m0 = f.input("m0", DType::F16, dims({"1", "M", "1"}));
+  Tensor m1 = f.input("m1", DType::F16, dims({"1", "M", "1"}));
+  f.output((x + w0) * m0 - w1 * m1);
+  const Scheduled b = schedule(f, {{"B", 4}, {"M", 1000}, {"K", 4097}});
+  EXPECT_FALSE(b.plan.params.one_row) << operand_text(b, f);
+  EXPECT_EQ(b.plan.params.col_vec, 1) << operand_text(b, f);
+  EXPECT_EQ(b.plan.params.threads, 192) << operand_text(b, f);  // 513 vectors of 8: 3 chunks of 192 (not 256)
+
+  const Scheduled c = schedule(masked(DType::F16, {"1", "M", "1"}), {{"B", 64}, {"M", 1000}, {"K", 512}});
+  EXPECT_FALSE(c.plan.params.one_row) << operand_text(c, {});
+  EXPECT_EQ(c.plan.params.threads, 128) << operand_text(c, {});  // 128 vectors of 4 (f32 results)
+  const Grid gc = launch_grid(c.plan, c.facts, h100_profile(), 32, 0);
+  EXPECT_EQ(gc.x, 1u);
+
+  // Rows of one element (K = 1 beside a [1, M, 1] operand): no operand loads vectors, and the
+  // 2-D grid would give each row of one element a block; one row, an element per thread.
+  const Scheduled d = schedule(masked(DType::F32, {"1", "M", "1"}), {{"B", 64}, {"M", 1000}, {"K", 1}});
+  EXPECT_TRUE(d.plan.params.one_row) << operand_text(d, {});
+  EXPECT_EQ(d.plan.params.vec, 1);
+  EXPECT_EQ(d.plan.params.col_vec, 0);
+
+  // A one_row plan pinned where an operand is not dense (rows padded), or where its rows are
+  // not vec-aligned but the plan says they are: refused at launch, never misaddressed.
+  const Scheduled padded = schedule(masked(DType::BF16, {"1", "M", "1"}), {{"B", 128}, {"M", 100}, {"K", 4097}}, {{0, {3, 0}}});
+  EXPECT_FALSE(padded.plan.params.one_row) << operand_text(padded, {});
+  EXPECT_THROW(launch_grid(a.plan, padded.facts, h100_profile(), 8, 0), Error);
+  KernelPlan aligned = a.plan;
+  aligned.params.col_vec = 0;
+  EXPECT_THROW(launch_grid(aligned, a.facts, h100_profile(), 8, 0), Error);
+}
+
+// Every axis broadcast at once: each operand's class, and the phase-shifted rows of C = 4097
+// taking [1, M, K] with the row-varying operands (its row strides agree with x's mod 8).
+TEST(FlatIndex, BroadcastsAlongEveryAxis) {
+  const Fusion f = every_axis(DType::BF16);
+  const Scheduled c = schedule(f, {{"B", 32}, {"M", 128}, {"K", 4097}});
+  EXPECT_EQ(c.scheduler, "pointwise");
+  EXPECT_EQ(access_of(c, 0), "full");
+  EXPECT_EQ(access_of(c, 1), "row/dims");
+  EXPECT_EQ(access_of(c, 2), "full/dims");
+  EXPECT_EQ(access_of(c, 3), "full/dims");
+  EXPECT_EQ(access_of(c, 4), "col");
+  EXPECT_EQ(c.plan.params.col_vec, 1) << operand_text(c, f);
+  EXPECT_EQ(c.plan.params.vec, 8) << operand_text(c, f);
+  // [B, 1, K]'s rows are at other phases than x's, so this plan without one_row (a pin) would
+  // load misaligned vectors: refused at launch.
+  EXPECT_TRUE(c.plan.params.one_row) << operand_text(c, f);
+  KernelPlan two_d = c.plan;
+  two_d.params.one_row = false;
+  EXPECT_THROW(launch_grid(two_d, c.facts, h100_profile(), 8, 0), Error);
+  EXPECT_NO_THROW(launch_grid(c.plan, c.facts, h100_profile(), 8, 0));
+}
+
+// Full reductions of a slice of a wider tensor (rows of H at a row stride of H + pad, starting
+// one element off alignment): rows of H read as vectors, phase-shifted; the resident wave spread
+// over the rows (not gridDim.y = 1 with a handful of column blocks).
+TEST(FlatIndex, FullReductionsOfSlicesReadRows) {
+  for (bool use_mean : {false, true}) {
+    const DType t = use_mean ? DType::F32 : DType::BF16;
+    const Fusion f = full_reduction(t, use_mean);
+    const Scheduled c = schedule(f, {{"B", 2048}, {"H", 16384}}, {{0, {3, 1}}});
+    SCOPED_TRACE(use_mean ? "mean f32" : "amax bf16");
+    EXPECT_EQ(c.scheduler, "full_reduction");
+    EXPECT_EQ(c.shape.split, 1);
+    EXPECT_EQ(c.facts.R, 2048);
+    EXPECT_EQ(c.facts.C, 16384);
+    EXPECT_EQ(access_of(c, 0), "full");
+    EXPECT_EQ(c.plan.params.col_vec, 1) << operand_text(c, f);
+    EXPECT_EQ(c.plan.params.vec, use_mean ? 4 : 8);
+    const Grid g = launch_grid(c.plan, c.facts, h100_profile(), 8, 0);
+    EXPECT_GT(g.y, 1u);
+    EXPECT_LE(int64_t{g.x} * g.y, int64_t{h100_profile().sm_count} * 8);
+    if (use_mean) {  // the mean divides by every element of the slice, not by a row's
+      const Scheduled compiled = schedule(f, {{"B", 2048}, {"H", 16384}}, {{0, {3, 1}}}, true);
+      EXPECT_NE(compiled.prepared.source.source.find("/ (float)(R * C))"), std::string::npos);
+    }
+    // Contiguous: one row, as before (no phase, one dim of columns).
+    const Scheduled dense = schedule(f, {{"B", 2048}, {"H", 16384}});
+    EXPECT_EQ(dense.shape.split, 0);
+    EXPECT_EQ(dense.plan.params.col_vec, 0);
+  }
+}
+
+TEST(FlatIndex, PlansPrintParseAndValidate) {
+  const Scheduled c = schedule(masked(DType::F16, {"1", "M", "1"}), {{"B", 64}, {"M", 1000}, {"K", 512}});
+  EXPECT_NE(c.plan.key().find(":row/dims,"), std::string::npos) << c.plan.key();
+  EXPECT_EQ(parse_params(c.plan.params.str()), c.plan.params);
+  KernelPlan inner = c.plan;
+  inner.shape.category = KernelCategory::Inner;
+  EXPECT_FALSE(inner.problems().empty()) << "rows by dim are flat plans' only";
+}
+
+// Every kernel of these forms: ptxas fits it without spills (f32/f16/bf16; C = 4097, 333, 1;
+// size-1 dims; padded rows; misaligned inputs).
+TEST(FlatIndex, CompileWithoutSpills) {
+  struct Case {
+    std::string what;
+    Fusion f;
+    Bindings sizes;
+    std::map<int, InputLayout> layouts;
+  };
+  for (DType t : {DType::F32, DType::F16, DType::BF16}) {
+    const std::string tn(dtype_name(t));
+    std::vector<Case> cases;
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 8}, {"M", 100}, {"K", 4097}},
+                                                   {{"B", 3}, {"M", 7}, {"K", 333}},
+                                                   {{"B", 5}, {"M", 9}, {"K", 1}},
+                                                   {{"B", 1}, {"M", 1000}, {"K", 64}}}) {
+      cases.push_back({tn + " masked [1,M,1]", masked(t, {"1", "M", "1"}), b, {}});
+      cases.push_back({tn + " masked [B,1,1]", masked(t, {"B", "1", "1"}), b, {{1, {0, 1}}}});
+      cases.push_back({tn + " every axis", every_axis(t), b, {}});
+      cases.push_back({tn + " every axis, padded and misaligned", every_axis(t), b, {{0, {3, 1}}, {2, {2, 0}}, {3, {0, 3}}}});
+    }
+    cases.push_back({tn + " amax of a slice", full_reduction(t, false), {{"B", 37}, {"H", 4097}}, {{0, {3, 1}}}});
+    cases.push_back({tn + " mean of a slice", full_reduction(t, true), {{"B", 129}, {"H", 333}}, {{0, {5, 0}}}});
+    for (Case& cs : cases) {
+      SCOPED_TRACE(cs.what);
+      const Scheduled c = schedule(cs.f, cs.sizes, cs.layouts, true);
+      const PreparedKernel& pk = c.prepared;
+      EXPECT_FALSE(pk.spills) << pk.plan.params.str();
+      EXPECT_EQ(pk.compiled->ptxas.spill_store_bytes, 0) << pk.plan.params.str();
+      EXPECT_TRUE(pk.rejected.empty()) << pk.rejected.front();
+    }
+  }
+}
