@@ -274,7 +274,9 @@ TEST(GpuExecutor, ClusterRowsMatchReference) {
       const std::string what = std::string(c.name) + " B=" + std::to_string(b) + " H=" + std::to_string(c.h) +
                                (c.layout == Layout::Sliced ? " sliced" : "");
       const std::string params = check(f, shapes, c.layout, what);
-      EXPECT_NE(params.find("cluster="), std::string::npos) << what << ": " << params;
+      // Rows fewer than SMs may split over the grid instead (row_split, the few-rows model).
+      EXPECT_TRUE(params.find("cluster=") != std::string::npos || (b < 132 && params.find("row_split=") != std::string::npos))
+          << what << ": " << params;
     }
 }
 
