@@ -32,7 +32,10 @@ DeviceTensor poisoned(DType t, const std::vector<int64_t>& shape) {
 
 // Runs f on inputs uploaded in `layout` (each input alone in `layout`, the others contiguous,
 // where `one_at_a_time`), against the reference; returns the launches' "name category params".
-std::string check(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, Layout layout, const std::string& what) {
+// `deterministic`: a replay must give the same bits. Not for a full reduction's sums: its blocks
+// add their totals with float atomics, in whatever order they finish (max/min are exact).
+std::string check(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, Layout layout, const std::string& what,
+                  bool deterministic = true) {
   std::vector<HostTensor> in = make_random_inputs(f, shapes, 23);
   std::vector<DeviceTensor> din;
   for (const auto& h : in) din.push_back(upload(h, layout));
@@ -47,7 +50,7 @@ std::string check(const Fusion& f, const std::vector<std::vector<int64_t>>& shap
       const HostTensor h = to_host(outs[i]);
       expect_close(h, want[i], what + (run ? " (replay)" : "") + " output " + std::to_string(i));
       if (run == 0) first.push_back(h);
-      else EXPECT_TRUE(same_bits(h, first[i])) << what << " output " << i << ": a replay gave other bits";
+      else if (deterministic) EXPECT_TRUE(same_bits(h, first[i])) << what << " output " << i << ": a replay gave other bits";
     }
   }
   std::string launches;
@@ -168,6 +171,6 @@ TEST(GpuFlatIndex, FullReductionsOfSlices) {
           const Fusion f = slice_reduce(t, which);
           const std::string what = std::string(dtype_name(t)) + " reduction " + std::to_string(which) + sizes_text(b) +
                                    " layout " + std::to_string(static_cast<int>(l));
-          check(f, resolve_input_shapes(f, {}, b), l, what);
+          check(f, resolve_input_shapes(f, {}, b), l, what, /*deterministic=*/which == 0);
         }
 }
