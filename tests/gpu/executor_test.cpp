@@ -21,12 +21,6 @@ using namespace solder::gpu_testing;
 namespace {
 
 // A device tensor of 0xFF bytes: elements a kernel leaves unwritten read as NaN or garbage.
-DeviceTensor poisoned(DType t, const std::vector<int64_t>& shape) {
-  HostTensor h = HostTensor::empty(t, shape);
-  std::memset(h.data(), 0xff, static_cast<size_t>(h.numel() * dtype_size(t)));
-  return to_device(h);
-}
-
 // Runs f on the GPU (outputs provided pre-filled with 0xFF: unwritten elements show as NaN
 // or garbage) and compares with the reference. Returns the launches' parameters.
 std::string check(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, Layout layout, const std::string& what) {
@@ -36,7 +30,7 @@ std::string check(const Fusion& f, const std::vector<std::vector<int64_t>>& shap
   auto want = run_reference(f, in);
   Executor ex(f);
   std::vector<DeviceTensor> outs;
-  for (const auto& w : want) outs.push_back(poisoned(w.dtype, w.shape));
+  for (const auto& w : want) outs.push_back(poisoned_output(w.dtype, w.shape));
   ex.run(din, nullptr, &outs);
   for (size_t i = 0; i < want.size(); ++i)
     expect_close(to_host(outs[i]), want[i], what + " output " + std::to_string(i));
@@ -162,7 +156,7 @@ void sweep_at_b8192_on_sampled_rows(const char* name) {
     std::vector<DeviceTensor> din;
     for (const auto& t : in) din.push_back(to_device(t));
     Executor ex(f);
-    std::vector<DeviceTensor> outs = {poisoned(f.value(f.outputs()[0]).dtype, {kB, h})};
+    std::vector<DeviceTensor> outs = {poisoned_output(f.value(f.outputs()[0]).dtype, {kB, h})};
     ex.run(din, nullptr, &outs);
     HostTensor got = to_host(outs[0]);
     const double ran = seconds();
@@ -223,7 +217,7 @@ TEST(GpuExecutor, RowTicketsResetBetweenLaunches) {
     auto want = run_reference(f, in);
     Executor ex(f);
     for (int launch = 0; launch < 3; ++launch) {
-      std::vector<DeviceTensor> outs = {poisoned(want[0].dtype, want[0].shape)};
+      std::vector<DeviceTensor> outs = {poisoned_output(want[0].dtype, want[0].shape)};
       ex.run(din, nullptr, &outs);
       expect_close(to_host(outs[0]), want[0], std::string(name) + " launch " + std::to_string(launch));
     }

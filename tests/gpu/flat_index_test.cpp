@@ -17,45 +17,13 @@ using namespace solder::gpu_testing;
 
 namespace {
 
-bool same_bits(const HostTensor& a, const HostTensor& b) {
-  return a.numel() == b.numel() && std::memcmp(a.data(), b.data(), static_cast<size_t>(a.numel() * dtype_size(a.dtype))) == 0;
-}
-
-// A contiguous output buffer whose every byte is 0xff (a NaN in every float type).
-DeviceTensor poisoned(DType t, const std::vector<int64_t>& shape) {
-  HostTensor h = HostTensor::empty(t, shape);
-  const int64_t n = std::max<int64_t>(h.numel(), 1);
-  auto buf = std::make_shared<DeviceBuffer>(static_cast<size_t>(n * dtype_size(t)));
-  check_cuda(driver()->cuMemsetD8Async(buf->ptr(), 0xff, static_cast<size_t>(n * dtype_size(t)), nullptr), "poisoning an output");
-  return {t, shape, h.strides, buf->ptr(), buf};
-}
-
-// Runs f on inputs uploaded in `layout` (each input alone in `layout`, the others contiguous,
-// where `one_at_a_time`), against the reference; returns the launches' "name category params".
-// `deterministic`: a replay must give the same bits. Not for a full reduction's sums: its blocks
-// add their totals with float atomics, in whatever order they finish (max/min are exact).
+// Runs f (outputs poisoned first, then twice more) against the reference; returns the
+// launches' "name category params". `deterministic`: a replay must give the same bits. Not for
+// a full reduction's sums: its blocks add their totals with float atomics, in whatever order
+// they finish (max/min are exact).
 std::string check(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, Layout layout, const std::string& what,
                   bool deterministic = true) {
-  std::vector<HostTensor> in = make_random_inputs(f, shapes, 23);
-  std::vector<DeviceTensor> din;
-  for (const auto& h : in) din.push_back(upload(h, layout));
-  const auto want = run_reference(f, in);
-  Executor ex(f);
-  std::vector<DeviceTensor> outs;
-  for (const auto& w : want) outs.push_back(poisoned(w.dtype, w.shape));
-  std::vector<HostTensor> first;
-  for (int run = 0; run < 2; ++run) {
-    ex.run(din, nullptr, &outs);
-    for (size_t i = 0; i < want.size(); ++i) {
-      const HostTensor h = to_host(outs[i]);
-      expect_close(h, want[i], what + (run ? " (replay)" : "") + " output " + std::to_string(i));
-      if (run == 0) first.push_back(h);
-      else if (deterministic) EXPECT_TRUE(same_bits(h, first[i])) << what << " output " << i << ": a replay gave other bits";
-    }
-  }
-  std::string launches;
-  for (const LaunchRecord& r : ex.last_launches()) launches += r.name + " " + r.category + " " + r.params + "; ";
-  return launches;
+  return check_against_reference(f, shapes, layout, what, {.seed = 23, .deterministic = deterministic});
 }
 
 Shape dims(const std::vector<std::string>& names) {

@@ -6,14 +6,19 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "runtime/device_memory.h"
 #include "reference/parallel.h"
 #include "runtime/driver.h"
 #include "solder/executor.h"
 #include "solder/host_tensor.h"
+#include "programs/run_inputs.h"
+#include "solder/reference.h"
 
 namespace solder::gpu_testing {
 
@@ -101,6 +106,59 @@ inline int64_t expect_close(const HostTensor& got, const HostTensor& want, const
       ++shown;
     }
   return bad;
+}
+
+// An output buffer filled with 0xFF bytes: an element the kernel never writes reads as NaN (or
+// an all-ones integer) and fails the comparison.
+inline DeviceTensor poisoned_output(DType t, const std::vector<int64_t>& shape) {
+  HostTensor h = HostTensor::empty(t, shape);
+  std::memset(h.data(), 0xff, static_cast<size_t>(h.numel() * dtype_size(t)));
+  return to_device(h);
+}
+
+inline bool same_bits(const HostTensor& a, const HostTensor& b) {
+  return a.numel() == b.numel() && std::memcmp(a.data(), b.data(), static_cast<size_t>(a.numel() * dtype_size(a.dtype))) == 0;
+}
+
+struct CheckOptions {
+  uint64_t seed = 11;
+  std::string plan;  // ExecutorOptions::plan: pinned plans
+  std::function<void(std::vector<HostTensor>&)> edit;  // changes the random inputs first (NaN/inf)
+  // Replays must give the same bits. Not a full reduction's sums (float atomics across blocks).
+  bool deterministic = true;
+};
+
+// Runs f three times against the reference: into poisoned outputs, then twice allocating its own
+// (the cached launch program). Returns the launches' "name category params; ".
+inline std::string check_against_reference(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, Layout layout,
+                                           const std::string& what, const CheckOptions& o = {}) {
+  std::vector<HostTensor> in = make_random_inputs(f, shapes, o.seed);
+  if (o.edit) o.edit(in);
+  std::vector<DeviceTensor> din;
+  for (const auto& h : in) din.push_back(upload(h, layout));
+  const auto want = run_reference(f, in);
+  ExecutorOptions options;
+  options.plan = o.plan;
+  Executor ex(f, options);
+  std::vector<DeviceTensor> outs;
+  for (const auto& w : want) outs.push_back(poisoned_output(w.dtype, w.shape));
+  ex.run(din, nullptr, &outs);
+  std::vector<HostTensor> first;
+  for (size_t i = 0; i < want.size(); ++i) {
+    first.push_back(to_host(outs[i]));
+    expect_close(first.back(), want[i], what + " output " + std::to_string(i));
+  }
+  for (int again = 0; again < 2; ++again) {
+    auto got = ex.run(din);
+    for (size_t i = 0; i < want.size(); ++i) {
+      const HostTensor h = to_host(got[i]);
+      expect_close(h, want[i], what + " (replay) output " + std::to_string(i));
+      if (o.deterministic) EXPECT_TRUE(same_bits(h, first[i])) << what << " output " << i << ": a replay gave other bits";
+    }
+  }
+  std::string launches;
+  for (const LaunchRecord& r : ex.last_launches()) launches += r.name + " " + r.category + " " + r.params + "; ";
+  return launches;
 }
 
 }  // namespace solder::gpu_testing

@@ -18,12 +18,6 @@ using namespace solder::gpu_testing;
 
 namespace {
 
-DeviceTensor poisoned(DType t, const std::vector<int64_t>& shape) {
-  HostTensor h = HostTensor::empty(t, shape);
-  std::memset(h.data(), 0xff, static_cast<size_t>(h.numel() * dtype_size(t)));
-  return to_device(h);
-}
-
 // Runs f three times (into poisoned outputs, then twice allocating its own) against the
 // reference; returns the kernel launches of the last run (views and matmuls aside) and
 // whether one of them was stacked.
@@ -35,7 +29,7 @@ int check(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, Layo
   const auto want = run_reference(f, in);
   Executor ex(f);
   std::vector<DeviceTensor> outs;
-  for (const auto& w : want) outs.push_back(poisoned(w.dtype, w.shape));
+  for (const auto& w : want) outs.push_back(poisoned_output(w.dtype, w.shape));
   ex.run(din, nullptr, &outs);
   for (size_t i = 0; i < want.size(); ++i) expect_close(to_host(outs[i]), want[i], what + " output " + std::to_string(i));
   for (int rep = 0; rep < 2; ++rep) {

@@ -19,48 +19,12 @@ using namespace solder::gpu_testing;
 
 namespace {
 
-DeviceTensor poisoned(DType t, const std::vector<int64_t>& shape) {
-  HostTensor h = HostTensor::empty(t, shape);
-  std::memset(h.data(), 0xff, static_cast<size_t>(h.numel() * dtype_size(t)));
-  return to_device(h);
-}
-
-bool same_bits(const HostTensor& a, const HostTensor& b) {
-  return a.numel() == b.numel() && std::memcmp(a.data(), b.data(), static_cast<size_t>(a.numel() * dtype_size(a.dtype))) == 0;
-}
-
 // Runs f (outputs poisoned first) three times against the reference; the runs agree bit for
 // bit. `edit` changes the random inputs first (NaN/inf). Returns the launches' parameters.
 std::string check(const Fusion& f, const Bindings& sizes, Layout layout, const std::string& what,
                   const std::function<void(std::vector<HostTensor>&)>& edit = {}, const std::string& plan = "") {
   std::map<std::string, std::vector<int64_t>> none;
-  std::vector<HostTensor> in = make_random_inputs(f, resolve_input_shapes(f, none, sizes), 11);
-  if (edit) edit(in);
-  std::vector<DeviceTensor> din;
-  for (const auto& h : in) din.push_back(upload(h, layout));
-  const auto want = run_reference(f, in);
-  ExecutorOptions options;
-  options.plan = plan;
-  Executor ex(f, options);
-  std::vector<DeviceTensor> outs;
-  for (const auto& w : want) outs.push_back(poisoned(w.dtype, w.shape));
-  ex.run(din, nullptr, &outs);
-  std::vector<HostTensor> first;
-  for (size_t i = 0; i < want.size(); ++i) {
-    first.push_back(to_host(outs[i]));
-    expect_close(first.back(), want[i], what + " output " + std::to_string(i));
-  }
-  for (int again = 0; again < 2; ++again) {
-    auto got = ex.run(din);
-    for (size_t i = 0; i < want.size(); ++i) {
-      const HostTensor h = to_host(got[i]);
-      expect_close(h, want[i], what + " (replay) output " + std::to_string(i));
-      EXPECT_TRUE(same_bits(h, first[i])) << what << " output " << i << ": a replay gave other bits";
-    }
-  }
-  std::string params;
-  for (const LaunchRecord& r : ex.last_launches()) params += r.category + " " + r.params + "; ";
-  return params;
+  return check_against_reference(f, resolve_input_shapes(f, none, sizes), layout, what, {.seed = 11, .plan = plan, .edit = edit});
 }
 
 std::string describe(const std::string& name, DType t, const Bindings& b, Layout l) {

@@ -21,10 +21,6 @@ namespace {
 
 std::map<std::string, std::vector<int64_t>> no_shapes;
 
-bool same_bits(const HostTensor& a, const HostTensor& b) {
-  return a.numel() == b.numel() && std::memcmp(a.data(), b.data(), static_cast<size_t>(a.numel() * dtype_size(a.dtype))) == 0;
-}
-
 // A device tensor of `shape` laid out in `order` (logical dims, outermost first; empty:
 // contiguous), `offset` elements past a 256-byte aligned address, every byte 0xff (a NaN in
 // every float type: an element left unwritten cannot pass).
