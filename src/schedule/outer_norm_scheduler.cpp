@@ -27,9 +27,8 @@ namespace {
 
 // Registers a thread may spend on held rows and its columns' statistics under the 64-register
 // cap of 1024 resident threads (the rest: addresses and the pass's math), and under 128 (512
-// resident). The statistics take a register per column and plane (Welford: mean and M2):
-// softmax over a transposed f16 (8 columns, max and sum) spilled 112-120 bytes holding 8 rows
-// under the 64 cap, where the f32 one (4 columns) holding 8 did not.
+// resident). The statistics take a register per column and plane (Welford: mean and M2), so
+// 8 columns of a softmax (max and sum) leave fewer for rows than 4 do.
 constexpr int kHeldRegs64 = 40, kHeldRegs128 = 88;
 // Rows a thread holds at most: each pass is unrolled over them.
 constexpr int kMaxBatch = 16;
@@ -42,23 +41,19 @@ constexpr int kPortableCluster = 8, kMaxCluster = 16;
 constexpr double kSectorBytes = 32;
 // A warp's contiguous segment of a row costs as if it were this many bytes longer: narrow
 // segments of neighbouring tiles meet in L2, so a 16-byte segment reads at about 80 % of a wide
-// one, not at half (H100, 2026-11-26, perf-notes: an f32 rms norm of a transposed input, 16, 32
-// and 64-byte segments 154.5, 144.7, 141.1 us).
+// one, not at half. This and the constants below were fitted to pinned-plan grids on the H100
+// (perf-notes, 2026-11-26 19:05; bench/experiments/outer_norm_grid*.txt).
 constexpr double kSegmentOverhead = 4;
 // Welford steps (var_mean) merge (count, mean, M2) triples with a division at every level of
 // the combine, across the block's rows and then across a cluster's blocks: the merges sit on the
 // critical path of a block that holds its rows. Their cost relative to the held data, per row
-// per thread and per cluster doubling, fitted to a transposed f16 layer norm's shapes (H100,
-// 2026-11-26, perf-notes: no cluster 90.6 us; clusters of 2, 4, 8: 105.3, 118.1, 131.7 us).
+// per thread and per cluster doubling (fitted to a transposed f16 layer norm's shapes).
 constexpr double kWelfordPerBatch = 1.5, kWelfordPerClusterDoubling = 0.2;
-// Clusters over the portable size take whole GPCs and ran about 1.45x the time of the best
-// portable shape in both cases measured (H100, 2026-11-26, perf-notes: softmax over dim 0 f32
-// 8192 x 4096, 199.5 vs 133.6 us; rms norm of a transposed f32, 202.3 vs 140.4 us).
+// Clusters over the portable size take whole GPCs: about 1.45x the time of the best portable
+// shape in both cases measured.
 constexpr double kNonPortableCluster = 1.45;
 // A staged output's efficiency: whole 16-byte vectors, but a shared-memory round trip and the
-// tile's barriers (H100, 2026-11-26, perf-notes: the f16 layer norm's 16-byte plan staged 102.1,
-// unstaged 90.8 us; an f16 rms norm's staged 128-byte plan 87.1 against 81.2 for 32-byte
-// segments unstaged).
+// tile's barriers.
 constexpr double kStagedStoreEff = 0.8;
 // Bytes of loads an SM keeps in flight to pull its share of the bandwidth (Little's law: about
 // 23 KB per microsecond of loaded latency at 3 TB/s over 132 SMs, with latency to spare): held
@@ -207,9 +202,7 @@ struct TileModel {
   // Staging where it applies and fits; the cost. False where the shape's shared memory does not fit.
   // Staging only where element stores waste sectors: a warp's lanes walk TY = 32 / TX rows of
   // TX columns, so each column's run is (32 / TX) elements; at 32 bytes or more the stores are
-  // whole sectors already, and the tiles' barriers only cost (H100, 2026-11-26, perf-notes:
-  // an f32 rms norm of a transposed 2048 x 16384 at TX = 4, 168 -> 140 us unstaged; an f16 layer
-  // norm's TX = 1 plan 102 -> 91 us).
+  // whole sectors already, and the tiles' barriers only cost (measured: perf-notes 2026-11-26).
   bool stores_waste_sectors(const TileShape& t) const {
     for (const auto& [bytes, general] : outs)
       if (general && 32.0 / t.tx * bytes < kSectorBytes) return true;
