@@ -161,10 +161,9 @@ TEST(FlatIndex, BroadcastRowsWithUnitColumnsLoadAsVectors) {
 
 // Which form takes rows that fit 256-thread chunks badly (the model: thread slots that hold
 // elements, in the widest vectors): one row of R x C where the 2-D grid leaves a fifth of its
-// lanes idle and nothing is read element by element (seed 3 #127); the 2-D grid with blocks of
-// the fewest warps that take a row in as many chunks where weights would be read element by
-// element (seed 4 #058: 4097 f16 in 3 chunks of 192) or rows are whole chunks of fewer threads
-// (seed 4 #133: rows of 512 with f32 results in blocks of 128).
+// lanes idle and nothing is read element by element (seed 3 #127); the 2-D grid, phase-shifted
+// at full width, where weights would be read element by element (seed 4 #058), and where rows
+// are vec-aligned (seed 4 #133: rows of 512 with f32 results; not measured against one row).
 TEST(FlatIndex, RowsThatFitChunksBadly) {
   const Scheduled a = schedule(masked(DType::BF16, {"1", "M", "1"}), {{"B", 128}, {"M", 100}, {"K", 4097}});
   EXPECT_TRUE(a.plan.params.one_row) << operand_text(a, {});
@@ -183,11 +182,11 @@ TEST(FlatIndex, RowsThatFitChunksBadly) {
   const Scheduled b = schedule(f, {{"B", 4}, {"M", 1000}, {"K", 4097}});
   EXPECT_FALSE(b.plan.params.one_row) << operand_text(b, f);
   EXPECT_EQ(b.plan.params.col_vec, 1) << operand_text(b, f);
-  EXPECT_EQ(b.plan.params.threads, 192) << operand_text(b, f);  // 513 vectors of 8: 3 chunks of 192 (not 256)
+  EXPECT_EQ(b.plan.params.threads, 256) << operand_text(b, f);
 
   const Scheduled c = schedule(masked(DType::F16, {"1", "M", "1"}), {{"B", 64}, {"M", 1000}, {"K", 512}});
   EXPECT_FALSE(c.plan.params.one_row) << operand_text(c, {});
-  EXPECT_EQ(c.plan.params.threads, 128) << operand_text(c, {});  // 128 vectors of 4 (f32 results)
+  EXPECT_EQ(c.plan.params.threads, 256) << operand_text(c, {});
   const Grid gc = launch_grid(c.plan, c.facts, h100_profile(), 32, 0);
   EXPECT_EQ(gc.x, 1u);
 

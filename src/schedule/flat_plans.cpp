@@ -66,17 +66,6 @@ int phased_vec(const KernelPlan& plan, const LaunchFacts& facts, int aligned_vec
   return v;
 }
 
-// Rows of the 2-D grid: a block takes THREADS vectors of a row at a time, so a row of nv
-// vectors takes ceil(nv / THREADS) chunks and the last may be nearly empty (C = 4097 in vectors
-// of 4 at 256 threads: 5 chunks, the fifth with 2 vectors). The fewest whole warps, from 64 up to
-// `most`, that take the row in as many chunks: a row of 1026 vectors in 5 chunks of 224.
-int row_threads(const LaunchFacts& facts, int vec, bool phased, int most) {
-  if (facts.R <= 1) return most;
-  const int64_t nv = (facts.C + (phased ? vec - 1 : 0) + vec - 1) / vec, chunks = (nv + most - 1) / most;
-  const int64_t warps = ((nv + chunks - 1) / chunks + 31) / 32;
-  return static_cast<int>(std::clamp<int64_t>(warps * 32, 64, most));
-}
-
 // The share of a 2-D plan's thread slots (each a vector of `full_vec` elements, the widest any
 // plan loads) that hold row elements: the last chunk's idle lanes and narrower vectors lose it.
 double lanes_used(const LaunchFacts& facts, const KernelParams& p, int full_vec) {
@@ -131,14 +120,19 @@ std::optional<KernelPlan> one_row_plan(const KernelPlan& plan, const LaunchFacts
 }
 
 // The model that picks one row of R x C over the 2-D grid: the share of thread slots that hold
-// elements (lanes_used) against one row's, where every slot is whole but, when rows are not
-// vec-aligned, each weight or full/dims operand read element by element costs a tenth.
+// elements (lanes_used) against one row's, where every slot is whole. Taken where it was
+// measured to pay: rows that do not start vec-aligned (a [1, M, 1] mask over rows of 4097: 50 ->
+// 101 % of a copy), reading weights element by element only where the 2-D plan's vectors would
+// be narrower (broadcasts along every axis: 56 -> 70 %; where the 2-D plan keeps its width, as
+// W5's gelu + bias over rows of 770 does, it stays), and rows of one element. Aligned rows
+// whose last chunk idles are not measured against the 2-D plan yet.
 bool prefer_one_row(const KernelPlan& one_row, const KernelParams& grid2d, const LaunchFacts& facts) {
-  int by_element = 0;
+  if (one_row.params.vec > 1 && !one_row.params.col_vec) return false;
   for (const OperandPlan& o : one_row.operands)
-    if (one_row.params.col_vec && (o.access == Access::Col || (o.access == Access::Full && o.rows_by_dim))) ++by_element;
-  const double one = 1.0 / (1.0 + 0.1 * by_element);
-  return one > lanes_used(facts, grid2d, one_row.params.vec) + 0.05;
+    if (one_row.params.col_vec && (o.access == Access::Col || (o.access == Access::Full && o.rows_by_dim)) &&
+        grid2d.vec >= one_row.params.vec)
+      return false;
+  return 1.0 > lanes_used(facts, grid2d, one_row.params.vec) + 0.05;
 }
 }  // namespace
 
@@ -181,12 +175,10 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
   }
   std::vector<KernelPlan> out;
   const int most = p.threads;
-  if (!pick) p.threads = row_threads(cx.facts, p.vec, false, most);
   if (const int v = windowed ? 0 : phased_vec(plan, cx.facts, p.vec)) {
     KernelPlan phased = plan;
     phased.params.vec = v;
     phased.params.col_vec = 1;  // weights one element at a time
-    if (!pick) phased.params.threads = row_threads(cx.facts, v, true, most);
     out.push_back(phased);
   }
   out.push_back(plan);
