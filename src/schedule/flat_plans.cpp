@@ -139,7 +139,7 @@ bool prefer_one_row(const KernelPlan& one_row, const KernelParams& grid2d, const
 std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
   KernelPlan plan = base_plan(cx.fusion, cx.segment, cx.segment_index, cx.shape, cx.facts);
   KernelParams& p = plan.params;
-  // General operands: the row part apart from the columns (see flat_column_access), so a
+  // General operands: the row part apart from the columns (see flat_columns), so a
   // [1, M, 1] operand is read once per row and a [B, 1, K] one as vectors from its row's base.
   // The divisions that remain (a row's index into kernel dims, a General column's) are 32-bit
   // where every offset fits.
@@ -147,8 +147,9 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
   for (size_t k = 0; k < plan.operands.size(); ++k) {
     OperandPlan& o = plan.operands[k];
     if (o.access != Access::General) continue;
-    o.rows_by_dim = rows_by_dim(cx.facts, static_cast<int>(k), cx.shape.split);
-    o.access = flat_column_access(cx.facts, static_cast<int>(k), cx.shape.split);
+    const FlatColumns fc = flat_columns(cx.facts, static_cast<int>(k), cx.shape.split);
+    o.access = fc.access;
+    o.rows_by_dim = fc.rows_by_dim;
     divides |= o.rows_by_dim || o.access == Access::General;
   }
   p.index32 = divides && fits_index32(cx.facts);

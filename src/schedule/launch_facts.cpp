@@ -168,24 +168,13 @@ KernelPlan base_plan(const Fusion& f, const Segment& s, int index, const KernelS
   return plan;
 }
 
-Access flat_column_access(const LaunchFacts& facts, int k, int split) {
+FlatColumns flat_columns(const LaunchFacts& facts, int k, int split) {
   const OperandFacts& of = facts.operands.at(k);
-  if (of.access != Access::General) return of.access;
+  if (of.access != Access::General) return {of.access, false};
   int64_t ld = 0;
   Part r = None, c = None;
   classify(facts.dims, of.strides, split, ld, &r, &c);
-  if (c == None) return Access::Row;
-  if (c == Linear) return Access::Full;
-  return Access::General;
-}
-
-bool rows_by_dim(const LaunchFacts& facts, int k, int split) {
-  const OperandFacts& of = facts.operands.at(k);
-  if (of.access != Access::General) return false;
-  int64_t ld = 0;
-  Part r = None, c = None;
-  classify(facts.dims, of.strides, split, ld, &r, &c);
-  return r == Strided;
+  return {c == None ? Access::Row : c == Linear ? Access::Full : Access::General, r == Strided};
 }
 
 bool row_steps_divisible(const LaunchFacts& facts, int k, int split, int vec) {

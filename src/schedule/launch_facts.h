@@ -45,11 +45,14 @@ int widest_vector_operand(const KernelPlan& plan, const LaunchFacts& facts);
 
 // Flat plans (pointwise, full reduction) address a General operand's row dims apart from its
 // column dims: the row part once per row (per kernel dim where the row dims do not collapse to
-// one stride: `rows_by_dim`), the column part per element. The class of its column part:
-// Row (no column dim varies: one element per row), Full (unit stride: vectors from a row base)
-// or General (element by element). Any other operand: its access class.
-Access flat_column_access(const LaunchFacts& facts, int k, int split);
-bool rows_by_dim(const LaunchFacts& facts, int k, int split);
+// one stride: `rows_by_dim`), the column part per element. `access` is the class of its column
+// part: Row (no column dim varies: one element per row), Full (unit stride: vectors from a row
+// base) or General (element by element). Any other operand: its access class, rows at one stride.
+struct FlatColumns {
+  Access access;
+  bool rows_by_dim;
+};
+FlatColumns flat_columns(const LaunchFacts& facts, int k, int split);
 
 // Whether every row of operand k starts at a multiple of `vec` elements from its first row:
 // each row dim's stride (dims of size > 1) is a multiple of vec (for rows at one stride: ld).
