@@ -232,23 +232,27 @@ TEST(FlatIndex, BroadcastsAlongEveryAxis) {
 // Full reductions of a slice of a wider tensor (rows of H at a row stride of H + pad, starting
 // one element off alignment): rows of H read as vectors, phase-shifted; the resident wave spread
 // over the rows (not gridDim.y = 1 with a handful of column blocks).
-TEST(FlatIndex, FullReductionsOfSlicesStayOneRow) {
-  // Rows of a slice for full reductions (phase-shifted vectors, the wave over the rows) failed
-  // GpuFlatIndex.FullReductionsOfSlices on the H100 (2026-11-26): until that is found, a full
-  // reduction of a slice is one row of General (element) reads, as before, and its mean
-  // divides by every element.
+TEST(FlatIndex, FullReductionsOfSlicesReadRows) {
   for (bool use_mean : {false, true}) {
     const DType t = use_mean ? DType::F32 : DType::BF16;
     const Fusion f = full_reduction(t, use_mean);
     const Scheduled c = schedule(f, {{"B", 2048}, {"H", 16384}}, {{0, {3, 1}}});
     SCOPED_TRACE(use_mean ? "mean f32" : "amax bf16");
     EXPECT_EQ(c.scheduler, "full_reduction");
-    EXPECT_EQ(c.facts.R, 1);
-    EXPECT_EQ(c.plan.params.col_vec, 0) << operand_text(c, f);
-    if (use_mean) {
+    EXPECT_EQ(c.shape.split, 1);
+    EXPECT_EQ(c.facts.R, 2048);
+    EXPECT_EQ(c.facts.C, 16384);
+    EXPECT_EQ(access_of(c, 0), "full");
+    EXPECT_EQ(c.plan.params.col_vec, 1) << operand_text(c, f);
+    EXPECT_EQ(c.plan.params.vec, use_mean ? 4 : 8);
+    const Grid g = launch_grid(c.plan, c.facts, h100_profile(), 8, 0);
+    EXPECT_GT(g.y, 1u);
+    EXPECT_LE(int64_t{g.x} * g.y, int64_t{h100_profile().sm_count} * 8);
+    if (use_mean) {  // the mean divides by every element of the slice, not by a row's
       const Scheduled compiled = schedule(f, {{"B", 2048}, {"H", 16384}}, {{0, {3, 1}}}, true);
       EXPECT_NE(compiled.prepared.source.source.find("/ (float)(R * C))"), std::string::npos);
     }
+    // Contiguous: one row, as before (no phase, one dim of columns).
     const Scheduled dense = schedule(f, {{"B", 2048}, {"H", 16384}});
     EXPECT_EQ(dense.shape.split, 0);
     EXPECT_EQ(dense.plan.params.col_vec, 0);

@@ -182,8 +182,7 @@ TEST(SchedulerChoices, OddRowsOfPointwiseKernelsArePhaseShifted) {
 // A kernel with no operand loaded as vectors (a full reduction of an input strided along its
 // rows: General) takes one element per thread: VEC consecutive elements per thread made a warp's
 // reads stride apart and unrolled the element-wise addressing VEC x UNROLL times (seconds of
-// ptxas). A slice of whole rows of a wider tensor too, for now (its rows form is off until a
-// GPU run: launch_facts.cpp).
+// ptxas). A slice of whole rows of a wider tensor is read as rows, phase-shifted.
 TEST(SchedulerChoices, NoVectorOperandsNoVectorChunks) {
   Fusion f("amax_slice");
   Tensor x = f.input("x", DType::BF16, {Dim::sym("B"), Dim::sym("H")});
@@ -193,6 +192,7 @@ TEST(SchedulerChoices, NoVectorOperandsNoVectorChunks) {
   EXPECT_NE(text.find("x(in,general)"), std::string::npos) << text;
   EXPECT_NE(text.find("params: vec=1 "), std::string::npos) << text;
   const std::string rows = ex.explain({{2048, 16384}}, {{16384 + 7, 1}});
-  EXPECT_NE(rows.find("x(in,general)"), std::string::npos) << rows;
-  EXPECT_NE(rows.find("params: vec=1 "), std::string::npos) << rows;
+  EXPECT_NE(rows.find("x(in,full)"), std::string::npos) << rows;
+  EXPECT_NE(rows.find("params: vec=8 "), std::string::npos) << rows;
+  EXPECT_NE(rows.find("phased col_vec=1"), std::string::npos) << rows;
 }

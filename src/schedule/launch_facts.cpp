@@ -145,10 +145,9 @@ LaunchFacts make_facts(const Fusion& f, const Segment& s, KernelShape& ks, const
     return general;
   };
   if (ks.category == KernelCategory::Inner || ks.category == KernelCategory::Full) reduced_dims_in_memory_order(ks, lf);
-  // Not yet full reductions: read as rows of a slice (phase-shifted, the wave spread over the
-  // rows) they failed GpuFlatIndex.FullReductionsOfSlices on the H100 (2026-11-26), so a
-  // reduction of a slice still reads one element at a time until that is found.
-  if (ks.category == KernelCategory::Pointwise)
+  // Full reductions likewise (their order is free): a reduction of a slice of a wider tensor
+  // reads it as rows at its row stride, vectors along each row, not one element at a time.
+  if (ks.category == KernelCategory::Pointwise || ks.category == KernelCategory::Full)
     while (ks.split + 1 < rank && any_general(ks.split)) ++ks.split;
   any_general(ks.split);
   for (int pos = 0; pos < rank; ++pos) (pos < ks.split ? lf.R : lf.C) *= lf.dims[pos];
