@@ -129,8 +129,8 @@ TEST(CheckedSizes, RankLimit) {
 // ---- size expressions: depth, symbols, min/ceildiv -----------------------------------------
 
 TEST(DimBounds, DeepExpressionsAreErrorsNotCrashes) {
-  std::string sum = "B";
-  for (int i = 0; i < 50000; ++i) sum += "+B";
+  std::string sum = "B";  // distinct terms: like terms would combine into one
+  for (int i = 0; i < 50000; ++i) sum += "+B" + std::to_string(i);
   EXPECT_ERROR(parse_dim(sum), "nested more than 1000 levels deep");
   std::string parens = std::string(100000, '(') + "B" + std::string(100000, ')');
   EXPECT_ERROR(parse_dim(parens), "nested more than 1000 levels deep");
@@ -140,7 +140,7 @@ TEST(DimBounds, DeepExpressionsAreErrorsNotCrashes) {
   // The builder: a chain of 2000 additions stops at the limit.
   Dim d = Dim::sym("B");
   EXPECT_ERROR(
-      for (int i = 0; i < 2000; ++i) d = d + Dim::sym("C"), "nested more than");
+      for (int i = 0; i < 2000; ++i) d = d + Dim::sym("C" + std::to_string(i)), "nested more than");
   // Below the limit everything works (print, parse, evaluate).
   Dim ok = Dim::sym("B");
   for (int i = 0; i < 500; ++i) ok = ok + Dim::sym("B");
@@ -177,6 +177,21 @@ TEST(DimBounds, MinAndCeildivPrintParseAndEvaluate) {
   EXPECT_EQ(Dim::ceildiv(7, 2).const_value(), 4);
   EXPECT_ERROR(Dim::ceildiv(b, 0), "positive constant");
   EXPECT_EQ(parse_dim("min * 2").str(), "min*2");  // a symbol named min is still a symbol
+}
+
+// Like terms of a sum combine: a cat of x[..., h:] and x[..., :h] spans x's dim again, so one
+// kernel covers the cat and its consumers (a RoPE over a symbolic head dim); sums without like
+// terms print as written.
+TEST(DimBounds, LikeTermsCombine) {
+  Dim k = Dim::sym("K"), b = Dim::sym("B");
+  Dim tail = k + Dim(-1) * Dim::min(k, 256);
+  EXPECT_EQ(tail.str(), "K+-1*min(K, 256)");
+  EXPECT_EQ(tail + Dim::min(k, 256), k);
+  EXPECT_EQ(((k + 2) + (b + -2)).str(), "K+B");
+  EXPECT_EQ((k * b + Dim(3) * (b * k)).str(), "4*B*K");
+  EXPECT_EQ((k + Dim(-1) * k).const_value(), 0);
+  EXPECT_EQ((b + k).str(), "B+K");
+  EXPECT_EQ(((k + 1) + 1).str(), "K+2");
 }
 
 // ---- slices clamp as torch's do -------------------------------------------------------------

@@ -221,7 +221,7 @@ TEST(IrViews, ExpandAndCat) {
   Tensor c = cat({a, b, a}, 1);
   EXPECT_EQ(shape_str(c.shape()), "[B, 10]");
   EXPECT_EQ(c.dtype(), DType::F32);
-  EXPECT_EQ(shape_str(cat({a, a}, 0).shape()), "[B+B, 3]");
+  EXPECT_EQ(shape_str(cat({a, a}, 0).shape()), "[2*B, 3]");
   expect_error([&] { cat({a, b}, 0); }, {"cat(a f32[B, 3]", "differ in dim 1"});
 }
 

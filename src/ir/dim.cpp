@@ -139,11 +139,62 @@ NodePtr make(Dim::Node::Kind k, const NodePtr& a, const NodePtr& b) {
 }
 }  // namespace
 
+namespace {
+void sum_terms(const NodePtr& n, std::vector<NodePtr>& out) {
+  if (n->kind == Dim::Node::Add) {
+    sum_terms(n->a, out);
+    sum_terms(n->b, out);
+  } else {
+    out.push_back(n);
+  }
+}
+}  // namespace
+
+// Like terms combine (c1*t + c2*t = (c1+c2)*t, constants add), so that the pieces of a cat of
+// slices of a symbolic dim sum back to that dim: K+-1*min(K, 256)+min(K, 256) is K, and a kernel
+// over the cat spans the same dims as one over its input. Sums without like terms keep their
+// written order and form.
 Dim operator+(const Dim& a, const Dim& b) {
   if (a.is_const() && b.is_const()) return Dim(checked_add(*a.const_value(), *b.const_value(), "size expression"));
   if (b.const_value() == 0) return a;
   if (a.const_value() == 0) return b;
-  return Dim(make(Dim::Node::Add, a.node_, b.node_));
+  struct Term {
+    std::string key;  // the factors' text, "" for the constant
+    int64_t c = 1;
+    std::vector<Dim> factors;
+  };
+  std::vector<NodePtr> nodes;
+  sum_terms(a.node_, nodes);
+  sum_terms(b.node_, nodes);
+  std::vector<Term> terms;
+  bool combined = false;
+  for (const NodePtr& n : nodes) {
+    Term t;
+    if (!Dim(n).as_product(t.c, t.factors)) t = Term{Dim(n).str(), 1, {Dim(n)}};
+    for (size_t i = 0; i < t.factors.size(); ++i) t.key += (i ? "*" : "") + t.factors[i].str();
+    auto same = std::find_if(terms.begin(), terms.end(), [&](const Term& u) { return u.key == t.key; });
+    if (same == terms.end()) {
+      terms.push_back(std::move(t));
+      continue;
+    }
+    int64_t sum = 0;
+    if (__builtin_add_overflow(same->c, t.c, &sum)) return Dim(make(Dim::Node::Add, a.node_, b.node_));
+    same->c = sum;
+    combined = true;
+  }
+  if (!combined) return Dim(make(Dim::Node::Add, a.node_, b.node_));
+  std::optional<Dim> out;
+  for (const Term& t : terms) {
+    if (t.c == 0) continue;
+    Dim term(t.c);
+    if (!t.factors.empty()) {
+      term = t.factors[0];
+      for (size_t i = 1; i < t.factors.size(); ++i) term = term * t.factors[i];
+      if (t.c != 1) term = Dim(t.c) * term;
+    }
+    out = out ? Dim(make(Dim::Node::Add, out->node_, term.node_)) : term;
+  }
+  return out ? *out : Dim(0);
 }
 
 Dim operator*(const Dim& a, const Dim& b) {
