@@ -4,6 +4,7 @@
 
 #include "ir/parser.h"
 #include "ops/workloads.h"
+#include "programs/load_program.h"
 #include "pipeline/pipeline.h"
 
 using namespace solder;
@@ -99,4 +100,26 @@ TEST(Segment, ElementMathOfAMatmulJoinsItsConsumerAcrossTheNextMatmul) {
 )");
   EXPECT_EQ(c.matmuls, 2);
   EXPECT_EQ(c.kernels, 1);
+}
+
+TEST(Segment, SharedCastOfABroadcastValueIsRecomputedByEachReader) {
+  // A Llama layer's RoPE: the f32 cast of cos (and of sin) is read by the q and the k rotation
+  // (CSE merged the two casts). The kernel holding a cast and q * cos then had two readers and
+  // could not sink into q's rotation: q * cos went to memory in f32 and was read back (344 us of
+  // 2150 per forward on the H100). Each rotation now recomputes the casts: one kernel per head
+  // set, and no kernel writes an f32 value as large as q.
+  const Fusion f = load_program(std::string(SOLDER_SOURCE_DIR) + "/tests/data/llama_bf16_qkv_rope.fusion");
+  const SegmentedFusion sf = lower(f);
+  int q_kernels = 0, k_kernels = 0;
+  for (const Segment& s : sf.segments) {
+    if (s.kind != SegmentKind::Kernel) continue;
+    const std::string domain = shape_str(s.domain);
+    q_kernels += domain == "[8, 32, 1024, 64]";
+    k_kernels += domain == "[8, 4, 1024, 64]";
+    for (int o : s.outputs)
+      EXPECT_FALSE(sf.fusion.value(o).dtype == DType::F32 && shape_str(sf.fusion.value(o).shape) == "[8, 32, 1024, 64]")
+          << describe_segments(sf);
+  }
+  EXPECT_EQ(q_kernels, 1) << describe_segments(sf);
+  EXPECT_EQ(k_kernels, 1) << describe_segments(sf);
 }

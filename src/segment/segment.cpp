@@ -1,9 +1,13 @@
 #include "segment/segment.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "ir/infer.h"
+#include "passes/passes.h"
+#include "passes/rebuild.h"
 #include "segment/horizontal.h"
 #include "solder/error.h"
 
@@ -263,9 +267,92 @@ struct Builder {
 
 }  // namespace
 
-SegmentedFusion segment_fusion(Fusion f) {
+namespace {
+
+// Element math of one operand (the rest constants or windows): a cast, a negation, a scale.
+// Recomputing it costs a few instructions per element; reading it from another kernel costs
+// a write, a read and a dependence between the kernels.
+int recomputable_operand(const Fusion& f, int v) {
+  const int p = f.value(v).producer;
+  if (p < 0) return -1;
+  const Node& n = f.nodes()[p];
+  switch (op_info(n.op).kind) {
+    case OpKind::Unary:
+    case OpKind::Binary:
+    case OpKind::Compare:
+    case OpKind::Logical:
+    case OpKind::Ternary: break;
+    default: return -1;
+  }
+  int operand = -1;
+  for (int x : n.in) {
+    const int px = f.value(x).producer;
+    if (px >= 0 && inlined_source(f.nodes()[px].op)) continue;
+    if (operand >= 0) return -1;
+    operand = x;
+  }
+  return operand;
+}
+
+// Values that a kernel reads from another kernel although it could recompute them from memory
+// it can read itself: cheap element math (recomputable_operand) whose operand the producing
+// kernel did not compute. CSE merges such values across uses (the cast of a RoPE's cos shared
+// by the q and k rotations), which ties the kernels together: the producer then has two readers
+// and cannot sink into either. Returns the fusion with one copy of each such node per reading
+// kernel, placed before that kernel's first reader, or nothing where there are none.
+std::optional<Fusion> recompute_in_readers(const Fusion& f, const std::vector<Segment>& segs, const std::vector<int>& seg_of) {
+  std::vector<char> is_output(f.values().size(), 0);
+  for (int o : f.outputs()) is_output[o] = 1;
+  std::map<int, std::map<int, int>> first_reader;  // value -> reading segment -> its first node
+  for (size_t c = 0; c < segs.size(); ++c) {
+    if (segs[c].kind != SegmentKind::Kernel) continue;
+    for (int ni : segs[c].nodes)
+      for (int x : f.nodes()[ni].in) {
+        const int a = seg_of[x];
+        if (a < 0 || a == static_cast<int>(c) || segs[a].kind != SegmentKind::Kernel || is_output[x]) continue;
+        const int y = recomputable_operand(f, x);
+        if (y < 0 || seg_of[y] == a) continue;
+        first_reader[x].emplace(static_cast<int>(c), ni);  // nodes are in order: the first stays
+      }
+  }
+  if (first_reader.empty()) return std::nullopt;
+  std::map<int, std::vector<int>> clone_before;  // node -> values to copy just before it
+  for (const auto& [x, readers] : first_reader)
+    for (const auto& [c, ni] : readers) clone_before[ni].push_back(x);
+  std::vector<int> seg_of_node(f.nodes().size(), -1);
+  for (size_t c = 0; c < segs.size(); ++c)
+    for (int ni : segs[c].nodes) seg_of_node[ni] = static_cast<int>(c);
+  Rebuilder rb(f);
+  std::map<std::pair<int, int>, int> copy;  // (value, segment) -> its copy
+  for (size_t i = 0; i < f.nodes().size(); ++i) {
+    const Node& n = f.nodes()[i];
+    const int c = seg_of_node[i];
+    for (int x : clone_before[static_cast<int>(i)]) copy[{x, c}] = rb.emit(f.nodes()[f.value(x).producer])[0];
+    std::vector<std::pair<int, int>> saved;
+    for (int x : n.in)
+      if (auto it = copy.find({x, c}); it != copy.end()) {
+        saved.emplace_back(x, rb.remap[x]);
+        rb.remap[x] = it->second;
+      }
+    const auto outs = rb.emit(n);
+    for (auto it = saved.rbegin(); it != saved.rend(); ++it) rb.remap[it->first] = it->second;
+    for (size_t k = 0; k < outs.size(); ++k) rb.remap[n.out[k]] = outs[k];
+  }
+  return eliminate_dead_code(rb.finish());  // originals that every reader now recomputes
+}
+
+Builder place_all(const Fusion& f) {
   Builder b(f);
   for (size_t i = 0; i < f.nodes().size(); ++i) b.place(static_cast<int>(i));
+  return b;
+}
+
+}  // namespace
+
+SegmentedFusion segment_fusion(Fusion f) {
+  Builder first = place_all(f);
+  if (auto g = recompute_in_readers(f, first.segs, first.seg_of)) f = std::move(*g);
+  Builder b = place_all(f);
   b.sink_into_consumers();
   b.wire();
   // A constant that is itself an output gets a one-node kernel that materializes it (kernels
