@@ -16,6 +16,7 @@
 #include "schedule/launch_grid.h"
 #include "schedule/scheduler.h"
 #include "solder/error.h"
+#include "solder/executor.h"
 
 using namespace solder;
 
@@ -300,4 +301,26 @@ TEST(FlatIndex, CompileWithoutSpills) {
       EXPECT_TRUE(pk.rejected.empty()) << pk.rejected.front();
     }
   }
+}
+
+// Rows of 64 under a permuted view (attention's q heads), with a cat's windows: the 2-D plan
+// would keep 8 of each block's 256 lanes busy, so the rows are taken as one row of R x C, every
+// operand still in vectors (the pieces' bounds are multiples of vec).
+TEST(FlatIndex, ShortAlignedRowsOfAPermutedViewAreOneRow) {
+  Fusion f("permuted_rope");
+  Tensor q = f.input("q", DType::BF16, {Dim::sym("B"), Dim::sym("S"), Dim::sym("H"), Dim(64)});
+  Tensor c = f.input("c", DType::BF16, {Dim::sym("S"), Dim(64)});
+  Tensor s = f.input("s", DType::BF16, {Dim::sym("S"), Dim(64)});
+  Tensor x = permute(q, {0, 2, 1, 3});
+  Tensor rot = cat({-slice(x, 3, 32), slice(x, 3, 0, 32)}, 3);
+  f.output(x * c + rot * s);
+  const std::string text = Executor(f).explain(resolve_input_shapes(f, {}, {{"B", 8}, {"S", 1024}, {"H", 32}}));
+  EXPECT_NE(text.find("params: vec=8 threads=256 unroll=1 one_row index32\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("col_vec"), std::string::npos) << text;
+  // Rows of 2048 fill the 2-D plan's lanes: it stays.
+  Fusion g("wide");
+  Tensor y = g.input("y", DType::BF16, {Dim::sym("B"), Dim::sym("S"), Dim::sym("H"), Dim(2048)});
+  g.output(permute(y, {0, 2, 1, 3}) * 2.0);
+  const std::string wide = Executor(g).explain(resolve_input_shapes(g, {}, {{"B", 8}, {"S", 64}, {"H", 4}}));
+  EXPECT_EQ(wide.find("one_row"), std::string::npos) << wide;
 }

@@ -79,8 +79,9 @@ double lanes_used(const LaunchFacts& facts, const KernelParams& p, int full_vec)
 // then stay aligned across row ends. Where rows are vec-aligned too, every operand keeps its
 // vectors; otherwise weights and full/dims operands are read element by element. With no vector
 // operand (rows of one element beside a [1, M, 1] operand, where the 2-D grid gives each row a
-// block), one element per thread. Only with 32-bit index math (a division per vector) and no
-// windows. Nothing where the domain is one row already.
+// block), one element per thread. Only with 32-bit index math (a division per vector); windows
+// (a cat's pieces) where vec divides their bounds and the rows (windows_allow). Nothing where
+// the domain is one row already.
 std::optional<KernelPlan> one_row_plan(const KernelPlan& plan, const LaunchFacts& facts, int threads) {
   if (plan.shape.category != KernelCategory::Pointwise || facts.R <= 1 || !fits_index32(facts)) return std::nullopt;
   int widest = 0;
@@ -127,7 +128,9 @@ std::optional<KernelPlan> one_row_plan(const KernelPlan& plan, const LaunchFacts
 // W5's gelu + bias over rows of 770 does, it stays), and rows of one element. Aligned rows
 // whose last chunk idles are not measured against the 2-D plan yet.
 bool prefer_one_row(const KernelPlan& one_row, const KernelParams& grid2d, const LaunchFacts& facts) {
-  if (one_row.params.vec > 1 && !one_row.params.col_vec) return false;
+  // Aligned rows keep every vector in one row of R x C, at a division per vector: taken where
+  // the 2-D plan idles more than half its lanes (rows of 64 under a permuted view: 16 of 256).
+  if (one_row.params.vec > 1 && !one_row.params.col_vec) return lanes_used(facts, grid2d, one_row.params.vec) < 0.5;
   for (const OperandPlan& o : one_row.operands)
     if (one_row.params.col_vec && (o.access == Access::Col || (o.access == Access::Full && o.rows_by_dim)) &&
         grid2d.vec >= one_row.params.vec)
@@ -183,8 +186,9 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
     out.push_back(phased);
   }
   out.push_back(plan);
-  if (const auto one = windowed || pick ? std::nullopt : one_row_plan(plan, cx.facts, most))
-    if (prefer_one_row(*one, out.front().params, cx.facts)) out.insert(out.begin(), *one);
+  if (const auto one = pick ? std::nullopt : one_row_plan(plan, cx.facts, most))
+    if ((!windowed || windows_allow(cx, one->params.vec, windowed)) && prefer_one_row(*one, out.front().params, cx.facts))
+      out.insert(out.begin(), *one);
   // Fallbacks after spills: fewer values in flight per thread.
   while (p.unroll > 1 || p.vec > 1) {
     if (p.unroll > 1) p.unroll = 1;

@@ -142,3 +142,28 @@ TEST(GpuFlatIndex, FullReductionsOfSlices) {
           check(f, resolve_input_shapes(f, {}, b), l, what, /*deterministic=*/which == 0);
         }
 }
+
+// Rows of D = 16..128 under a permuted view, with a cat's windows: one row of R x C (the 2-D
+// plan would idle most of each block's lanes), odd S, size-1 dims, misaligned inputs.
+TEST(GpuFlatIndex, ShortRowsOfAPermutedViewAsOneRow) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (int64_t d : {16, 64, 128})
+      for (const Bindings& b : std::vector<Bindings>{{{"B", 2}, {"S", 37}, {"H", 3}}, {{"B", 1}, {"S", 1}, {"H", 5}},
+                                                     {{"B", 4}, {"S", 1024}, {"H", 8}}})
+        for (Layout l : {Layout::Contiguous, Layout::Misaligned}) {
+          Fusion f("permuted_rope");
+          {
+            Tensor q = f.input("q", t, {Dim::sym("B"), Dim::sym("S"), Dim::sym("H"), Dim(d)});
+            Tensor c = f.input("c", t, {Dim::sym("S"), Dim(d)});
+            Tensor s = f.input("s", t, {Dim::sym("S"), Dim(d)});
+            Tensor x = permute(q, {0, 2, 1, 3});
+            Tensor rot = cat({-slice(x, 3, d / 2), slice(x, 3, 0, d / 2)}, 3);
+            f.output(x * c + rot * s);
+          }
+          const std::string what = std::string(dtype_name(t)) + " rope D=" + std::to_string(d) + sizes_text(b) + " layout " +
+                                   std::to_string(static_cast<int>(l));
+          const std::string launches = check(f, resolve_input_shapes(f, {}, b), l, what);
+          if (l == Layout::Contiguous && b.at("S") > 1) EXPECT_NE(launches.find("one_row"), std::string::npos) << what << ": " << launches;
+        }
+}
