@@ -229,13 +229,17 @@ TEST(CodegenCompile, FlatTilesLoadEveryVectorAhead) {
 
 // (x - mean) * rstd is one FMA; exp is the hardware approximation only where every result of
 // the kernel is stored narrower than f32.
-TEST(CodegenCompile, NormalizationFoldsAndNarrowSoftmaxUsesFastExp) {
+// (x - mean) * rstd rounds as the IR says (a subtraction, then a product), as torch's does: one
+// FMA x * rstd - mean * rstd was a rounding of x * rstd away (a row of equal values normalized
+// to 1e-5 instead of 0; GpuInnerStaged, H = 1).
+TEST(CodegenCompile, NormalizationRoundsAsWrittenAndNarrowSoftmaxUsesFastExp) {
   auto body = [](const Prepared& p) {  // the kernel, past the runtime header
     const std::string& src = p.kernels.at(0).source.source;
     return src.substr(src.find("extern \"C\""));
   };
-  EXPECT_NE(body(prepare_all(solder::testing::w1_layer_norm(), {{4096}, {64, 4096}, {4096}, {4096}, {4096}})).find("fmaf("),
-            std::string::npos);
+  const std::string ln = body(prepare_all(solder::testing::w1_layer_norm(), {{4096}, {64, 4096}, {4096}, {4096}, {4096}}));
+  EXPECT_EQ(ln.find("fmaf("), std::string::npos);
+  EXPECT_NE(ln.find("__fsub_rn("), std::string::npos);
   EXPECT_NE(body(prepare_all(solder::testing::softmax_fusion(DType::BF16), {{64, 4096}})).find("__expf("), std::string::npos);
   const std::string f32 = body(prepare_all(solder::testing::softmax_fusion(DType::F32), {{64, 4096}}));
   EXPECT_EQ(f32.find("__expf("), std::string::npos);

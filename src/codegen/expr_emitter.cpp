@@ -102,28 +102,7 @@ std::string arith(char op, DType out, const std::string& a, const std::string& b
 }  // namespace
 
 ExprEmitter::ExprEmitter(const Fusion& f, std::function<std::string(int)> provided)
-    : f_(f), provided_(std::move(provided)), uses_(f.values().size(), 0) {
-  for (const Node& n : f.nodes())
-    for (int x : n.in) ++uses_[x];
-  for (int x : f.outputs()) ++uses_[x];
-}
-
-// (x - a) * b in f32 with a and b invariant and x - a used nowhere else: fmaf(x, b, -(a * b)),
-// one instruction per element instead of two (the product a * b is computed once). Differs
-// from the two roundings of the IR by about one f32 ulp of x * b. Returns "" when not that form.
-std::string ExprEmitter::folded_normalize(const Node& mul, std::string& code, const std::string& indent) {
-  if (!invariant_ || mul.op != Op::Mul || f_.value(mul.out[0]).dtype != DType::F32) return "";
-  for (int side = 0; side < 2; ++side) {
-    const int d = mul.in[side], b = mul.in[1 - side];
-    const Value& dv = f_.value(d);
-    if (dv.dtype != DType::F32 || dv.producer < 0 || uses_[d] != 1 || done_.count(d) || !invariant_(b)) continue;
-    const Node& sub = f_.nodes()[dv.producer];
-    if (sub.op != Op::Sub || invariant_(sub.in[0]) || !invariant_(sub.in[1]) || !provided_(d).empty()) continue;
-    const std::string x = value(sub.in[0], code, indent), a = value(sub.in[1], code, indent), s = value(b, code, indent);
-    return "fmaf(" + x + ", " + s + ", -(" + a + " * " + s + "))";
-  }
-  return "";
-}
+    : f_(f), provided_(std::move(provided)) {}
 
 std::string ExprEmitter::raw_bits(int id, std::string& code, const std::string& indent) {
   if (auto it = raw_done_.find(id); it != raw_done_.end()) return it->second;
@@ -171,10 +150,6 @@ std::string ExprEmitter::value(int id, std::string& code, const std::string& ind
   if (n.op == Op::Window) {
     if (!window_) throw Error("codegen: a window (a cat's pieces) outside a pointwise kernel");
     code += indent + "const bool " + name + " = " + window_(id) + ";\n";
-    return done_[id] = name;
-  }
-  if (std::string e = folded_normalize(n, code, indent); !e.empty()) {
-    code += indent + "const float " + name + " = " + e + ";\n";
     return done_[id] = name;
   }
   std::vector<std::string> args;

@@ -27,11 +27,6 @@ class ExprEmitter {
   ExprEmitter(const Fusion& f, std::function<std::string(int)> provided);
   // Returns the expression naming value `id` (after emitting its computation if needed).
   std::string value(int id, std::string& code, const std::string& indent);
-  // Values that do not change across the elements being emitted (row statistics): an f32
-  // division by one becomes a multiply by its reciprocal, which the compiler computes once
-  // (within 1.5 ulp of the division; the division is a dozen instructions per element), and
-  // (x - a) * b with a, b invariant (a normalization) is one FMA, x * b - a * b.
-  void set_invariant(std::function<bool(int)> invariant) { invariant_ = std::move(invariant); }
   // The raw bits (a u16 expression) of an f16 or bf16 input value, or "". With them, t(a OP b)
   // over operands of dtype t widened to f32 (t: f16 or bf16, OP: + - *) is one native
   // instruction instead of two widenings, the f32 op and a rounding: f32 has 24 >= 2*11 + 2
@@ -54,11 +49,8 @@ class ExprEmitter {
 
  private:
   std::string op_expr(const Node& n, const std::vector<std::string>& a, DType out);
-  std::string folded_normalize(const Node& mul, std::string& code, const std::string& indent);
   const Fusion& f_;
   std::function<std::string(int)> provided_;
-  std::vector<int> uses_;  // per value: node operands plus fusion outputs naming it
-  std::function<bool(int)> invariant_;
   std::function<std::string(int)> raw_;
   std::function<std::string(int)> window_;
   bool narrow_results_ = false;

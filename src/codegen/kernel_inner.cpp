@@ -527,7 +527,6 @@ class InnerKernel {
       if (w.is_input(v)) return w.elem_input(v, true);
       return "";
     });
-    em.set_invariant([&](int v) { return static_cast<bool>(sp.row_level[v]); });
     em.set_narrow_results(w.narrow_results());
     em.set_raw_bits([&](int v) {
       if (held(v, q)) return narrow.count(v) && narrow[v] == v ? held_bits(v) : std::string();

@@ -200,7 +200,6 @@ class OuterNormWriter {
       }
     });
     em.set_narrow_results(w_.narrow_results());
-    em.set_invariant([this](int v) { return sp_.row_level[v] != 0; });
     return em;
   }
 

@@ -144,7 +144,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_cast_var_mean_s
         for (int j = 0; j < VEC; ++j) {
           const i64 col = colc + j;
           (void)col;
-          const float v10 = fmaf(f16_to_f(half_of(m3[b][j / 2], j & 1)), v9, -(r5 * v9));
+          const float v6 = __fsub_rn(f16_to_f(half_of(m3[b][j / 2], j & 1)), r5);
+          const float v10 = __fmul_rn(v6, v9);
           const float v11 = (float)(f16_to_f(half_of(in1.e[j / 2], j & 1)));
           const float v12 = __fmul_rn(v10, v11);
           const float v13 = (float)(f16_to_f(half_of(in2.e[j / 2], j & 1)));

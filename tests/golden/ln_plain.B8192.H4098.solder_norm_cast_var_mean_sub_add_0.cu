@@ -140,7 +140,8 @@ extern "C" __global__ void __launch_bounds__(192, 5) solder_norm_cast_var_mean_s
         for (int j = 0; j < VEC; ++j) {
           const i64 col = colc + j;
           (void)col;
-          const float v8 = fmaf(f16_to_f(half_of(m1[b][j / 2], j & 1)), v7, -(r3 * v7));
+          const float v4 = __fsub_rn(f16_to_f(half_of(m1[b][j / 2], j & 1)), r3);
+          const float v8 = __fmul_rn(v4, v7);
           out1.e[j] = f_to_f16(v8);
         }
         if (ok) {

@@ -128,9 +128,10 @@ extern "C" __global__ void __launch_bounds__(512, 1) solder_outer_norm_cast_var_
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
         const float v4 = (float)(f16_to_f(half_of(h2[i].e[j / 2], j & 1)));
+        const float v7 = __fsub_rn(v4, rv6[j]);
         const float v9 = __fadd_rn(rv5[j], __int_as_float(0x3727c5ac));
         const float v10 = rsqrtf(v9);
-        const float v11 = fmaf(v4, v10, -(rv6[j] * v10));
+        const float v11 = __fmul_rn(v7, v10);
         const float v12 = (float)(f16_to_f(P0[r * rs0]));
         const float v13 = __fmul_rn(v11, v12);
         const float v14 = (float)(f16_to_f(P1[r * rs1]));

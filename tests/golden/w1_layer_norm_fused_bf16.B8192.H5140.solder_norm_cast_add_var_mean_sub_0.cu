@@ -163,7 +163,8 @@ extern "C" __global__ void __launch_bounds__(224, 4) solder_norm_cast_add_var_me
         for (int j = 0; j < VEC; ++j) {
           const i64 col = colc + j;
           (void)col;
-          const float v20 = fmaf(held_bf16_to_f(half_of(m13[b][j / 2], j & 1)), v19, -(r15 * v19));
+          const float v16 = __fsub_rn(held_bf16_to_f(half_of(m13[b][j / 2], j & 1)), r15);
+          const float v20 = __fmul_rn(v16, v19);
           const float v21 = (float)(bf16_to_f(half_of(in4.e[j / 2], j & 1)));
           const float v22 = __fmul_rn(v20, v21);
           const float v23 = (float)(bf16_to_f(half_of(in3.e[j / 2], j & 1)));

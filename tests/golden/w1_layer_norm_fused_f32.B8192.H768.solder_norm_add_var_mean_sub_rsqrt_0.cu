@@ -130,7 +130,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_add_var_mean_su
         for (int j = 0; j < VEC; ++j) {
           const i64 col = colc + j;
           (void)col;
-          const float v13 = fmaf(m6[b][j], v12, -(r8 * v12));
+          const float v9 = __fsub_rn(m6[b][j], r8);
+          const float v13 = __fmul_rn(v9, v12);
           const float v14 = __fmul_rn(v13, in4.e[j]);
           const float v15 = __fadd_rn(v14, in3.e[j]);
           out5.e[j] = v15;

@@ -99,7 +99,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_norm_var_mean_sub_ad
         for (int j = 0; j < VEC; ++j) {
           const i64 col = colc + j;
           (void)col;
-          const float v11 = fmaf(m0[b][j], v10, -(r6 * v10));
+          const float v7 = __fsub_rn(m0[b][j], r6);
+          const float v11 = __fmul_rn(v7, v10);
           const float v12 = __fmul_rn(v11, in1.e[j]);
           const float v13 = __fadd_rn(v12, in2.e[j]);
           const float v14 = tanhf(v13);

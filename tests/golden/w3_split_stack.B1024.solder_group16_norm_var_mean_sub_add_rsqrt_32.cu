@@ -99,7 +99,8 @@ __device__ __forceinline__ void solder_member(const Params& p, const uint3 block
         for (int j = 0; j < VEC; ++j) {
           const i64 col = colc + j;
           (void)col;
-          const float v73 = fmaf(m36[b][j], v72, -(r68 * v72));
+          const float v69 = __fsub_rn(m36[b][j], r68);
+          const float v73 = __fmul_rn(v69, v72);
           const float v74 = __fmul_rn(v73, in0.e[j]);
           const float v75 = __fadd_rn(v74, in1.e[j]);
           const float v76 = tanhf(v75);
