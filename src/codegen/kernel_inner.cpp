@@ -364,15 +364,20 @@ template <class T> __device__ __forceinline__ void st_shared_elem(unsigned s, T 
       const std::string t = storage_type(w.dt(w.op(k).value)), n = num(k);
       const int es = dtype_size(w.dt(w.op(k).value));
       const std::string pitch = num(staged_tile_pitch(P, es));
-      c += "#pragma unroll\n    for (int i0 = 0; i0 < BATCH * VEC; i0 += 8) {\n      " + t + " sv[8];\n"
-           "#pragma unroll\n      for (int i = 0; i < 8; ++i) {\n"
-           "        const int e = (int)threadIdx.x + (i0 + i) * (TPR * RPB), sc = e / RPB;\n"
-           "        const i64 sr = rb + e % RPB;\n"
-           "        sv[i] = i0 + i < BATCH * VEC && sc < C && sr < R ? " + w.ptr(k) + "[sr + (i64)sc * cs" + n + "] : (" + t + ")0;\n"
-           "      }\n#pragma unroll\n      for (int i = 0; i < 8; ++i) {\n"
-           "        const int e = (int)threadIdx.x + (i0 + i) * (TPR * RPB);\n"
-           "        if (i0 + i < BATCH * VEC) st_shared_elem<" + t + ">(dsm + " + at + "u + (unsigned)(e % RPB * " + pitch +
-           " + e / RPB) * " + num(es) + "u, sv[i]);\n      }\n    }\n";
+      // Element i of the thread's share: row rb + sy, column sx + i * TPR (THREADS = TPR x RPB), so
+      // one pointer walks the share: offsets per element hoisted out of the row loop would take
+      // two registers each (ptxas spilled them).
+      c += "    {\n      const int sy = (int)threadIdx.x % RPB, sx = (int)threadIdx.x / RPB;\n"
+           "      const bool srow = rb + sy < R;\n"
+           "      const " + t + "* sp = " + w.ptr(k) + " + (srow ? rb + sy + (i64)sx * cs" + n + " : 0);\n"
+           "      const unsigned sd = dsm + " + at + "u + (unsigned)(sy * " + pitch + " + sx) * " + num(es) + "u;\n"
+           "#pragma unroll\n      for (int i0 = 0; i0 < BATCH * VEC; i0 += 8) {\n        " + t + " sv[8];\n"
+           "#pragma unroll\n        for (int i = 0; i < 8; ++i) {\n"
+           "          sv[i] = i0 + i < BATCH * VEC && srow && sx + (i0 + i) * TPR < C ? *sp : (" + t + ")0;\n"
+           "          if (i0 + i < BATCH * VEC && sx + (i0 + i + 1) * TPR < C) sp += (i64)TPR * cs" + n + ";\n"
+           "        }\n#pragma unroll\n        for (int i = 0; i < 8; ++i)\n"
+           "          if (i0 + i < BATCH * VEC) st_shared_elem<" + t + ">(sd + (unsigned)((i0 + i) * TPR * " + num(es) + "), sv[i]);\n"
+           "      }\n    }\n";
     }
     c += "    __syncthreads();\n";
   }

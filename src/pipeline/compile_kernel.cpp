@@ -100,7 +100,7 @@ KernelPlan pinned_plan(const KernelPlan& first, const std::string& text, const L
   int64_t tiles = 0;
   for (size_t k = 0; k < plan.operands.size(); ++k)
     if (plan.operands[k].access == Access::Staged) tiles += staged_tile_bytes(p, dtype_size(facts.operands[k].dtype));
-  if (tiles && !given.count("prefetch")) p.dyn_smem = static_cast<int>(tiles);
+  if (tiles && !p.prefetch_smem) p.dyn_smem = static_cast<int>(tiles);
   return plan;
 }
 

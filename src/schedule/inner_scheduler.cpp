@@ -617,7 +617,8 @@ std::vector<int> stageable_inputs(const ScheduleContext& cx, const KernelPlan& b
 
 // The plan with its stageable inputs staged, where it holds its rows in one block (no cluster,
 // split, phased rows or shared-memory prefetch): rows per block raised until a column's run of
-// rows fills a 32-byte sector (at most 512 threads, so two blocks share an SM), resident
+// rows fills a 32-byte sector (at most 512 threads, so two blocks share an SM; up to 1024 for
+// half a sector), resident
 // weights dropped (the tiles take the dynamic shared memory), the register cap's blocks lowered
 // to what the tiles let share an SM. None where a run would stay under 16 bytes.
 std::optional<KernelPlan> staged_plan(const ScheduleContext& cx, const KernelPlan& plan, const std::vector<int>& inputs) {
@@ -630,7 +631,8 @@ std::optional<KernelPlan> staged_plan(const ScheduleContext& cx, const KernelPla
   KernelPlan out = plan;
   KernelParams& p = out.params;
   int64_t rpb = p.rows_per_block;
-  while (rpb * es < 32 && 2 * rpb * p.threads_per_row <= 512) rpb *= 2;
+  while ((rpb * es < 32 && 2 * rpb * p.threads_per_row <= 512) || (rpb * es < 16 && 2 * rpb * p.threads_per_row <= 1024))
+    rpb *= 2;
   if (rpb * es < 16) return std::nullopt;
   p.rows_per_block = static_cast<int>(rpb);
   p.threads = p.threads_per_row * p.rows_per_block;

@@ -61,7 +61,9 @@ TEST(GpuInnerStaged, NormsOfTransposedInputs) {
 TEST(GpuInnerStaged, PinnedShapes) {
   SKIP_WITHOUT_GPU();
   for (DType t : {DType::F32, DType::BF16})
-    for (const char* plan : {"rows_per_block=4", "rows_per_block=16", "threads_per_row=64", "prefetch=0", "vec=1"})
+    for (const char* plan : {"threads_per_row=64,rows_per_block=4", "threads_per_row=64,rows_per_block=16",
+                             "threads_per_row=64,rows_per_block=8,prefetch=0", "threads_per_row=64,rows_per_block=8,prefetch=1",
+                             "threads_per_row=64,rows_per_block=8,vec=1", "threads_per_row=32,rows_per_block=8"})
       for (const Bindings& b : {Bindings{{"B", 1000}, {"H", 770}}, Bindings{{"B", 37}, {"H", 1030}}}) {
         const Fusion f = norm_of_mixed(t, "ln");
         check(f, b, Layout::Contiguous, describe(f, t, b, Layout::Contiguous, plan), plan);
