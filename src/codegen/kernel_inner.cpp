@@ -159,6 +159,7 @@ class InnerKernel {
         outs(writer.output_slots()) {}
 
   void write() {
+    kernel_at = c.size();
     declare_kernel();
     plan_loads();
     load_resident_weights();
@@ -194,6 +195,7 @@ class InnerKernel {
   std::vector<std::string> acc;
   std::vector<DType> acc_t;
   int pf_pass = 0;
+  size_t kernel_at = 0;  // where the kernel's signature starts (helpers go before it)
   bool phased = false, smem_pf = false, tickets = false;
   int phase_operand = -1;
   std::unique_ptr<RowPrefetch> prefetch;
@@ -307,9 +309,77 @@ class InnerKernel {
              }))
           if (w.op(k).access == Access::Col && w.vectorized(k)) streamed[q].push_back(k);
     ring = std::make_unique<WeightRing>(w, std::move(streamed), passes, pf_pass, prefetch->bytes());
-    if (smem_pf || P.resident)
+    plan_staged();
+    if (smem_pf || P.resident || !w.staged.empty())
       c += "  extern __shared__ __align__(16) unsigned char dyn_smem[];\n"
            "  const unsigned dsm = (unsigned)__cvta_generic_to_shared(dyn_smem);\n";
+    for (const auto& [k, at] : w.staged) {  // the column step: the innermost column dim walked
+      c += "  i64 cs" + num(k) + " = 0;\n";
+      for (int d = w.ks.split; d < static_cast<int>(w.ks.dim_order.size()); ++d)
+        c += "  if (p.dims[" + num(d) + "] > 1) cs" + num(k) + " = p.stride[" + num(k) + "][" + num(d) + "];\n";
+    }
+  }
+
+  // Staged inputs (Access::Staged, validated: held rows in one block): each takes a tile of
+  // the block's RPB rows in dynamic shared memory (staged_tile_bytes, which the plan's dyn_smem
+  // counts), one after another.
+  void plan_staged() {
+    int64_t at = 0;
+    for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k)
+      if (w.op(k).access == Access::Staged) {
+        w.staged[k] = num(at);
+        at += staged_tile_bytes(P, dtype_size(w.dt(w.op(k).value)));
+      }
+    if (at > P.dyn_smem)
+      throw Error("kernel " + w.plan.name + ": its staged tiles take " + num(at) + " bytes of shared memory, the plan has " +
+                  num(P.dyn_smem) + " (dyn_smem)");
+    if (!w.staged.empty())
+      out_helpers();
+  }
+  // 1, 2, 4 and 8-byte shared-memory accesses at 32-bit addresses (the runtime's ld_shared and
+  // st_shared take 4 bytes and more), emitted only where a kernel stages.
+  void out_helpers() {
+    c.insert(kernel_at, R"CUDA(template <class T> __device__ __forceinline__ T ld_shared_elem(unsigned s) {
+  if constexpr (sizeof(T) == 1) { unsigned short v; asm volatile("ld.shared.u8 %0, [%1];" : "=h"(v) : "r"(s)); return (T)v; }
+  else if constexpr (sizeof(T) == 2) { unsigned short v; asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(s)); return (T)v; }
+  else return ld_shared<T>(s);
+}
+template <class T> __device__ __forceinline__ void st_shared_elem(unsigned s, T v) {
+  if constexpr (sizeof(T) == 1) asm volatile("st.shared.u8 [%0], %1;" ::"r"(s), "h"((unsigned short)v));
+  else if constexpr (sizeof(T) == 2) asm volatile("st.shared.u16 [%0], %1;" ::"r"(s), "h"((unsigned short)v));
+  else st_shared<T>(s, v);
+}
+)CUDA");
+  }
+
+  // Staged inputs: the block's tiles for rows rb .. rb + RPB - 1, copied after every row of the
+  // block is done with the last ones. Thread t copies elements t, t + THREADS, ... of the tile
+  // taken column by column (a column's RPB rows adjacent: whole runs of rows per warp load),
+  // eight loads in flight before their stores (all of them would sit beside the next row's
+  // prefetched inputs in registers). Rows past R and columns past C are zeros.
+  void copy_staged_tiles() {
+    if (w.staged.empty()) return;
+    c += "    __syncthreads();  // staged tiles: the block's rows are done with the last ones\n";
+    for (const auto& [k, at] : w.staged) {
+      const std::string t = storage_type(w.dt(w.op(k).value)), n = num(k);
+      const int es = dtype_size(w.dt(w.op(k).value));
+      const std::string pitch = num(staged_tile_pitch(P, es));
+      // Element i of the thread's share: row rb + sy, column sx + i * TPR (THREADS = TPR x RPB), so
+      // one pointer walks the share: offsets per element hoisted out of the row loop would take
+      // two registers each (ptxas spilled them).
+      c += "    {\n      const int sy = (int)threadIdx.x % RPB, sx = (int)threadIdx.x / RPB;\n"
+           "      const bool srow = rb + sy < R;\n"
+           "      const " + t + "* sp = " + w.ptr(k) + " + (srow ? rb + sy + (i64)sx * cs" + n + " : 0);\n"
+           "      const unsigned sd = dsm + " + at + "u + (unsigned)(sy * " + pitch + " + sx) * " + num(es) + "u;\n"
+           "#pragma unroll\n      for (int i0 = 0; i0 < BATCH * VEC; i0 += 8) {\n        " + t + " sv[8];\n"
+           "#pragma unroll\n        for (int i = 0; i < 8; ++i) {\n"
+           "          sv[i] = i0 + i < BATCH * VEC && srow && sx + (i0 + i) * TPR < C ? *sp : (" + t + ")0;\n"
+           "          if (i0 + i < BATCH * VEC && sx + (i0 + i + 1) * TPR < C) sp += (i64)TPR * cs" + n + ";\n"
+           "        }\n#pragma unroll\n        for (int i = 0; i < 8; ++i)\n"
+           "          if (i0 + i < BATCH * VEC) st_shared_elem<" + t + ">(sd + (unsigned)((i0 + i) * TPR * " + num(es) + "), sv[i]);\n"
+           "      }\n    }\n";
+    }
+    c += "    __syncthreads();\n";
   }
 
   // Looped rows: every other pass walks the row backwards, so it starts on what the pass
@@ -368,6 +438,7 @@ class InnerKernel {
            (cluster > 1 ? ", cpar ^= 1u, cph ^= 1u - cpar" : "") + ") {\n";
     }
     c += "    const i64 row = rb + ry;\n    const bool row_ok = row < R;\n    const i64 rowc = row_ok ? row : R - 1;\n    (void)rowc;\n";
+    copy_staged_tiles();
     if (!prefetch->empty() && !P.prefetch) c += prefetch->issue("row", 2);
     // Persistent: each row-varying operand's row address once per row (phase-shifted: the row's
     // aligned start, `ph` elements before it); the batches are then immediate offsets from it.

@@ -81,6 +81,7 @@ struct Writer {
   bool is_input(int v) const { return operand_index.count(v) > 0; }
   bool vectorized(int k) const {
     if (vec <= 1) return false;
+    if (op(k).access == Access::Staged) return staged.count(k) && staged_tile_vectors(plan.params, dtype_size(dt(op(k).value)));
     // One row of R x C (plan.params.one_row) whose rows are not vec-aligned: a full/dims
     // operand's vectors, like a weight's, do not start at its rows' starts.
     if (op(k).access == Access::Full) return !(plan.params.one_row && cols_by_element() && op(k).rows_by_dim);
@@ -106,11 +107,20 @@ struct Writer {
   // Resident weights (plan.params.resident): operand slot -> the byte offset in dynamic shared
   // memory of its copies, one vector per thread and batch (write_inner).
   std::map<int, std::string> resident;
+  // Staged inputs of inner plans (Access::Staged): operand slot -> the byte offset in dynamic
+  // shared memory of its tile (rows of the block at staged_tile_pitch), set by write_inner.
+  std::map<int, std::string> staged;
+  std::string staged_at(int k, const std::string& col) const {
+    const int es = dtype_size(dt(op(k).value));
+    return "dsm + " + staged.at(k) + "u + (unsigned)(ry * " + num(staged_tile_pitch(plan.params, es)) + " + (int)(" + col + ")) * " +
+           num(es) + "u";
+  }
   std::string addr(int k, const std::string& row, const std::string& col) const {
     if (row == "rowc" && row_based.count(k)) return "R" + num(k) + " + " + col;
     return ptr(k) + " + " + offset(k, row, col);
   }
   std::string elem_ref(int k, const std::string& row, const std::string& col) const {
+    if (staged.count(k)) return "ld_shared_elem<" + std::string(storage_type(dt(op(k).value))) + ">(" + staged_at(k, col) + ")";
     if (row == "rowc" && row_based.count(k)) return "R" + num(k) + "[" + col + "]";
     return ptr(k) + "[" + offset(k, row, col) + "]";
   }
@@ -147,7 +157,7 @@ struct Writer {
       case Access::Col: return col;
       case Access::Full: return "(" + row + ") * p.ld[" + num(k) + "] + " + col;
       case Access::General: return "goff(p, " + num(k) + ", " + row + ", " + col + ")";
-      case Access::Staged: break;  // transpose plans only (kernel_transpose.cpp addresses its own)
+      case Access::Staged: break;  // transpose plans address their own; inner plans' are in `staged`
     }
     return "0";
   }
@@ -246,6 +256,7 @@ struct Writer {
   std::string vector_load(int k, const std::string& row, const std::string& col0) const {
     if (auto it = resident.find(k); it != resident.end() && row == "rowc")
       return "reinterpret_cast<const " + in_vec_type(k) + "*>(dyn_smem + " + it->second + ")[b * TPR + tr]";
+    if (staged.count(k)) return "ld_shared<" + in_vec_type(k) + ">(" + staged_at(k, col0) + ")";
     if (plan.params.col_vec && row == "rowc")
       return row_load(k, op(k).access == Access::Col ? ptr(k) + " + col0" : "R" + num(k) + " + vi", "ln");
     const std::string ld = nc_weights && op(k).access == Access::Col ? "ld_vec_nc<" : "ld_vec<";

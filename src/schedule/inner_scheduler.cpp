@@ -583,6 +583,77 @@ SplitPlan plan_split(const RowModel& base, const Try& unsplit) {
   return out;
 }
 
+// Staged inputs (Access::Staged): an input read element by element (General) whose rows lie at
+// unit stride and whose columns are one linear index (the transposed x of a norm whose residual
+// and output are rows: its normalized axis is strided). Read in place, each warp's load touches
+// a sector per element; staged, a block copies its RPB rows' tile a column's run of rows at a
+// time (runs of RPB elements: whole sectors where RPB x es >= 32 bytes) into shared memory and
+// its rows read it there. Chosen from the operands' strides at these facts, not from sizes.
+bool linear_dims(const LaunchFacts& facts, int k, int lo, int hi, int64_t* step) {
+  const std::vector<int64_t>& st = facts.operands[k].strides;
+  int64_t s = 0, span = 0;  // the innermost varying dim's stride, and the extent walked so far
+  for (int d = hi - 1; d >= lo; --d) {
+    if (facts.dims[d] <= 1) continue;
+    if (span == 0) s = st[d], span = st[d] * facts.dims[d];
+    else if (st[d] != span) return false;
+    else span *= facts.dims[d];
+  }
+  *step = s;
+  return true;
+}
+std::vector<int> stageable_inputs(const ScheduleContext& cx, const KernelPlan& base) {
+  std::vector<int> out;
+  const int split = cx.shape.split, rank = static_cast<int>(cx.facts.dims.size());
+  for (size_t k = 0; k < base.operands.size(); ++k) {
+    int64_t rs = 0, cs = 0;
+    const int kk = static_cast<int>(k);
+    if (!base.operands[k].is_output && base.operands[k].access == Access::General && linear_dims(cx.facts, kk, 0, split, &rs) &&
+        linear_dims(cx.facts, kk, split, rank, &cs) && rs == 1 && cs != 0 &&
+        cx.facts.operands[k].address % dtype_size(cx.facts.operands[k].dtype) == 0)
+      out.push_back(kk);
+  }
+  return out;
+}
+
+// The plan with its stageable inputs staged, where it holds its rows in one block (no cluster,
+// split, phased rows or shared-memory prefetch): rows per block raised until a column's run of
+// rows fills a 32-byte sector (at most 512 threads, so two blocks share an SM; up to 1024 for
+// half a sector), resident
+// weights dropped (the tiles take the dynamic shared memory), the register cap's blocks lowered
+// to what the tiles let share an SM. None where a run would stay under 16 bytes.
+std::optional<KernelPlan> staged_plan(const ScheduleContext& cx, const KernelPlan& plan, const std::vector<int>& inputs) {
+  const KernelParams& was = plan.params;
+  if (inputs.empty() || was.batch == 0 || was.cluster > 1 || was.row_split > 1 || was.col_vec || was.prefetch_smem ||
+      was.weight_ring)
+    return std::nullopt;
+  int es = 1;
+  for (int k : inputs) es = std::max(es, dtype_size(cx.facts.operands[k].dtype));
+  KernelPlan out = plan;
+  KernelParams& p = out.params;
+  int64_t rpb = p.rows_per_block;
+  while ((rpb * es < 32 && 2 * rpb * p.threads_per_row <= 512) || (rpb * es < 16 && 2 * rpb * p.threads_per_row <= 1024))
+    rpb *= 2;
+  if (rpb * es < 16) return std::nullopt;
+  p.rows_per_block = static_cast<int>(rpb);
+  p.threads = p.threads_per_row * p.rows_per_block;
+  p.resident = 0;
+  int64_t bytes = 0;
+  for (int k : inputs) {
+    out.operands[k].access = Access::Staged;
+    bytes += staged_tile_bytes(p, dtype_size(cx.facts.operands[k].dtype));
+  }
+  if (bytes + kSmemReserve > cx.device.smem_per_block_optin) return std::nullopt;
+  p.dyn_smem = static_cast<int>(bytes);
+  p.min_blocks = static_cast<int>(std::clamp<int64_t>(cx.device.smem_per_sm / (bytes + kSmemReserve), 1,
+                                                      min_resident_blocks(p.threads)));
+  p.tickets = p.tickets && p.threads_per_row > 32;
+  std::string names;
+  for (int k : inputs) names += (names.empty() ? "" : ", ") + cx.fusion.value(out.operands[k].value).name;
+  out.why = "staged: " + names + " (unit-stride along the rows) through shared memory, tiles of " + std::to_string(rpb) +
+            " rows" + (plan.why.empty() ? std::string() : "; " + plan.why);
+  return out;
+}
+
 class InnerScheduler final : public Scheduler {
  public:
   const char* name() const override { return "inner"; }
@@ -624,6 +695,13 @@ class InnerScheduler final : public Scheduler {
     }
     for (KernelPlan& p : out)
       if (p.why.empty()) p.why = split.why;
+    // Staged forms of the plans first, in their order; the plans reading in place after them
+    // (the retries after spills).
+    const std::vector<int> stage = stageable_inputs(cx, m.base);
+    std::vector<KernelPlan> staged;
+    for (const KernelPlan& p : out)
+      if (auto sp = staged_plan(cx, p, stage)) staged.push_back(std::move(*sp));
+    out.insert(out.begin(), staged.begin(), staged.end());
     return out;
   }
 };

@@ -320,6 +320,15 @@ std::vector<std::string> KernelPlan::problems() const {
        "row_split: one row per block, no cluster, prefetch, tickets, resident weights, weight ring or phased rows");
   need(p.resident == 0 || (!p.prefetch_smem && p.col_vec == 0), "resident weights exclude prefetch=smem and phased rows");
   need(p.col_vec == 0 || (p.col_vec < p.vec && p.vec % p.col_vec == 0), "col_vec divides vec and is smaller");
+  bool staged_input = false;
+  for (const OperandPlan& o : operands) {
+    need(o.access != Access::Staged || !o.is_output, "inner: staged operands are inputs");
+    staged_input |= o.access == Access::Staged;
+  }
+  need(!staged_input || (p.batch > 0 && p.cluster == 1 && p.row_split == 1 && p.col_vec == 0 && !p.prefetch_smem &&
+                         p.resident == 0 && p.weight_ring == 0),
+       "inner: staged inputs need held rows (batch) without cluster, row_split, phased rows, prefetch=smem, resident "
+       "weights or a weight ring");
   bool row_input = false;
   for (const OperandPlan& o : operands) row_input |= !o.is_output && o.access == Access::Full;
   need(!p.prefetch || row_input, "the prefetch needs an input that varies along the row");
@@ -339,6 +348,23 @@ std::string KernelPlan::describe(const Fusion& f) const {
   for (const auto& o : operands)
     s += " " + f.value(o.value).name + (o.is_output ? "(out," : "(in,") + access_name(o.access) + (o.rows_by_dim ? "/dims" : "") + ")";
   return s;
+}
+
+bool staged_tile_vectors(const KernelParams& p, int es) { return p.vec > 1 && p.vec * es >= 4 && p.vec * es <= 16; }
+
+// Rows of the tile start at a pitch of `target` bytes modulo 128: a warp copying columns' runs
+// of RPB rows (RPB lanes per column, 32 / RPB columns) then writes 32 distinct banks, where
+// target is 128 / RPB (RPB rounded down to a power of two); at least a vector's bytes, so that
+// VEC-element reads along a row stay aligned.
+int64_t staged_tile_pitch(const KernelParams& p, int es) {
+  int rpb2 = 1;
+  while (rpb2 * 2 <= p.rows_per_block && rpb2 < 128) rpb2 *= 2;
+  const int64_t target = std::max<int64_t>({int64_t{es}, 128 / rpb2, staged_tile_vectors(p, es) ? int64_t{p.vec} * es : 0}) % 128;
+  const int64_t cols = int64_t{p.batch} * p.threads_per_row * p.vec, base = cols * es;
+  return cols + ((target - base % 128) % 128 + 128) % 128 / es;
+}
+int64_t staged_tile_bytes(const KernelParams& p, int es) {
+  return (int64_t{p.rows_per_block} * staged_tile_pitch(p, es) * es + 15) / 16 * 16;
 }
 
 }  // namespace solder

@@ -22,7 +22,10 @@ enum class Access : uint8_t {
   Full,     // base + row * ld + col, unit column stride     (vectorizable)
   General,  // arbitrary strides over every domain dim       (one element at a time)
   Staged,   // transpose plans: unit stride along the tile's rows, not its columns: read or
-            // written as vectors along the rows and staged through shared memory
+            // written as vectors along the rows and staged through shared memory.
+            // Inner persistent plans: an input unit-stride along the rows and linear along the
+            // columns (the transposed input of a norm): a block's rows are copied into a shared-
+            // memory tile a column's run of rows at a time, then read there (see write_inner)
 };
 const char* access_name(Access a);
 
@@ -150,5 +153,15 @@ struct KernelPlan {
   // Throws solder::Error listing problems(), naming the kernel.
   void validate() const;
 };
+
+// Inner plans' staged inputs (Access::Staged, see write_inner): a block's tile holds RPB rows of
+// BATCH x TPR x VEC elements (every column a persistent row may have) at a row pitch, in
+// elements, chosen so that a warp's copies of runs of rows and its vector reads along a row hit
+// distinct banks; `es` is the element's bytes. Bytes: the tile, rounded to 16.
+int64_t staged_tile_pitch(const KernelParams& p, int es);
+int64_t staged_tile_bytes(const KernelParams& p, int es);
+// Whether an inner plan reads a staged operand as VEC-element vectors (4 to 16 bytes), not
+// element by element.
+bool staged_tile_vectors(const KernelParams& p, int es);
 
 }  // namespace solder

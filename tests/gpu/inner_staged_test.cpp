@@ -1,0 +1,71 @@
+// Inner plans with staged inputs (Access::Staged) on the GPU against the reference: norms and a
+// softmax of x + r where x is transposed in memory (xt stored [H, B], read through a permute)
+// and r and the output are rows. f32/f16/bf16; odd sizes, a row per block short of RPB (B = 37),
+// size-1 dims (H = 1, B = 1: not staged, but the same programs), three columns; inputs
+// contiguous, one element off alignment, with padded rows (xt's rows padded: x's column step is
+// not B), and transposed (x contiguous, r transposed: r read in place); pinned shapes (more and
+// fewer rows per block, no prefetch, element reads). Replays give the same bits.
+#include <gtest/gtest.h>
+
+#include "gpu_compare.h"
+#include "programs/run_inputs.h"
+#include "solder/fusion.h"
+
+using namespace solder;
+using namespace solder::gpu_testing;
+
+namespace {
+
+Fusion norm_of_mixed(DType t, const std::string& kind) {
+  Fusion f(kind + "_mixed");
+  Tensor xt = f.input("xt", t, {Dim::sym("H"), Dim::sym("B")});
+  Tensor r = f.input("r", t, {Dim::sym("B"), Dim::sym("H")});
+  Tensor x = permute(xt, {1, 0}) + r;
+  if (kind == "rms") f.output(rms_norm(x, 1, f.input("w", t, {Dim::sym("H")})));
+  else if (kind == "rms_plain") f.output(rms_norm(x, 1, std::nullopt));
+  else if (kind == "softmax") f.output(softmax(x, 1));
+  else f.output(layer_norm(x, 1, std::nullopt, f.input("b", t, {Dim::sym("H")})));
+  return f;
+}
+
+std::string check(const Fusion& f, const Bindings& sizes, Layout layout, const std::string& what, const std::string& plan = "") {
+  std::map<std::string, std::vector<int64_t>> none;
+  return check_against_reference(f, resolve_input_shapes(f, none, sizes), layout, what, {.seed = 13, .plan = plan});
+}
+
+std::string describe(const Fusion& f, DType t, const Bindings& b, Layout l, const std::string& plan = "") {
+  std::string s = f.name() + " " + std::string(dtype_name(t));
+  for (const auto& [k, v] : b) s += " " + k + "=" + std::to_string(v);
+  return s + " layout " + std::to_string(static_cast<int>(l)) + (plan.empty() ? "" : " plan " + plan);
+}
+
+}  // namespace
+
+TEST(GpuInnerStaged, NormsOfTransposedInputs) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<Bindings> sizes = {{{"B", 16384}, {"H", 770}}, {{"B", 2048}, {"H", 3000}}, {{"B", 37}, {"H", 1030}},
+                                       {{"B", 333}, {"H", 4097}},  {{"B", 1000}, {"H", 3}},     {{"B", 129}, {"H", 1}},
+                                       {{"B", 1}, {"H", 300}},     {{"B", 8192}, {"H", 770}}};
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (const char* kind : {"rms", "rms_plain", "ln", "softmax"})
+      for (const Bindings& b : sizes)
+        for (Layout l : {Layout::Contiguous, Layout::Misaligned, Layout::Sliced, Layout::Transposed}) {
+          if (b.at("B") * b.at("H") > (1 << 22) && l != Layout::Contiguous) continue;  // keep it quick
+          const Fusion f = norm_of_mixed(t, kind);
+          const std::string what = describe(f, t, b, l);
+          const std::string params = check(f, b, l, what);
+          if (b.at("H") > 1) EXPECT_NE(params.find("inner-reduction"), std::string::npos) << what << ": " << params;
+        }
+}
+
+TEST(GpuInnerStaged, PinnedShapes) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : {DType::F32, DType::BF16})
+    for (const char* plan : {"threads_per_row=64,rows_per_block=4", "threads_per_row=64,rows_per_block=16",
+                             "threads_per_row=64,rows_per_block=8,prefetch=0", "threads_per_row=64,rows_per_block=8,prefetch=1",
+                             "threads_per_row=64,rows_per_block=8,vec=1", "threads_per_row=32,rows_per_block=8"})
+      for (const Bindings& b : {Bindings{{"B", 1000}, {"H", 770}}, Bindings{{"B", 37}, {"H", 1030}}}) {
+        const Fusion f = norm_of_mixed(t, "ln");
+        check(f, b, Layout::Contiguous, describe(f, t, b, Layout::Contiguous, plan), plan);
+      }
+}

@@ -1,0 +1,94 @@
+// Inner plans with staged inputs (Access::Staged): a norm whose x is transposed in memory while
+// its residual and output are rows takes the inner scheduler with x staged through shared
+// memory; its kernels compile for sm_90 without spills at odd sizes; an input that is not
+// unit-stride along the rows stays General; pinned shapes keep the tiles' shared memory.
+#include <gtest/gtest.h>
+
+#include "programs/run_inputs.h"
+#include "solder/executor.h"
+#include "solder/fusion.h"
+
+using namespace solder;
+
+namespace {
+
+// x = xt^T (xt stored [H, B]) plus a residual r [B, H], then the norm over H.
+Fusion norm_of_mixed(DType t, const std::string& kind) {
+  Fusion f(kind + "_mixed");
+  Tensor xt = f.input("xt", t, {Dim::sym("H"), Dim::sym("B")});
+  Tensor r = f.input("r", t, {Dim::sym("B"), Dim::sym("H")});
+  Tensor x = permute(xt, {1, 0}) + r;
+  if (kind == "rms") f.output(rms_norm(x, 1, f.input("w", t, {Dim::sym("H")})));
+  else if (kind == "rms_plain") f.output(rms_norm(x, 1, std::nullopt));
+  else if (kind == "softmax") f.output(softmax(x, 1));
+  else f.output(layer_norm(x, 1, std::nullopt, f.input("b", t, {Dim::sym("H")})));
+  return f;
+}
+
+struct Compiled {
+  std::vector<LaunchRecord> records;
+  std::vector<KernelSourceInfo> sources;
+};
+Compiled compile(const Fusion& f, const Bindings& b, const std::string& plan = "") {
+  ExecutorOptions o;
+  o.plan = plan;
+  Executor ex(f, o);
+  Compiled c;
+  c.records = ex.compile_for(resolve_input_shapes(f, {}, b), &c.sources);
+  return c;
+}
+bool stages(const Compiled& c) {
+  for (const auto& s : c.sources)
+    if (s.source.find("st_shared_elem<") != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+// The sweep's cases (seed 6 #056, #045, #084) and odd sizes: inner, no spills, staged where
+// many rows let a block take runs of rows.
+TEST(InnerStaged, NormsOfTransposedInputsStageThem) {
+  const std::vector<Bindings> sizes = {{{"B", 16384}, {"H", 770}}, {{"B", 16384}, {"H", 3000}}, {{"B", 8192}, {"H", 770}},
+                                       {{"B", 37}, {"H", 1030}},   {{"B", 333}, {"H", 4097}},    {{"B", 1000}, {"H", 3}}};
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (const char* kind : {"rms", "rms_plain", "ln", "softmax"})
+      for (const Bindings& b : sizes) {
+        const Fusion f = norm_of_mixed(t, kind);
+        std::string what = f.name() + " " + std::string(dtype_name(t));
+        for (const auto& [k, v] : b) what += " " + k + "=" + std::to_string(v);
+        const Compiled c = compile(f, b);
+        ASSERT_EQ(c.records.size(), 1u) << what;
+        EXPECT_EQ(c.records[0].category, "inner-reduction") << what;
+        EXPECT_EQ(c.records[0].spill_bytes, 0) << what << ": " << c.records[0].params;
+        // Rows of a block (a warp or more each) up to 1024 threads whose runs reach 16 bytes:
+        // many rows; few rows spread over the SMs, a block each (B = 37, 333) stay in place.
+        if (b.at("B") >= 8192) EXPECT_TRUE(stages(c)) << what << ": " << c.records[0].params;
+      }
+}
+
+// A transposed input whose rows are not one unit-stride index (a batched [N, K, M] stored so that
+// the normalized K is strided and the rows [N, M] are not linear) is read element by element.
+TEST(InnerStaged, RowsNotUnitStrideStayGeneral) {
+  Fusion f("batched_T");
+  Tensor xt = f.input("xt", DType::F32, {Dim::sym("N"), Dim::sym("K"), Dim::sym("M")});
+  Tensor r = f.input("r", DType::F32, {Dim::sym("N"), Dim::sym("M"), Dim::sym("K")});
+  f.output(rms_norm(permute(xt, {0, 2, 1}) + r, 1, std::nullopt));
+  const Compiled c = compile(f, {{"N", 4}, {"M", 96}, {"K", 770}});
+  ASSERT_EQ(c.records.size(), 1u);
+  EXPECT_EQ(c.records[0].spill_bytes, 0);
+  EXPECT_FALSE(stages(c)) << c.records[0].params;
+}
+
+// Pinned shapes of a staged plan (more rows per block, fewer threads per row, no prefetch):
+// the tiles' shared memory follows the pinned shape, and the kernels compile without spills.
+TEST(InnerStaged, PinnedShapesCompile) {
+  for (const char* plan : {"threads_per_row=64,rows_per_block=4", "threads_per_row=64,rows_per_block=16",
+                           "threads_per_row=64,rows_per_block=8,prefetch=0", "threads_per_row=64,rows_per_block=8,prefetch=1",
+                           "threads_per_row=64,rows_per_block=8,vec=1"}) {
+    const Fusion f = norm_of_mixed(DType::F32, "rms");
+    const Compiled c = compile(f, {{"B", 1000}, {"H", 770}}, plan);
+    ASSERT_EQ(c.records.size(), 1u) << plan;
+    EXPECT_EQ(c.records[0].spill_bytes, 0) << plan << ": " << c.records[0].params;
+    EXPECT_TRUE(stages(c)) << plan;
+  }
+}
