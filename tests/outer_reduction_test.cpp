@@ -164,13 +164,73 @@ TEST(OuterScheduler, LeavesRowReductionsNormsAndPointwiseToTheOthers) {
 
 TEST(OuterScheduler, VectorWidthFollowsAlignmentAndStrides) {
   const Fusion f = make_workload("outer_colsum_bf16");
-  // H = 3070: rows are not 16-byte multiples; 4 bytes are (2 elements).
-  EXPECT_EQ(choice_for(f, {{"B", 4096}, {"H", 3070}}).plans.front().params.vec, 2);
-  EXPECT_EQ(choice_for(f, {{"B", 4096}, {"H", 3071}}).plans.front().params.vec, 1);
+  // The first aligned plan's vector, and the first plan's (phase-shifted where that is wider).
+  auto aligned_vec = [](const Scheduled& c) {
+    for (const KernelPlan& p : c.plans)
+      if (p.params.col_vec == 0) return p.params.vec;
+    return 0;
+  };
+  // H = 3070: rows are not 16-byte multiples; 4 bytes are (2 elements). Phase-shifted kept
+  // columns come first: 16-byte loads of the two aligned vectors around each thread's columns.
+  const Scheduled c3070 = choice_for(f, {{"B", 4096}, {"H", 3070}});
+  EXPECT_EQ(aligned_vec(c3070), 2);
+  EXPECT_EQ(c3070.plans.front().params.vec, 8);
+  EXPECT_EQ(c3070.plans.front().params.col_vec, 1);
+  const Scheduled c3071 = choice_for(f, {{"B", 4096}, {"H", 3071}});
+  EXPECT_EQ(aligned_vec(c3071), 1);
+  EXPECT_EQ(c3071.plans.front().params.str().find("phased col_vec=1") != std::string::npos, true) << c3071.plans.front().params.str();
+  // Aligned rows stay aligned.
+  EXPECT_EQ(choice_for(f, {{"B", 4096}, {"H", 3072}}).plans.front().params.col_vec, 0);
+  // A run narrower than one vector: no phased plan (H = 7).
+  for (const KernelPlan& p : choice_for(f, {{"B", 4096}, {"H", 7}}).plans) EXPECT_EQ(p.params.col_vec, 0);
   // Many kept tiles and few rows: the block form.
   EXPECT_FALSE(choice_for(f, {{"B", 64}, {"H", 1 << 22}}).plans.front().params.grid_split);
-  // The mean over the middle axis: vectors never straddle the outer kept index (H % vec).
-  EXPECT_EQ(choice_for(make_workload("outer_mean_mid_f16"), {{"B", 512}, {"H", 1028}}).plans.front().params.vec, 4);
+  // The mean over the middle axis: aligned vectors never straddle the outer kept index
+  // (H % vec); phased tiles lie inside one outer kept index (tiles per index: TPK).
+  const Scheduled mid = choice_for(make_workload("outer_mean_mid_f16"), {{"B", 512}, {"H", 1028}});
+  EXPECT_EQ(aligned_vec(mid), 4);
+  EXPECT_EQ(mid.plans.front().params.vec, 8);
+  EXPECT_EQ(mid.plans.front().params.col_vec, 1);
+}
+
+// amax over the middle axis of a bf16 [64, 100, 4097] (seed 6 #059): K = 4097 is odd, so the
+// aligned plan reads one element per load; the phased plan's tiles of 32 x 8 columns lie inside
+// one of the 64 outer kept indices: 17 tiles each (the 17th holds one column).
+TEST(OuterScheduler, PhaseShiftedKeptColumnsForOddRuns) {
+  Fusion f("outer_amax_mid");
+  Tensor x = f.input("x", DType::BF16, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+  f.output(cast(mul(cast(max(x, {1}, true), DType::F32), constant(f, 0.5, DType::F32)), DType::BF16));
+  const Scheduled c = choice_for(f, {{"B", 64}, {"M", 100}, {"K", 4097}});
+  EXPECT_EQ(c.scheduler, "outer");
+  const KernelPlan& p = c.plans.front();
+  EXPECT_EQ(p.params.vec, 8);
+  EXPECT_EQ(p.params.col_vec, 1);
+  EXPECT_EQ(p.params.rows_per_block, 8);  // a warp of 32 vectors per row
+  EXPECT_TRUE(p.problems().empty()) << p.params.str();
+  EXPECT_EQ(parse_params(p.params.str()), p.params);
+  EXPECT_EQ(outer_inner_kept(p, c.facts), 4097);
+  const Grid g = launch_grid(p, c.facts, h100_profile(), 4);
+  EXPECT_EQ(g.x, 64u * 17u);
+  EXPECT_EQ(g.y, 1u);
+  // A phased plan in another category, or with held rows, is a problem.
+  KernelPlan bad = p;
+  bad.params.batch = 4;
+  bad.params.unroll = 1;
+  EXPECT_FALSE(bad.problems().empty());
+  bad = p;
+  bad.params.vec = 1;
+  EXPECT_FALSE(bad.problems().empty());
+  // The kernel: two aligned 16-byte loads per row and the shift; no spills.
+  Executor ex(f);
+  std::vector<KernelSourceInfo> sources;
+  const auto records =
+      ex.compile_for(resolve_input_shapes(f, {}, {{"B", 64}, {"M", 100}, {"K", 4097}}), &sources);
+  ASSERT_EQ(sources.size(), 1u);
+  const std::string& src = sources[0].source;
+  EXPECT_NE(src.find("in0[u] = ld_vec<u16, VEC>(a);"), std::string::npos) << src;
+  EXPECT_NE(src.find("ih0[u] = ld_vec<u16, VEC>(a + VEC);"), std::string::npos);
+  EXPECT_NE(src.find("phase_shift(in0[u], ih0[u], ip0[u])"), std::string::npos);
+  EXPECT_EQ(records[0].spill_bytes, 0) << sources[0].ptxas_log;
 }
 
 TEST(OuterScheduler, PlansPrintParseAndValidate) {
@@ -229,6 +289,9 @@ TEST(OuterKernels, CompileWithoutSpills) {
       {{0, 0}, {0}, {{"A", 7}, {"B", 3}}},
       {{0, 0, 0}, {1}, {{"A", 5}, {"B", 301}, {"H", 36}}},
       {{0, 0, 0}, {0, 1}, {{"A", 5}, {"B", 301}, {"H", 1030}}},
+      // Phase-shifted kept columns: odd runs, in the block and the grid form.
+      {{0, 0, 0}, {1}, {{"A", 64}, {"B", 100}, {"H", 4097}}},
+      {{0, 0}, {0}, {{"A", 100352}, {"B", 513}}},
   };
   for (DType t : {DType::F32, DType::F16, DType::BF16})
     for (Op op : {Op::Sum, Op::Mean, Op::Max, Op::VarMean})

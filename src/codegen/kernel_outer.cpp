@@ -12,6 +12,13 @@
 // per tile) combines the splits in a fixed order (split y by thread row y % TY, then the block
 // combine), runs the epilogue and resets its counter: no memset between launches, and the
 // same bits every run.
+// Phase-shifted kept columns (col_vec=1, K not a multiple of VEC or inputs not vec-aligned: an
+// odd innermost kept size such as 4097): a block's tile lies inside one outer kept index (tiles
+// per index TPK), and every row of a column input loads the two aligned vectors that overlap
+// the thread's VEC columns and shifts them by the row's phase (phase_shift), so the loads stay
+// 16 bytes wide whatever the row's alignment; the last tile's partial vector loads whole too
+// (its lanes past the run are never stored). A thread whose first or last row's vectors could
+// reach outside an input's storage reads element by element instead.
 #include <algorithm>
 
 #include "codegen/kernel_writer.h"
@@ -70,6 +77,7 @@ class OuterWriter {
 
   void write() {
     c_ += outer_device_helpers();
+    if (phased()) c_ += phase_shift_helper();
     prologue();
     row_loops();
     block_combine(1);
@@ -79,6 +87,9 @@ class OuterWriter {
 
  private:
   bool is(int k, Access a) const { return w_.op(k).access == a; }
+  bool phased() const { return P_.col_vec > 0; }
+  // Column kc0 + j lies in the kept columns (phased: in this tile's outer kept index).
+  std::string col_ok(const std::string& j) const { return phased() ? "kr + " + j + " < HK" : "kc0 + " + j + " < K"; }
   // Operand k's offset of this thread's column kc0 + j: VEC divides HK (the scheduler's vec),
   // so a thread's columns share one outer kept index (one division per thread).
   std::string kept_off(int k, const std::string& j) const {
@@ -96,7 +107,7 @@ class OuterWriter {
     w_.pointers(1);
     c_ += "  const i64 K = p.R, RR = p.C;  // kept columns, reduced rows\n";
     c_ += "  const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;\n";
-    c_ += "  const i64 kc0 = ((i64)blockIdx.x * TX + tx) * VEC;\n";
+    if (!phased()) c_ += "  const i64 kc0 = ((i64)blockIdx.x * TX + tx) * VEC;\n";
     // The dim groups, each collapsing linearly (the stride of its innermost dim of size > 1):
     // rows (rs), the outer kept dims (sa) and the inner run of kept dims (si: 1, or 0 where the
     // operand does not vary along them), split as the scheduler did (kept_split), from the first
@@ -114,8 +125,11 @@ class OuterWriter {
       if (is(k, Access::Full) || is(k, Access::Col)) c_ += "  const i64 sa" + n + " = outer_stride(p, " + n + ", 0, KI);\n";
       if (is(k, Access::Col)) c_ += "  const i64 si" + n + " = outer_stride(p, " + n + ", KI, " + num(split) + ");\n";
     }
-    // One division per thread (see kept_off).
-    c_ += "  const i64 ka = kc0 / HK, kr = kc0 % HK;\n";
+    if (phased())  // tiles inside one outer kept index (see the head of this file)
+      c_ += "  const i64 TPK = (HK + TX * VEC - 1) / (TX * VEC);  // tiles per outer kept index\n"
+            "  const i64 ka = blockIdx.x / TPK, kr = (i64)(blockIdx.x % TPK) * (TX * VEC) + tx * VEC, kc0 = ka * HK + kr;\n";
+    else  // one division per thread (see kept_off)
+      c_ += "  const i64 ka = kc0 / HK, kr = kc0 % HK;\n";
     for (int k : ins_)
       if (is(k, Access::Full)) c_ += "  const i64 kb" + num(k) + " = ka * sa" + num(k) + " + kr;  // this thread's vector\n";
     if (P_.grid_split)
@@ -123,6 +137,19 @@ class OuterWriter {
             "  const i64 rb = min(RR, (i64)blockIdx.y * rps), re = min(RR, rb + rps);\n";
     else
       c_ += "  const i64 rb = 0, re = RR;\n";
+    if (phased()) {
+      // The two aligned vectors of a row start at most VEC - 1 elements before the thread's first
+      // column and end at most 2 VEC - 1 after it: inside [0, the last element's offset] of every
+      // column input at the first and the last row (strides are not negative), so at every row.
+      c_ += "  bool inside = true;  // every row's aligned vectors lie inside the inputs' storage\n";
+      for (int k : ins_)
+        if (is(k, Access::Full)) {
+          const std::string n = num(k);
+          c_ += "  {\n    i64 last = 0;\n    for (int d = 0; d < " + num(rank) + "; ++d) last += (p.dims[d] - 1) * p.stride[" + n +
+                "][d];\n    inside = inside && rb * rs" + n + " + kb" + n + " >= VEC - 1 && (re - 1) * rs" + n + " + kb" + n +
+                " + 2 * VEC <= last + 1;\n  }\n";
+        }
+    }
     // Shared memory for the block combine: the largest step's planes, [TY][VEC][TX] each
     // (consecutive threads of a row at consecutive words: no bank conflicts).
     int64_t smem = 16;
@@ -142,7 +169,7 @@ class OuterWriter {
       if (is(k, Access::Scalar)) c_ += "  const " + t + " hs" + num(k) + " = " + w_.ptr(k) + "[0];\n";
       if (is(k, Access::Col))
         c_ += "  " + t + " hc" + num(k) + "[VEC];\n#pragma unroll\n  for (int j = 0; j < VEC; ++j) hc" + num(k) +
-              "[j] = kc0 + j < K ? " + w_.ptr(k) + "[" + kept_off(k, "j") + "] : (" + t + ")0;\n";
+              "[j] = " + col_ok("j") + " ? " + w_.ptr(k) + "[" + kept_off(k, "j") + "] : (" + t + ")0;\n";
     }
   }
 
@@ -159,33 +186,81 @@ class OuterWriter {
   // The thread's rows: whole vectors with UNROLL rows' loads in flight, then one row at a time;
   // the last tile's partial vector element by element.
   void row_loops() {
-    c_ += "  if (kc0 + VEC <= K) {\n    i64 r = rb + ty;\n";
-    if (P_.unroll > 1) {
-      // Every row's loads of an unrolled step first, then their math: UNROLL loads in flight.
-      c_ += "    for (; r + (i64)(UNROLL - 1) * TY < re; r += (i64)UNROLL * TY) {\n";
-      row_decls(3, "UNROLL");
-      c_ += "#pragma unroll\n      for (int u = 0; u < UNROLL; ++u) {\n";
-      row_loads(4, "r + (i64)u * TY", "u", true);
-      c_ += "      }\n#pragma unroll\n      for (int u = 0; u < UNROLL; ++u) {\n";
-      row_math(4);
-      c_ += "      }\n    }\n";
+    if (phased()) {
+      // Whole and partial vectors alike from the two aligned vectors of each row (see the head
+      // of this file); a thread near the storage's ends element by element.
+      c_ += "  if (inside && kr < HK) {\n    i64 r = rb + ty;\n";
+      row_steps(true);
+      c_ += "  } else if (kr < HK) {  // near the ends of an input's storage\n";
+      c_ += "    for (i64 r = rb + ty; r < re; r += TY) {\n      const int u = 0;\n";
+      row_decls(3, "1");
+      row_loads(3, "r", "0", false);
+      row_math(3);
+      c_ += "    }\n  }\n";
+      return;
     }
-    c_ += "    for (; r < re; r += TY) {\n      const int u = 0;\n";
-    row_decls(3, "1");
-    row_loads(3, "r", "0", true);
-    row_math(3);
-    c_ += "    }\n  } else if (kc0 < K) {  // the last tile's partial vector\n";
+    c_ += "  if (kc0 + VEC <= K) {\n    i64 r = rb + ty;\n";
+    row_steps(false);
+    c_ += "  } else if (kc0 < K) {  // the last tile's partial vector\n";
     c_ += "    for (i64 r = rb + ty; r < re; r += TY) {\n      const int u = 0;\n";
     row_decls(3, "1");
     row_loads(3, "r", "0", false);
     row_math(3);
     c_ += "    }\n  }\n";
   }
+  // The thread's rows from r on, as whole (`phased`: phase-shifted) vectors: UNROLL rows' loads
+  // in flight, then one row at a time.
+  void row_steps(bool ph) {
+    if (P_.unroll > 1) {
+      // Every row's loads of an unrolled step first, then their math: UNROLL loads in flight.
+      c_ += "    for (; r + (i64)(UNROLL - 1) * TY < re; r += (i64)UNROLL * TY) {\n";
+      row_decls(3, "UNROLL", ph);
+      c_ += "#pragma unroll\n      for (int u = 0; u < UNROLL; ++u) {\n";
+      ph ? phased_loads(4, "r + (i64)u * TY", "u") : row_loads(4, "r + (i64)u * TY", "u", true);
+      c_ += "      }\n#pragma unroll\n      for (int u = 0; u < UNROLL; ++u) {\n";
+      if (ph) phase_shifts(4);
+      row_math(4);
+      c_ += "      }\n    }\n";
+    }
+    c_ += "    for (; r < re; r += TY) {\n      const int u = 0;\n";
+    row_decls(3, "1", ph);
+    if (ph) {
+      phased_loads(3, "r", "0");
+      phase_shifts(3);
+    } else {
+      row_loads(3, "r", "0", true);
+    }
+    row_math(3);
+    c_ += "    }\n";
+  }
+  // Phase-shifted loads of row `r` into slot `u`: the aligned vector at or before the thread's
+  // first column and the next one (in<k>, ih<k>), and the row's phase (ip<k>).
+  void phased_loads(int ind, const std::string& r, const std::string& u) {
+    for (int k : ins_) {
+      const std::string t = storage_type(w_.dt(w_.op(k).value)), n = num(k);
+      if (is(k, Access::Full)) {
+        c_ += I(ind) + "{\n" + I(ind + 1) + "const " + t + "* a = " + w_.ptr(k) + " + (" + r + ") * rs" + n + " + kb" + n + ";\n";
+        c_ += I(ind + 1) + "ip" + n + "[" + u + "] = (unsigned)((size_t)a / sizeof(" + t + ")) % VEC;\n";
+        c_ += I(ind + 1) + "a -= ip" + n + "[" + u + "];\n";
+        c_ += I(ind + 1) + "in" + n + "[" + u + "] = ld_vec<" + t + ", VEC>(a);\n";
+        c_ += I(ind + 1) + "ih" + n + "[" + u + "] = ld_vec<" + t + ", VEC>(a + VEC);\n" + I(ind) + "}\n";
+      }
+      if (is(k, Access::Row)) c_ += I(ind) + "ir" + n + "[" + u + "] = (" + w_.ptr(k) + " + (" + r + ") * rs" + n + ")[0];\n";
+    }
+  }
+  // Slot u's phase-shifted vectors into place: in<k>[u] holds the thread's VEC columns.
+  void phase_shifts(int ind) {
+    for (int k : ins_)
+      if (is(k, Access::Full))
+        c_ += I(ind) + "in" + num(k) + "[u] = phase_shift(in" + num(k) + "[u], ih" + num(k) + "[u], ip" + num(k) + "[u]);\n";
+  }
   // Declarations of the loaded values of `n` rows.
-  void row_decls(int ind, const std::string& n) {
+  void row_decls(int ind, const std::string& n, bool ph = false) {
     for (int k : ins_) {
       const std::string t = storage_type(w_.dt(w_.op(k).value));
       if (is(k, Access::Full)) c_ += I(ind) + "Vec<" + t + ", VEC> in" + num(k) + "[" + n + "];\n";
+      if (is(k, Access::Full) && ph)
+        c_ += I(ind) + "Vec<" + t + ", VEC> ih" + num(k) + "[" + n + "];\n" + I(ind) + "unsigned ip" + num(k) + "[" + n + "];\n";
       if (is(k, Access::Row)) c_ += I(ind) + t + " ir" + num(k) + "[" + n + "];\n";
     }
   }
@@ -196,14 +271,17 @@ class OuterWriter {
       if (is(k, Access::Full) && whole)
         c_ += I(ind) + "in" + num(k) + "[" + u + "] = ld_vec<" + t + ", VEC>(" + base + " + kb" + num(k) + ");\n";
       else if (is(k, Access::Full))
-        c_ += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) in" + num(k) + "[" + u + "].e[j] = kc0 + j < K ? (" +
+        c_ += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) in" + num(k) + "[" + u + "].e[j] = " + col_ok("j") + " ? (" +
               base + ")[kb" + num(k) + " + j] : (" + t + ")0;\n";
       if (is(k, Access::Row)) c_ += I(ind) + "ir" + num(k) + "[" + u + "] = (" + base + ")[0];\n";
     }
   }
   // One row's accumulation, from the loaded values in<k>[u] (rows' vectors) and ir<k>[u].
   void row_math(int ind) {
-    if (any_welford_) c_ += I(ind) + "wn += 1.f;\n" + I(ind) + "const float winv = 1.f / wn;\n";
+    // The count's reciprocal as welford_add takes it (__fdividef: one MUFU.RCP). An IEEE 1.f / wn
+    // put a slow-path branch and call on every row, which kept ptxas from interleaving the
+    // unrolled rows' math.
+    if (any_welford_) c_ += I(ind) + "wn += 1.f;\n" + I(ind) + "const float winv = __fdividef(1.f, wn);\n";
     c_ += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
     ExprEmitter em(w_.f, [&](int v) -> std::string {
       if (!w_.is_input(v)) return "";
@@ -277,7 +355,7 @@ class OuterWriter {
       c_ += "    " + type + "* const g" + arr + " = (" + type + "*)(sbase + " + num(off) + " * cells);\n";
       off += plane_bytes(type);
     }
-    c_ += "    if (ty == 0)\n#pragma unroll\n      for (int j = 0; j < VEC; ++j)\n        if (kc0 + j < K) {\n";
+    c_ += "    if (ty == 0)\n#pragma unroll\n      for (int j = 0; j < VEC; ++j)\n        if (" + col_ok("j") + ") {\n";
     for (const auto& pl : gplanes_) c_ += "          g" + pl.first + "[(i64)blockIdx.y * K + kc0 + j] = " + pl.first + "[j];\n";
     c_ += "        }\n    __threadfence();\n    __syncthreads();\n    __shared__ bool olast;\n";
     c_ += "    if (threadIdx.x == 0) olast = atomicAdd((unsigned*)p.scratch + blockIdx.x, 1u) == gridDim.y - 1;\n";
@@ -286,7 +364,7 @@ class OuterWriter {
     init_accs(2);
     c_ += "    for (int y = ty; y < (int)gridDim.y; y += TY) {\n";
     if (any_welford_) c_ += "      const float ny = (float)(min(RR, (i64)(y + 1) * rps) - min(RR, (i64)y * rps));\n";
-    c_ += "#pragma unroll\n      for (int j = 0; j < VEC; ++j)\n        if (kc0 + j < K) {\n"
+    c_ += "#pragma unroll\n      for (int j = 0; j < VEC; ++j)\n        if (" + col_ok("j") + ") {\n"
           "          const i64 at = (i64)y * K + kc0 + j;\n";
     for (const Acc& a : accs_) {
       if (a.welford()) {
@@ -308,7 +386,7 @@ class OuterWriter {
   // the inner template and the reference define them), the math on them, the stores.
   void epilogue() {
     c_ += "  if (ty != 0) return;\n#pragma unroll\n  for (int j = 0; j < VEC; ++j) {\n    const i64 col = kc0 + j;\n"
-          "    if (col >= K) break;\n";
+          "    if (" + std::string(phased() ? "kr + j >= HK" : "col >= K") + ") break;\n";
     std::map<int, std::string> results;
     auto declare = [&](int v, const std::string& expr) {
       const std::string name = "r" + num(v);
@@ -353,6 +431,24 @@ class OuterWriter {
 };
 
 }  // namespace
+
+// Phase-shifted kept columns: the VEC elements from element `ph` of two consecutive aligned
+// vectors (lo, hi): a word shift in log2(W) uniform steps, then a funnel shift within words.
+std::string phase_shift_helper() {
+  return "template <class E, int V> __device__ __forceinline__ Vec<E, V> phase_shift(const Vec<E, V>& lo, const Vec<E, V>& hi,\n"
+         "                                                                  unsigned ph) {\n"
+         "  constexpr int W = sizeof(Vec<E, V>) / 4;  // words per vector\n"
+         "  union U { Vec<E, V> v; unsigned w[W]; };\n"
+         "  U a, b, o;\n  a.v = lo;\n  b.v = hi;\n  unsigned w[2 * W];\n"
+         "#pragma unroll\n  for (int i = 0; i < W; ++i) {\n    w[i] = a.w[i];\n    w[W + i] = b.w[i];\n  }\n"
+         "  const unsigned bytes = ph * (unsigned)sizeof(E), ws = bytes / 4;\n"
+         "#pragma unroll\n  for (int s = W / 2; s >= 1; s /= 2)\n"
+         "#pragma unroll\n    for (int i = 0; i + s < 2 * W; ++i) w[i] = (ws & s) ? w[i + s] : w[i];\n"
+         "#pragma unroll\n  for (int i = 0; i < W; ++i)\n"
+         "    if constexpr (sizeof(E) < 4) o.w[i] = __funnelshift_r(w[i], w[i + 1], (bytes % 4) * 8);\n"
+         "    else o.w[i] = w[i];\n"
+         "  return o.v;\n}\n";
+}
 
 std::string outer_device_helpers() {
   return "// The kept dims' inner run (outer_scheduler.cpp's kept_split): its first kernel dim, and HK\n"

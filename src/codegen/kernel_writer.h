@@ -367,5 +367,6 @@ void write_outer_norm(Writer& w, KernelSource& out);  // kernel_outer_norm.cpp
 void write_transpose(Writer& w, KernelSource& out);   // kernel_transpose.cpp
 // The outer templates' device helpers (outer_kept_split, outer_stride).
 std::string outer_device_helpers();
+std::string phase_shift_helper();
 
 }  // namespace solder::codegen_detail

@@ -265,9 +265,12 @@ std::vector<std::string> KernelPlan::problems() const {
     need(!p.prefetch && !p.prefetch_smem && !p.ldg_weights && !p.tickets && !p.recompute && p.weight_ring == 0 &&
              p.resident == 0 && p.dyn_smem == 0,
          "prefetch, tickets, recompute, weight rings and resident weights are inner plans' parts");
-    need(p.col_vec == 0 || ((shape.category == KernelCategory::Pointwise || shape.category == KernelCategory::Full) &&
+    need(p.col_vec == 0 || ((shape.category == KernelCategory::Pointwise || shape.category == KernelCategory::Full ||
+                             shape.category == KernelCategory::Outer) &&
                             p.col_vec == 1 && p.vec > 1),
-         "flat plans: phased rows (col_vec=1: weights element by element) are pointwise and full reduction plans' with vec > 1");
+         "phased rows (col_vec=1: weights element by element) are pointwise, full reduction and outer plans' with vec > 1");
+    need(p.col_vec == 0 || shape.category != KernelCategory::Outer || (p.batch == 0 && p.cluster == 1 && !p.staged),
+         "outer: phase-shifted kept columns (col_vec=1) are the reduction form's (no batch, cluster or staged)");
     need(p.cluster == 1 || shape.category == KernelCategory::Outer, "clusters are inner and outer plans' parts");
     need(!p.one_row || (shape.category == KernelCategory::Pointwise && p.unroll == 1),
          "one_row is a pointwise plan's part, without unroll");

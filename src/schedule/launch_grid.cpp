@@ -27,7 +27,9 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
       throw Error("kernel " + plan.name + " (" + std::to_string(p.batch) + " rows x " + std::to_string(ty) + " threads" +
                   (p.cluster > 1 ? " x " + std::to_string(p.cluster) + " blocks" : std::string()) + ") cannot hold " +
                   std::to_string(facts.C) + " rows");
-    const int64_t gx = std::clamp<int64_t>((facts.R + tx * p.vec - 1) / (tx * p.vec), 1, ((int64_t{1} << 31) - 1) / p.cluster);
+    // Phase-shifted kept columns: tiles inside one outer kept index (see write_outer).
+    const int64_t tiles = p.col_vec ? outer_phased_tiles(plan, facts, tx * p.vec) : (facts.R + tx * p.vec - 1) / (tx * p.vec);
+    const int64_t gx = std::clamp<int64_t>(tiles, 1, ((int64_t{1} << 31) - 1) / p.cluster);
     int64_t gy = 1;
     if (p.grid_split) {
       const int64_t resident = int64_t{dev.sm_count} * std::max(1, resident_per_sm);
@@ -114,6 +116,24 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
   g.x = static_cast<unsigned>(bx);
   g.y = static_cast<unsigned>(by);
   return g;
+}
+
+int64_t outer_inner_kept(const KernelPlan& plan, const LaunchFacts& facts) {
+  // The first column input's run of trailing kept dims at unit stride (the device's
+  // outer_kept_split, the scheduler's kept_split).
+  for (size_t k = 0; k < plan.operands.size(); ++k) {
+    if (plan.operands[k].is_output || plan.operands[k].access != Access::Full) continue;
+    int64_t hk = 1;
+    for (int d = plan.shape.split; d > 0 && (facts.dims[d - 1] == 1 || facts.operands[k].strides[d - 1] == hk);)
+      hk *= facts.dims[--d];
+    return hk;
+  }
+  return std::max<int64_t>(facts.R, 1);
+}
+
+int64_t outer_phased_tiles(const KernelPlan& plan, const LaunchFacts& facts, int64_t tile) {
+  const int64_t hk = std::max<int64_t>(1, outer_inner_kept(plan, facts));
+  return facts.R / hk * ((hk + tile - 1) / tile);
 }
 
 bool fits_index32(const LaunchFacts& facts) {

@@ -16,6 +16,12 @@ struct Grid {
 Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev, int resident_per_sm,
                  int resident_clusters = 0);
 
+// Outer plans: the inner kept run's size HK (from the first column input's strides, as the
+// kernel computes it), and the kept tiles of phase-shifted plans (col_vec: tiles of `tile`
+// columns inside one outer kept index each).
+int64_t outer_inner_kept(const KernelPlan& plan, const LaunchFacts& facts);
+int64_t outer_phased_tiles(const KernelPlan& plan, const LaunchFacts& facts, int64_t tile);
+
 // Transpose plans: the tiles of the launch (tile_rows x tile_cols elements of the tile dims, for
 // every index of the other dims); each block takes tiles at a stride of the grid.
 int64_t transpose_tiles(const KernelPlan& plan, const LaunchFacts& facts);

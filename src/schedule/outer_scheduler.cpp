@@ -28,6 +28,25 @@ constexpr int kOuterUnroll = 4;
 // Lanes per row in the grid form (see add() in candidates; measured: perf-notes 2026-11-26).
 constexpr int kSplitLanes = 16;
 
+// The phased vector (16 bytes of the widest column input) where every column input allows it:
+// strides not negative (a thread's rows then stay inside [its first row, its last row] of the
+// storage), at least 4 bytes per vector of each (whole words for phase_shift), and an inner
+// kept run of at least one vector; else 1.
+int phased_vec(const ScheduleContext& cx, const std::vector<OperandView>& views, const std::vector<char>& full, int64_t hk) {
+  int widest = 1;
+  for (size_t k = 0; k < views.size(); ++k)
+    if (full[k]) widest = std::max(widest, dtype_size(cx.facts.operands[k].dtype));
+  const int v = 16 / widest;
+  if (v < 2 || hk < v) return 1;
+  for (size_t k = 0; k < views.size(); ++k) {
+    if (!full[k]) continue;
+    if (static_cast<int64_t>(v) * dtype_size(cx.facts.operands[k].dtype) < 4) return 1;
+    for (int64_t st : cx.facts.operands[k].strides)
+      if (st < 0) return 1;
+  }
+  return v;
+}
+
 class OuterScheduler final : public Scheduler {
  public:
   const char* name() const override { return "outer"; }
@@ -69,23 +88,30 @@ class OuterScheduler final : public Scheduler {
       full_access.push_back(a == Access::Full);
     }
     const int vec = outer_vec(cx, views, full_access, inner_kept);
+    // Phase-shifted kept columns (see write_outer) where the aligned vector is narrower than the
+    // phased one: an inner kept run that VEC does not divide (K = 4097) or inputs off the vector
+    // grid. Each row then loads two aligned vectors and shifts them: 16-byte loads instead of
+    // one element (measured: perf-notes, the outer phased grid).
+    const int pvec = phased_vec(cx, views, full_access, inner_kept);
+    const bool phased = pvec > vec;
     const int64_t K = facts.R, rows = facts.C;
     std::vector<KernelPlan> out;
-    auto add = [&](int v, int unroll, int min_blocks) {
+    auto add = [&](int v, int unroll, int min_blocks, bool ph) {
       KernelParams& p = plan.params;
       // Threads along the kept columns: a warp's worth of vectors per row where the columns
       // allow (a warp then reads 32 x 16 contiguous bytes of a row), fewer for narrow tensors;
-      // the rest of the block's 256 threads along the rows.
-      const int64_t vectors = (K + v - 1) / v;
+      // the rest of the block's 256 threads along the rows. Phased tiles lie inside one outer
+      // kept index, so the vectors that count are an index's.
+      const int64_t vectors = ph ? (inner_kept + v - 1) / v : (K + v - 1) / v;
       int tx = static_cast<int>(std::min<int64_t>(32, pow2ceil(vectors)));
+      auto tiles = [&](int t) { return ph ? K / inner_kept * ((vectors + t - 1) / t) : (vectors + t - 1) / t; };
       const int64_t resident = int64_t{cx.device.sm_count} * std::max(1, cx.device.max_threads_per_sm / kOuterThreads);
       // The grid form where the kept tiles alone leave the device short of two waves of
       // resident blocks (estimated at full occupancy) and the rows are long enough to split.
       // Its tile's last block merges every split's partials, TY splits per round trip to L2,
       // while the rest of the device idles: half a warp per row (16-byte vectors: 256-byte
       // segments, whole sectors) doubles TY and halves both the splits and the rounds.
-      const bool split = (vectors + tx - 1) / tx < 2 * resident &&
-                         rows >= 2 * (kOuterThreads / tx) * unroll * kMinIterationsPerSplit;
+      const bool split = tiles(tx) < 2 * resident && rows >= 2 * (kOuterThreads / tx) * unroll * kMinIterationsPerSplit;
       if (split) tx = std::min(tx, kSplitLanes);
       p.vec = v;
       p.threads = kOuterThreads;
@@ -93,6 +119,7 @@ class OuterScheduler final : public Scheduler {
       p.unroll = unroll;
       p.min_blocks = min_blocks;
       p.grid_split = split && rows >= 2 * p.rows_per_block * unroll * kMinIterationsPerSplit;
+      p.col_vec = ph ? 1 : 0;
       out.push_back(plan);
     };
     // First 1024 threads resident (min_blocks 4: a 64-register cap; uncapped, ptxas took 71
@@ -100,13 +127,21 @@ class OuterScheduler final : public Scheduler {
     // spills: fewer rows in flight, then 512 threads resident (128 registers: batch-norm
     // statistics, a Welford step and a max, spill under 64 even one row at a time), then
     // narrower vectors; the last (one element, one row at a time, uncapped) always compiles.
+    // Phased plans come first where they apply, the aligned ones after them.
     const int full = std::max(1, 1024 / kOuterThreads), half = std::max(1, 512 / kOuterThreads);
-    add(vec, kOuterUnroll, full);
-    add(vec, 2, full);
-    add(vec, kOuterUnroll, half);
-    add(vec, 2, half);
-    add(vec, 1, half);
-    for (int v = vec / 2; v >= 1; v /= 2) add(v, 1, v == 1 ? 1 : half);
+    if (phased) {
+      add(pvec, kOuterUnroll, full, true);
+      add(pvec, 2, full, true);
+      add(pvec, kOuterUnroll, half, true);
+      add(pvec, 2, half, true);
+      add(pvec, 1, half, true);
+    }
+    add(vec, kOuterUnroll, full, false);
+    add(vec, 2, full, false);
+    add(vec, kOuterUnroll, half, false);
+    add(vec, 2, half, false);
+    add(vec, 1, half, false);
+    for (int v = vec / 2; v >= 1; v /= 2) add(v, 1, v == 1 ? 1 : half, false);
     return out;
   }
 };

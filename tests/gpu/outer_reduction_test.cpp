@@ -96,3 +96,31 @@ TEST(GpuOuterReduction, TransposedViewInput) {
     }
   }
 }
+
+// Phase-shifted kept columns (col_vec=1): odd inner kept runs (seed 6 #059: amax over the
+// middle axis of a bf16 [64, 100, 4097]), misaligned and sliced inputs, the block and the grid
+// form; the first and last threads of the storage read element by element.
+TEST(GpuOuterReduction, PhaseShiftedKeptColumns) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : {DType::F32, DType::BF16}) {
+    Fusion f("outer_phased");
+    Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+    Tensor xf = t == DType::F32 ? x : cast(x, DType::F32);
+    f.output(cast(mul(cast(max(x, {1}, true), DType::F32), constant(f, 0.5, DType::F32)), t));
+    f.output(sum(xf, {1}));
+    VarMean vm = var_mean(xf, {1}, 1, true);
+    f.output(vm.var);
+    f.output(vm.mean);
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 64}, {"M", 100}, {"K", 4097}},
+                                                   {{"B", 3}, {"M", 20011}, {"K", 97}},
+                                                   {{"B", 1}, {"M", 65536}, {"K", 1030}}}) {
+      for (Layout l : {Layout::Contiguous, Layout::Misaligned, Layout::Sliced}) {
+        const std::string what = std::string(dtype_name(t)) + " K=" + std::to_string(b.at("K")) + " M=" +
+                                 std::to_string(b.at("M")) + " layout " + std::to_string(static_cast<int>(l));
+        const std::string params = check(f, resolve_input_shapes(f, no_shapes, b), l, what);
+        EXPECT_NE(params.find("phased col_vec=1"), std::string::npos) << what << ": " << params;
+        if (b.at("M") > 20000 && l == Layout::Contiguous) EXPECT_NE(params.find("grid_split"), std::string::npos) << what << ": " << params;
+      }
+    }
+  }
+}

@@ -15,7 +15,7 @@
 #define __launch_bounds__(...)
 #define __maxnreg__(...)
 #define __shared__ static
-#define __align__(n) alignas(n)
+#define __align__(n) __attribute__((aligned(n)))
 struct Dim3 { unsigned x = 0, y = 0, z = 0; };
 extern thread_local Dim3 threadIdx, blockIdx;
 extern Dim3 gridDim, blockDim;
@@ -58,3 +58,21 @@ template <class T> inline T s_relu(T a) { return a < T(0) ? T(0) : a; }
 template <class T> inline T s_abs(T a) { return a < T(0) ? -a : a; }
 using std::tanh; using std::exp; using std::sqrt;
 inline float tanhf_(float x) { return std::tanh(x); }
+// The outer template's needs (blocks run one after another, so the grid form's counter and
+// partials need no ordering beyond program order).
+#include <algorithm>
+#include <atomic>
+using std::max;
+using std::min;
+inline float __fdividef(float a, float b) { return a / b; }
+struct Welford { float n, mean, m2; };
+inline Welford welford_merge(const Welford& a, const Welford& b) {
+  const float n = a.n + b.n, f = n > 0.f ? __fdividef(b.n, n) : 0.f, d = b.mean - a.mean;
+  return {n, a.mean + d * f, a.m2 + b.m2 + d * d * a.n * f};
+}
+inline unsigned atomicAdd(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+template <class T> inline T __ldcg(const T* p) { return *p; }
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s) {
+  return (unsigned)((((unsigned long long)hi << 32) | lo) >> (s & 31));
+}
