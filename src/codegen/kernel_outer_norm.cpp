@@ -8,7 +8,8 @@
 // statistics. The last pass computes the element outputs and stores them; kept-level outputs
 // are stored by thread row 0. Element math is recomputed in every pass from the inputs: with
 // `batch` > 0 those are held in registers, read from memory once; with batch 0 each pass reads
-// them again (rows too long to hold). Inputs that vary along the rows only (weights) are read
+// them again (rows too long to hold); with `smem_rows` = S the first S held slots are in dynamic
+// shared memory (cp.async), the rest in registers. Inputs that vary along the rows only (weights) are read
 // where used. var_mean is one Welford step (Chan's merge across threads), so a layer norm takes
 // two passes.
 //

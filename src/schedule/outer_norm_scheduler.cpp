@@ -12,7 +12,9 @@
 // long to hold) each pass reads the rows again from global memory (L2). On Hopper a tile's rows
 // may split over the blocks of a cluster (`cluster`), which exchange their totals through
 // distributed shared memory; outputs whose kept columns are not unit-stride go through
-// shared-memory tiles (`staged`). The shapes are ranked by TileModel below.
+// shared-memory tiles (`staged`); held rows may live in dynamic shared memory instead of
+// registers (`smem_rows`: fewer registers per thread, more threads or blocks per SM). The shapes
+// are ranked by TileModel below.
 #include <algorithm>
 #include <cmath>
 #include <tuple>
