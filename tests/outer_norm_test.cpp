@@ -180,11 +180,12 @@ TEST(OuterNormScheduler, TallInputsWithFewColumnsTakeClusters) {
   EXPECT_GT(p.params.cluster, 1) << p.params.str();
   EXPECT_GE(tx_of(p.params) * p.params.vec * 4, 32) << p.params.str();
   EXPECT_EQ(int64_t{p.params.batch} * p.params.rows_per_block * p.params.cluster >= 8192, true);
-  // 100003 x 64 f32 (25.6 MB): no cluster holds a tile's rows; re-read by 16-block clusters of
-  // 32-byte row segments, 128 blocks.
+  // 100003 x 64 f32 (25.6 MB): no cluster holds a tile's rows in registers; 16-block clusters
+  // of 32-byte row segments, 128 blocks, hold them in shared memory (13 rows per thread, 208 KB
+  // per block), or else re-read them.
   c = choice_for(softmax_over(DType::F32, 2, 0), {{"B", 100003}, {"M", 64}});
   p = c.plans.front();
-  EXPECT_EQ(p.params.batch, 0) << p.params.str();
+  EXPECT_EQ(p.params.smem_rows, p.params.batch) << p.params.str();
   EXPECT_EQ(p.params.cluster, 16) << p.params.str();
   EXPECT_EQ(tx_of(p.params) * p.params.vec * 4, 32) << p.params.str();
   Grid g = launch_grid(p, c.facts, h100_profile(), 1);
@@ -477,4 +478,86 @@ TEST(OuterNormKernels, ClusterExchangeAndStagedStoresInTheCode) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("outer normalization's parts"), std::string::npos) << e.what();
   }
+}
+
+// Held rows in shared memory (smem_rows): pinned plans with all or some of the rows there, with
+// and without a cluster, staged and unstaged outputs. They validate, print and parse back, take
+// the dynamic shared memory their rows need, compile without spills and copy the rows with
+// cp.async. The same plans run on the GPU (tests/gpu/outer_norm_test.cpp, HeldRowsInSharedMemory).
+TEST(OuterNormKernels, HeldRowsInSharedMemory) {
+  struct Case {
+    std::function<Fusion(DType)> make;
+    Bindings sizes;
+    std::string plan;
+    int smem_rows;
+  };
+  const std::vector<Case> cases = {
+      {[](DType t) { return softmax_over(t, 2, 0); }, {{"B", 1000}, {"M", 96}}, "threads=1024,rows_per_block=128,persistent_batch=8,cluster=1,smem_rows=8", 8},
+      {[](DType t) { return softmax_over(t, 2, 0); }, {{"B", 1000}, {"M", 96}}, "threads=512,rows_per_block=64,persistent_batch=16,min_blocks=1,cluster=1,smem_rows=11", 11},
+      {[](DType t) { return softmax_over(t, 2, 0, true); }, {{"B", 1000}, {"M", 100}}, "threads=256,rows_per_block=32,persistent_batch=8,cluster=4,smem_rows=8", 8},
+      {[](DType t) { return softmax_over(t, 3, 1, false, true); }, {{"B", 3}, {"M", 517}, {"K", 40}}, "threads=512,rows_per_block=64,persistent_batch=9,cluster=1,smem_rows=9", 9},
+      {[](DType t) { return norm_of_transposed(t, false); }, {{"B", 80}, {"H", 301}}, "threads=256,rows_per_block=128,persistent_batch=3,cluster=1,staged=0,smem_rows=2", 2},
+      {[](DType t) { return norm_of_transposed(t, false); }, {{"B", 80}, {"H", 301}}, "threads=256,rows_per_block=128,persistent_batch=3,cluster=1,staged=1,smem_rows=3", 3},
+      {[](DType t) { return norm_of_transposed(t, true); }, {{"B", 96}, {"H", 5000}}, "threads=512,rows_per_block=256,persistent_batch=3,cluster=8,staged=0,smem_rows=3", 3},
+      {[](DType t) { return norm_of_transposed(t, false); }, {{"B", 130}, {"H", 1001}}, "threads=1024,rows_per_block=512,persistent_batch=1,cluster=2,staged=0,smem_rows=1", 1},
+  };
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (const Case& cs : cases) {
+      const Fusion f = cs.make(t);
+      const Lowered l = lowered(f, cs.sizes);
+      const std::string what = f.name() + " " + std::string(dtype_name(t)) + " [" + cs.plan + "]";
+      CompileOptions o;
+      o.plan = cs.plan;
+      PreparedKernel pk;
+      ASSERT_NO_THROW(pk = prepare_kernel(l.sf, l.si, l.ks, l.facts, h100_profile(), KernelCache::global(), o)) << what;
+      const KernelParams& p = pk.plan.params;
+      EXPECT_EQ(p.smem_rows, cs.smem_rows) << what << ": " << p.str();
+      EXPECT_EQ(p.dyn_smem, int64_t{p.smem_rows} * p.threads * p.vec * dtype_size(t)) << what << ": " << p.str();
+      EXPECT_TRUE(pk.plan.problems().empty()) << what;
+      EXPECT_EQ(parse_params(p.str()), p) << p.str();
+      EXPECT_EQ(spill_of(pk), 0) << what << ": " << p.str();
+      EXPECT_NO_THROW(launch_grid(pk.plan, l.facts, h100_profile(), 1)) << what;
+      EXPECT_EQ(launch_grid(pk.plan, l.facts, h100_profile(), 1).smem, static_cast<unsigned>(p.dyn_smem)) << what;
+      EXPECT_NE(pk.source.source.find("cp_async<"), std::string::npos) << what;
+    }
+  // smem_rows beyond the held rows, or dynamic shared memory that is not theirs, is refused.
+  const Scheduled c = choice_for(softmax_over(DType::F32, 2, 0), {{"B", 8192}, {"M", 4096}});
+  KernelPlan bad = c.plans.front();
+  bad.params.smem_rows = bad.params.batch + 1;
+  bad.params.dyn_smem = 1024;
+  EXPECT_FALSE(bad.problems().empty());
+  bad = c.plans.front();
+  bad.params.smem_rows = 0;
+  bad.params.dyn_smem = 1024;
+  EXPECT_FALSE(bad.problems().empty());
+  // More than a block's shared memory: refused at launch, by name.
+  bad = c.plans.front();
+  bad.params.smem_rows = bad.params.batch;
+  bad.params.dyn_smem = h100_profile().smem_per_block_optin + 16;
+  EXPECT_THROW(launch_grid(bad, c.facts, h100_profile(), 1), Error);
+}
+
+// A log_softmax over a middle axis of bf16 rows whose register plan spills (seed 6 #011 of the
+// variant sweep): the next candidate is the same tile with its rows in shared memory, which fits.
+TEST(OuterNormScheduler, SpillingHeldRowsRetryInSharedMemory) {
+  const Scheduled c = choice_for(softmax_over(DType::BF16, 3, 1, true), {{"B", 64}, {"M", 1000}, {"K", 1024}});
+  ASSERT_EQ(c.scheduler, "outer_norm");
+  ASSERT_GE(c.plans.size(), 2u);
+  const KernelParams& a = c.plans[0].params;
+  const KernelParams& b = c.plans[1].params;
+  if (a.smem_rows == 0) {
+    EXPECT_EQ(b.threads, a.threads);
+    EXPECT_EQ(b.rows_per_block, a.rows_per_block);
+    EXPECT_EQ(b.cluster, a.cluster);
+    EXPECT_EQ(b.smem_rows, b.batch) << b.str();
+  }
+  Fusion f = softmax_over(DType::BF16, 3, 1, true);
+  Executor ex(f);
+  const auto records = ex.compile_for(resolve_input_shapes(f, {}, {{"B", 64}, {"M", 1000}, {"K", 1024}}));
+  bool held = false;
+  for (const LaunchRecord& r : records) {
+    EXPECT_EQ(r.spill_bytes, 0) << r.params;
+    held |= r.params.find("persistent_batch=") != std::string::npos;
+  }
+  EXPECT_TRUE(held) << "held rows, not the re-read form";
 }

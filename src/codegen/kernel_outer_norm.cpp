@@ -8,7 +8,8 @@
 // statistics. The last pass computes the element outputs and stores them; kept-level outputs
 // are stored by thread row 0. Element math is recomputed in every pass from the inputs: with
 // `batch` > 0 those are held in registers, read from memory once; with batch 0 each pass reads
-// them again (rows too long to hold). Inputs that vary along the rows only (weights) are read
+// them again (rows too long to hold); with `smem_rows` = S the first S held slots are in dynamic
+// shared memory (cp.async), the rest in registers. Inputs that vary along the rows only (weights) are read
 // where used. var_mean is one Welford step (Chan's merge across threads), so a layer norm takes
 // two passes.
 //
@@ -171,15 +172,68 @@ class OuterNormWriter {
     }
   }
 
-  // Held rows: every slot's loads first (rows past RR load row 0: in bounds, never used).
+  // Held rows: every slot's loads first (rows past RR load row 0: in bounds, never used). With
+  // smem_rows = SR, slots i < SR go to dynamic shared memory by cp.async ([input][slot][thread]:
+  // a warp's vectors are contiguous, no bank conflicts; each thread reads back only its own
+  // slots, after its own wait, so no barrier), the rest to registers.
   void held_loads() {
     c_ += "  constexpr int B = " + num(P_.batch) + ";  // rows held per thread: " +
           (cl_ > 1 ? "chunk i * CL + crank's" : "ty + i * TY") + "\n";
     c_ += "  const int RH = (int)RR;\n";
-    row_decls(1, "B", "h");
+    const int sr = P_.smem_rows;
+    if (sr == 0) {
+      row_decls(1, "B", "h");
+      c_ += "#pragma unroll\n  for (int i = 0; i < B; ++i) {\n    const int r = " + held_row() + ";\n";
+      row_loads(2, "i < B - 1 || r < RH ? r : 0", "i", "h");
+      c_ += "  }\n";
+      return;
+    }
+    c_ += "  constexpr int SR = " + num(sr) + ";  // of them, slots i < SR in shared memory, the rest in registers\n";
+    c_ += "  extern __shared__ __align__(16) unsigned char dyn_smem[];\n";
+    c_ += "  const unsigned dsm = (unsigned)__cvta_generic_to_shared(dyn_smem);\n";
+    row_decls(1, "(B - SR > 0 ? B - SR : 1)", "h");
+    int64_t off = 0;
+    for (int k : ins_) {
+      if (!is(k, Access::Full)) continue;
+      const int vb = P_.vec * dtype_size(w_.dt(w_.op(k).value));
+      if (vb != 4 && vb != 8 && vb != 16)
+        throw Error("codegen: " + w_.plan.name + ": smem_rows copies 4, 8 or 16-byte vectors (" + num(vb) + " bytes here: a wider vec)");
+      smem_off_[k] = off;
+      off += int64_t{sr} * P_.threads * vb;
+    }
+    if (off != P_.dyn_smem)
+      throw Error("codegen: " + w_.plan.name + ": dyn_smem (" + num(P_.dyn_smem) + ") is not the held rows' " + num(off) + " bytes");
     c_ += "#pragma unroll\n  for (int i = 0; i < B; ++i) {\n    const int r = " + held_row() + ";\n";
-    row_loads(2, "i < B - 1 || r < RH ? r : 0", "i", "h");
-    c_ += "  }\n";
+    c_ += "    const int rl = i < B - 1 || r < RH ? r : 0;\n";
+    for (int k : ins_) {
+      if (!is(k, Access::Full)) continue;
+      const int vb = P_.vec * dtype_size(w_.dt(w_.op(k).value));
+      const std::string src = w_.ptr(k) + " + (i64)rl * rs" + num(k) + " + kb" + num(k);
+      const std::string ld = w_.in_pairs(k) ? "ld_vec<unsigned, VEC / 2>((const unsigned*)(" + src + "))"
+                                            : "ld_vec<" + t_of(k) + ", VEC>(" + src + ")";
+      c_ += "    if (i < SR) cp_async<" + num(vb) + ">(dsm + " + num(smem_off_[k]) + "u + (unsigned)(i * THREADS + threadIdx.x) * " +
+            num(vb) + "u, " + src + ");\n";
+      c_ += "    else h" + num(k) + "[i < SR ? 0 : i - SR] = " + ld + ";\n";
+    }
+    c_ += "  }\n  cp_async_commit();\n  cp_async_wait_all();  // this thread's slots (it reads no other's)\n";
+  }
+  // Held slot `s` of Full input k: registers, or (smem_rows) shared memory for s < SR. In a
+  // held row's body (s == "i") the slot's vector is read once into hx<k> (held_slot_values).
+  std::string held_ref(int k, const std::string& s) const {
+    if (P_.smem_rows == 0) return "h" + num(k) + "[" + s + "]";
+    if (s == "i") return "hx" + num(k);
+    return "(" + s + " < SR ? " + smem_slot(k, s) + " : h" + num(k) + "[" + s + " < SR ? 0 : " + s + " - SR])";
+  }
+  std::string smem_slot(int k, const std::string& s) const {
+    return "reinterpret_cast<const " + w_.in_vec_type(k) + "*>(dyn_smem + " + num(smem_off_.at(k)) + ")[(" + s +
+           ") * THREADS + threadIdx.x]";
+  }
+  void held_slot_values(int ind) {
+    if (P_.smem_rows == 0) return;
+    for (int k : ins_)
+      if (is(k, Access::Full))
+        c_ += I(ind) + "const " + w_.in_vec_type(k) + " hx" + num(k) + " = i < SR ? " + smem_slot(k, "i") + " : h" + num(k) +
+              "[i < SR ? 0 : i - SR];\n";
   }
 
   // The element expression of input / result values for slot `s` of arrays `prefix`, at row r.
@@ -190,9 +244,10 @@ class OuterNormWriter {
       const int k = w_.operand_index.at(v);
       const DType t = w_.dt(v);
       switch (w_.op(k).access) {
-        case Access::Full:
-          return load_convert(t, w_.in_pairs(k) ? "half_of(" + prefix + num(k) + "[" + s + "].e[j / 2], j & 1)"
-                                                : prefix + num(k) + "[" + s + "].e[j]");
+        case Access::Full: {
+          const std::string v = prefix == "h" ? held_ref(k, s) : prefix + num(k) + "[" + s + "]";
+          return load_convert(t, w_.in_pairs(k) ? "half_of(" + v + ".e[j / 2], j & 1)" : v + ".e[j]");
+        }
         case Access::Row:
           return load_convert(t, prefix == "h" ? w_.ptr(k) + "[r * rs" + num(k) + "]" : prefix + "r" + num(k) + "[" + s + "]");
         case Access::Col: return load_convert(t, "hc" + num(k) + "[j]");
@@ -212,6 +267,7 @@ class OuterNormWriter {
     if (P_.batch > 0) {
       c_ += "#pragma unroll\n  for (int i = 0; i < B; ++i) {\n    const int r = " + held_row() + ";\n"
             "    if (i < B - 1 || r < RH) {\n";
+      held_slot_values(3);
       body("h", "i", 3);
       c_ += "    }\n";
       after(cl_ > 1 ? "(i64)i * CL + crank" : "(i64)i", 2);
@@ -503,6 +559,7 @@ class OuterNormWriter {
   OuterNormBytes nb_;
   std::vector<int> ins_, elem_outs_, kept_outs_, staged_;
   std::map<int, std::string> results_;  // reduction result value -> its register array
+  std::map<int, int64_t> smem_off_;     // smem_rows: Full input -> its held slots' byte offset in dyn_smem
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "runtime/cache_entry.h"
 #include "runtime/driver.h"
 #include "runtime/loaded_kernel.h"  // complete_resources
+#include "schedule/outer_view.h"
 #include "solder/error.h"
 
 namespace solder {
@@ -68,7 +69,21 @@ KernelPlan pinned_plan(const KernelPlan& first, const std::string& text, const L
   if (plan.shape.category == KernelCategory::Outer) {
     // Held rows: the batch that covers the reduced rows at the pinned threads and cluster.
     const int64_t span = int64_t{std::max(1, p.rows_per_block)} * std::max(1, p.cluster);
+    const int was_batch = p.batch;
     if (p.batch > 0 && !given.count("persistent_batch")) p.batch = static_cast<int>((facts.C + span - 1) / span);
+    // Held rows in shared memory: all of them where the scheduler's plan had all, at most the batch.
+    if (!given.count("smem_rows") && p.smem_rows > 0 && p.smem_rows == was_batch) p.smem_rows = p.batch;
+    p.smem_rows = std::min(p.smem_rows, p.batch);
+    int full_in_bytes = 0;
+    bool copyable = true;  // every held vector a cp.async size (a pinned vec may narrow them)
+    for (size_t k = 0; k < plan.operands.size(); ++k)
+      if (!plan.operands[k].is_output && plan.operands[k].access == Access::Full) {
+        const int b = dtype_size(facts.operands[k].dtype), vb = p.vec * b;
+        full_in_bytes += b;
+        copyable &= vb == 4 || vb == 8 || vb == 16;
+      }
+    if (!copyable && !given.count("smem_rows")) p.smem_rows = 0;
+    p.dyn_smem = static_cast<int>(outer_norm_row_smem(p, full_in_bytes));
     if (!given.count("min_blocks") && (given.count("threads") || given.count("rows_per_block")))
       p.min_blocks = std::max(1, 1024 / p.threads);
     return plan;

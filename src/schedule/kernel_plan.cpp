@@ -36,6 +36,7 @@ std::string KernelParams::str() const {
     s += (rows_per_block != 1 ? " rows_per_block=" + std::to_string(rows_per_block) : std::string()) +
          " unroll=" + std::to_string(unroll) + (min_blocks != 1 ? " min_blocks=" + std::to_string(min_blocks) : std::string()) +
          (grid_split ? " grid_split" : "") + (batch ? " persistent_batch=" + std::to_string(batch) : std::string()) +
+         (smem_rows ? " smem_rows=" + std::to_string(smem_rows) + ":" + std::to_string(dyn_smem) : std::string()) +
          (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string()) + (one_row ? " one_row" : "") +
          (cluster > 1 ? " cluster=" + std::to_string(cluster) : std::string()) + (staged ? " staged" : "");
   if (tile_rows || tile_cols || tile_vec)
@@ -97,6 +98,11 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
     else if (key == "tile_vec") p.tile_vec = number(val);
     else if (key == "index32") p.index32 = flag();
     else if (key == "staged") p.staged = flag();
+    else if (key == "smem_rows") {  // smem_rows=ROWS[:BYTES] (the bytes as printed; pinned plans recompute them)
+      const size_t colon = val.find(':');
+      p.smem_rows = number(val.substr(0, colon));
+      if (colon != std::string::npos) p.dyn_smem = number(val.substr(colon + 1));
+    }
     else if (key == "one_row") p.one_row = flag();
     else if (key == "prefetch" && val.rfind("smem:", 0) == 0) {
       p.prefetch = p.prefetch_smem = true;
@@ -108,7 +114,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
       throw Error("plan: unknown part '" + key +
                   "' (vec, threads, threads_per_row, rows_per_block, batch, looped, unroll, min_blocks, cluster, row_split, "
                   "prefetch[=smem:BYTES], ldg_weights, weight_ring, tickets, resident, recompute, col_vec, "
-                  "grid_split, staged, one_row, tile_rows, tile_cols, tile_vec, index32, max_registers)");
+                  "grid_split, staged, smem_rows[=ROWS:BYTES], one_row, tile_rows, tile_cols, tile_vec, index32, max_registers)");
     }
   }
   return p;
@@ -253,7 +259,7 @@ std::vector<std::string> KernelPlan::problems() const {
     need(p.threads % 32 == 0, "transpose: whole warps (threads a multiple of 32)");
     need(p.threads_per_row == 0 && p.batch == 0 && p.unroll == 1 && p.rows_per_block == 1 && !p.grid_split &&
              !p.prefetch && !p.prefetch_smem && !p.ldg_weights && !p.tickets && !p.recompute && p.weight_ring == 0 &&
-             p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.row_split == 1 && p.dyn_smem == 0 && !p.one_row,
+             p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.row_split == 1 && p.dyn_smem == 0 && !p.one_row && p.smem_rows == 0,
          "transpose: a plan has vec, threads, min_blocks, tile_rows, tile_cols, tile_vec and index32 only");
     need(p.min_blocks >= 1, "min_blocks is at least 1");
     return out;
@@ -263,8 +269,9 @@ std::vector<std::string> KernelPlan::problems() const {
     need(p.row_split == 1, "row_split is an inner plan's part");
     need(p.batch == 0 || shape.category == KernelCategory::Outer, "only inner and outer plans hold rows (batch)");
     need(!p.prefetch && !p.prefetch_smem && !p.ldg_weights && !p.tickets && !p.recompute && p.weight_ring == 0 &&
-             p.resident == 0 && p.dyn_smem == 0,
+             p.resident == 0 && (p.dyn_smem == 0 || (shape.category == KernelCategory::Outer && p.smem_rows > 0)),
          "prefetch, tickets, recompute, weight rings and resident weights are inner plans' parts");
+    need(p.smem_rows == 0 || shape.category == KernelCategory::Outer, "smem_rows (held rows in shared memory) is an outer plan's part");
     need(p.col_vec == 0 || ((shape.category == KernelCategory::Pointwise || shape.category == KernelCategory::Full ||
                              shape.category == KernelCategory::Outer) &&
                             p.col_vec == 1 && p.vec > 1),
@@ -283,6 +290,8 @@ std::vector<std::string> KernelPlan::problems() const {
       need(p.min_blocks >= 1, "min_blocks is at least 1");
       need(p.batch >= 0 && p.batch <= 64, "outer: batch (rows a thread holds) is 0..64");
       need(p.batch == 0 || (!p.grid_split && p.unroll == 1), "outer: held rows (batch) exclude grid_split and unroll");
+      need(p.smem_rows >= 0 && p.smem_rows <= p.batch, "outer: smem_rows (held rows in shared memory) is 0..batch");
+      need(p.dyn_smem >= 0 && (p.dyn_smem > 0) == (p.smem_rows > 0), "outer: dynamic shared memory holds the smem_rows, no more");
       need(p.cluster == 1 || p.cluster == 2 || p.cluster == 4 || p.cluster == 8 || p.cluster == 16,
            "outer: cluster is 1, 2, 4, 8 or 16");
       need(p.cluster == 1 || !p.grid_split, "outer: a cluster and grid_split both split the rows: one or the other");
@@ -300,6 +309,7 @@ std::vector<std::string> KernelPlan::problems() const {
   }
   need(!p.grid_split, "grid_split is an outer plan's part");
   need(!p.staged, "staged outputs are an outer plan's part");
+  need(p.smem_rows == 0, "smem_rows (held rows in shared memory) is an outer plan's part");
   need(!p.one_row, "one_row is a pointwise plan's part");
   need(p.threads_per_row >= 1 && p.rows_per_block >= 1 && p.threads == p.threads_per_row * p.rows_per_block,
        "threads = threads_per_row x rows_per_block");

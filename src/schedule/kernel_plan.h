@@ -83,6 +83,9 @@ struct KernelParams {
   bool staged = false;      // outer_norm: element outputs addressed General in the view (their kept
                             // columns not unit-stride) are staged through shared memory and stored
                             // as vectors along the reduced rows (see write_outer_norm)
+  int smem_rows = 0;        // outer_norm, held rows: of the `batch` rows a thread holds, the first
+                            // smem_rows in dynamic shared memory (cp.async, `dyn_smem` bytes), the
+                            // rest in registers (see write_outer_norm)
   int max_registers = 0;    // a register cap per thread (__maxnreg__) in place of min_blocks'
                             // __launch_bounds__ cap; 0: none (a user override, `--plan max_registers=N`)
 

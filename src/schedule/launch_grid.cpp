@@ -20,6 +20,11 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     // (one, or two where the rows allow): 768 blocks where 528 are resident would take two
     // waves' time for 1.45 waves' work.
     const int64_t ty = p.rows_per_block, tx = p.threads / p.rows_per_block;
+    // Held rows in shared memory (smem_rows): within a block's opt-in limit.
+    if (p.dyn_smem > dev.smem_per_block_optin)
+      throw Error("kernel " + plan.name + ": its held rows take " + std::to_string(p.dyn_smem) + " bytes of shared memory (smem_rows=" +
+                  std::to_string(p.smem_rows) + "); a block may have " + std::to_string(dev.smem_per_block_optin) +
+                  ": pin fewer smem_rows or a larger cluster");
     // Held rows (the normalization form): every slot but the last lies inside the rows. A
     // cluster's blocks share a tile's rows, in chunks of TY (see write_outer_norm).
     const int64_t span = ty * p.cluster;

@@ -12,7 +12,9 @@
 // long to hold) each pass reads the rows again from global memory (L2). On Hopper a tile's rows
 // may split over the blocks of a cluster (`cluster`), which exchange their totals through
 // distributed shared memory; outputs whose kept columns are not unit-stride go through
-// shared-memory tiles (`staged`). The shapes are ranked by TileModel below.
+// shared-memory tiles (`staged`); held rows may live in dynamic shared memory instead of
+// registers (`smem_rows`: fewer registers per thread, more threads or blocks per SM). The shapes
+// are ranked by TileModel below.
 #include <algorithm>
 #include <cmath>
 #include <tuple>
@@ -70,6 +72,8 @@ constexpr double kBytesPerSm = 64 * 1024;
 struct TileShape {
   int tx = 1, threads = 256, cluster = 1, batch = 0;
   int resident = 1024;  // threads an SM keeps: 1024 (a 64-register cap) or 512 (128)
+  int smem_rows = 0;    // of the held rows, those in dynamic shared memory (the first ones)
+  int per_sm = 1;       // blocks an SM keeps: the register cap's, fewer where shared memory is short
   bool staged = false;
   double cost = 0;  // the model's time, in units of a perfect copy of the bytes moved
 };
@@ -79,7 +83,10 @@ struct TileModel {
   int64_t K = 0, RR = 0;
   int vec = 1, widest = 1, sms = 132, passes = 2, max_cluster = 1, welford_steps = 0;
   bool hopper = false, can_stage = false;
+  bool smem_ok = false;                   // every Full input's vector is a cp.async size (4, 8, 16 bytes)
+  int64_t smem_per_sm = 0, smem_optin = 0;
   double read_bytes = 0;                  // per element: the Full inputs
+  int full_in_bytes = 0;                  // the same, as an integer
   std::vector<std::pair<int, bool>> outs;  // element outputs: (bytes, General)
   int64_t l2_bytes = 0;
   double busy = 1;  // the SMs the problem's bytes keep bandwidth-bound (kBytesPerSm each)
@@ -112,9 +119,19 @@ struct TileModel {
     p.staged = t.staged;
     p.unroll = t.batch ? 1 : kRereadUnroll;
     p.min_blocks = std::max(1, t.resident / t.threads);
+    p.smem_rows = t.smem_rows;
+    p.dyn_smem = static_cast<int>(outer_norm_row_smem(p, full_in_bytes));
     return p;
   }
   bool smem_fits(const TileShape& t) const { return outer_norm_smem(params(t), nb).total() <= kOuterNormStaticSmem; }
+  // Blocks an SM keeps: the register cap's (resident / threads), fewer where a block's shared
+  // memory (static, the held rows', and the 1 KB the device reserves per block) leaves fewer room.
+  int blocks_per_sm(const TileShape& t) const {
+    const KernelParams p = params(t);
+    const int64_t block = outer_norm_smem(p, nb).total() + p.dyn_smem;
+    if (block > smem_optin) return 0;
+    return static_cast<int>(std::min<int64_t>(std::max(1, t.resident / t.threads), smem_per_sm / (block + 1024)));
+  }
   // Staged outputs need whole 16-byte vectors per column in a tile's rows.
   bool stage_fits(const TileShape& t) const {
     const int ty = t.threads / t.tx;
@@ -132,7 +149,7 @@ struct TileModel {
     double reads = read_bytes;
     if (t.batch == 0) {
       const int64_t ty = t.threads / t.tx, rows = (RR + t.cluster - 1) / t.cluster;
-      const int64_t running = std::min<int64_t>(blocks, int64_t{sms} * std::max(1, t.resident / t.threads));
+      const int64_t running = std::min<int64_t>(blocks, int64_t{sms} * t.per_sm);
       const double live = double(running) * double(std::max(rows, ty)) * t.tx * vec * read_bytes;
       reads *= 1 + (passes - 1) * (live <= l2_bytes / 2.0 ? kL2Reread : 1.0);
     }
@@ -143,19 +160,19 @@ struct TileModel {
     const double merges = welford_steps * (kWelfordPerBatch / double(std::max<int64_t>(1, rows_per_thread)) +
                                            kWelfordPerClusterDoubling * std::log2(double(t.cluster)));
     const double cluster = t.cluster > kPortableCluster ? kNonPortableCluster : 1.0;
-    const int per_sm = std::max(1, t.resident / t.threads);
+    const int per_sm = t.per_sm;
     const double in_flight = double(per_sm) * t.threads * (t.batch ? t.batch : kRereadUnroll) * vec * read_bytes;
     const double need = std::min(kBytesInFlight, read_bytes * double(K) * double(RR) / sms);  // a small problem has less
     const double latency = std::max(1.0, need / in_flight);
     return c * (1 + merges) * cluster * latency / util(blocks, t.cluster, per_sm);
   }
-  // Ties (within 3 %) go to more resident threads, portable clusters, wider tiles, smaller
-  // clusters, then fewer threads.
+  // Ties (within 3 %) go to rows held in registers (the forms measured most), more resident
+  // threads, portable clusters, wider tiles, smaller clusters, then fewer threads.
   static bool better(const TileShape& a, const TileShape& b) {
     if (a.cost < b.cost * 0.97) return true;
     if (b.cost < a.cost * 0.97) return false;
     auto key = [](const TileShape& t) {
-      return std::make_tuple(-t.resident, t.cluster > kPortableCluster, -t.tx, t.cluster, t.threads);
+      return std::make_tuple(t.smem_rows > 0, -t.resident, t.cluster > kPortableCluster, -t.tx, t.cluster, t.threads);
     };
     return key(a) < key(b);
   }
@@ -180,9 +197,20 @@ struct TileModel {
           const int64_t batch = (RR + int64_t{cl} * ty - 1) / (int64_t{cl} * ty);
           if (batch > kMaxBatch) continue;
           for (int resident : {1024, 512}) {
-            if (threads > resident || batch * held_regs() + stats_regs() > (resident == 1024 ? kHeldRegs64 : kHeldRegs128)) continue;
+            const int cap = resident == 1024 ? kHeldRegs64 : kHeldRegs128;
+            if (threads > resident || stats_regs() > cap) continue;
+            // Rows the registers hold beside the statistics; the rest, or all, in shared memory.
+            const int fit = (cap - stats_regs()) / held_regs();
             TileShape t{.tx = tx, .threads = threads, .cluster = cl, .batch = static_cast<int>(batch), .resident = resident};
-            if (finish(t)) out.push_back(t);
+            if (batch <= fit && finish(t)) out.push_back(t);
+            if (!smem_ok) continue;
+            for (int sr : {static_cast<int>(batch), static_cast<int>(batch) - fit}) {
+              if (sr <= 0 || sr > batch || (sr < batch && batch <= fit)) continue;
+              TileShape u = t;
+              u.smem_rows = sr;
+              if (finish(u)) out.push_back(u);
+              if (fit <= 0) break;
+            }
           }
         }
     return out;
@@ -212,6 +240,8 @@ struct TileModel {
     t.staged = can_stage && stores_waste_sectors(t) && stage_fits(t);
     if (t.staged && !smem_fits(t)) t.staged = false;
     if (!smem_fits(t)) return false;
+    t.per_sm = blocks_per_sm(t);
+    if (t.per_sm < 1) return false;
     t.cost = cost(t);
     return true;
   }
@@ -263,6 +293,8 @@ class OuterNormScheduler final : public Scheduler {
     m.hopper = cx.device.cc_major >= 9;
     m.max_cluster = std::min(kMaxCluster, cx.device.max_cluster);
     m.l2_bytes = cx.device.l2_bytes;
+    m.smem_per_sm = cx.device.smem_per_sm;
+    m.smem_optin = cx.device.smem_per_block_optin;
     m.passes = sp.max_level + 1;
     for (const ReductionStep& st : sp.steps) {
       const int b = accumulator_bytes(cx.fusion.value(cx.fusion.nodes()[st.node].out[0]).dtype), planes = st.welford ? 3 : 1;
@@ -289,7 +321,7 @@ class OuterNormScheduler final : public Scheduler {
                                    : Access::Scalar;
       vectorized.push_back(a == Access::Full);
       const int bytes = dtype_size(facts.operands[k].dtype);
-      if (a == Access::Full && !plan.operands[k].is_output) m.read_bytes += bytes;
+      if (a == Access::Full && !plan.operands[k].is_output) m.read_bytes += bytes, m.full_in_bytes += bytes;
       if (plan.operands[k].is_output && (a == Access::Full || a == Access::General)) {
         m.outs.emplace_back(bytes, a == Access::General);
         if (a == Access::General) {
@@ -305,8 +337,12 @@ class OuterNormScheduler final : public Scheduler {
     for (const auto& [b, general] : m.outs) bytes += b;
     m.busy = std::clamp(bytes * static_cast<double>(m.K) * static_cast<double>(m.RR) / kBytesPerSm, 1.0, double(m.sms));
     m.vec = outer_vec(cx, views, vectorized, hk);
-    for (size_t k = 0; k < views.size(); ++k)
+    m.smem_ok = m.hopper || cx.device.cc_major >= 8;  // cp.async: sm_80 and later
+    for (size_t k = 0; k < views.size(); ++k) {
       if (vectorized[k]) m.widest = std::max(m.widest, dtype_size(facts.operands[k].dtype));
+      const int vb = m.vec * dtype_size(facts.operands[k].dtype);
+      if (vectorized[k] && !plan.operands[k].is_output && vb != 4 && vb != 8 && vb != 16) m.smem_ok = false;
+    }
 
     std::vector<TileShape> held = m.held(), reread = m.reread();
     auto by_cost = [](const TileShape& a, const TileShape& b) { return TileModel::better(a, b); };
@@ -325,10 +361,18 @@ class OuterNormScheduler final : public Scheduler {
       const TileShape& best = held.front();
       std::vector<const TileShape*> picks = {&best};
       auto same_tile = [&](const TileShape& t) { return t.tx == best.tx && t.threads == best.threads && t.cluster == best.cluster; };
+      // Registers that spill: first the same tile with its rows in shared memory (the held
+      // registers freed, the block unchanged).
+      if (best.smem_rows == 0)
+        for (const TileShape& t : held)
+          if (same_tile(t) && t.resident == best.resident && t.smem_rows == t.batch) {
+            picks.push_back(&t);
+            break;
+          }
       const TileShape* roomier = nullptr;
       for (const TileShape& t : held)
         if (t.resident == 512 && best.resident == 1024 && (!roomier || (same_tile(t) && !same_tile(*roomier)))) roomier = &t;
-      if (roomier) picks.push_back(roomier);
+      if (roomier && std::find(picks.begin(), picks.end(), roomier) == picks.end()) picks.push_back(roomier);
       for (const TileShape& t : held)
         if (std::find(picks.begin(), picks.end(), &t) == picks.end() && !same_tile(t)) {
           picks.push_back(&t);

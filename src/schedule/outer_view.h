@@ -73,5 +73,11 @@ struct OuterNormSmem {
 };
 OuterNormSmem outer_norm_smem(const KernelParams& p, const OuterNormBytes& b);
 constexpr int64_t kOuterNormStaticSmem = 48 * 1024;
+// Dynamic shared memory of an outer_norm block holding `smem_rows` of its rows there: per held
+// slot and thread one vector of every Full input (`full_in_bytes`: the sum of their element
+// bytes), [input][slot][thread].
+inline int64_t outer_norm_row_smem(const KernelParams& p, int full_in_bytes) {
+  return int64_t{p.smem_rows} * p.threads * p.vec * full_in_bytes;
+}
 
 }  // namespace solder

@@ -3,7 +3,7 @@
 // axis, layer and rms norms of transposed views (outputs staged through shared memory), a
 // reduction over two axes of a permuted view; the reduced rows split over thread-block
 // clusters of 2 to 16 blocks (the scheduler's and pinned plans, blocks without rows, held and
-// re-read rows); f32/f16/bf16, odd sizes, size-1 dims, padded-row, transposed and misaligned
+// re-read rows; held rows in shared memory); f32/f16/bf16, odd sizes, size-1 dims, padded-row, transposed and misaligned
 // inputs; replays give the same bits.
 #include <gtest/gtest.h>
 
@@ -174,6 +174,41 @@ TEST(GpuOuterNorm, PinnedClusterPlans) {
         if (cl != "cluster=1")
           EXPECT_TRUE(params.find(cl + " ") != std::string::npos || params.find(cl + ";") != std::string::npos) << what << ": " << params;
       }
+}
+
+// Held rows in shared memory (smem_rows, cp.async): all or some of a thread's rows there, with
+// and without a cluster, staged and unstaged outputs, odd sizes (the last slot past the rows);
+// against the reference, replays bit for bit. (Contiguous inputs only: a misaligned one narrows
+// the vectors below the 4-byte copies.) The same plans compile on the CPU tier
+// (OuterNormKernels.HeldRowsInSharedMemory).
+TEST(GpuOuterNorm, HeldRowsInSharedMemory) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    std::function<Fusion(DType)> make;
+    Bindings sizes;
+    std::string plan;
+  };
+  const std::vector<Case> cases = {
+      {[](DType t) { return softmax_over(t, 2, 0, false, false); }, {{"B", 1000}, {"M", 96}}, "threads=1024,rows_per_block=128,persistent_batch=8,cluster=1,smem_rows=8"},
+      {[](DType t) { return softmax_over(t, 2, 0, false, false); }, {{"B", 1000}, {"M", 96}}, "threads=512,rows_per_block=64,persistent_batch=16,min_blocks=1,cluster=1,smem_rows=11"},
+      {[](DType t) { return softmax_over(t, 2, 0, true, false); }, {{"B", 1000}, {"M", 100}}, "threads=256,rows_per_block=32,persistent_batch=8,cluster=4,smem_rows=8"},
+      {[](DType t) { return softmax_over(t, 3, 1, false, true); }, {{"B", 3}, {"M", 517}, {"K", 40}}, "threads=512,rows_per_block=64,persistent_batch=9,cluster=1,smem_rows=9"},
+      {[](DType t) { return norm_of_transposed(t, false); }, {{"B", 80}, {"H", 301}}, "threads=256,rows_per_block=128,persistent_batch=3,cluster=1,staged=0,smem_rows=2"},
+      {[](DType t) { return norm_of_transposed(t, false); }, {{"B", 80}, {"H", 301}}, "threads=256,rows_per_block=128,persistent_batch=3,cluster=1,staged=1,smem_rows=3"},
+      {[](DType t) { return norm_of_transposed(t, true); }, {{"B", 96}, {"H", 5000}}, "threads=512,rows_per_block=256,persistent_batch=3,cluster=8,staged=0,smem_rows=3"},
+      {[](DType t) { return norm_of_transposed(t, false); }, {{"B", 130}, {"H", 1001}}, "threads=1024,rows_per_block=512,persistent_batch=1,cluster=2,staged=0,smem_rows=1"},
+  };
+  for (DType t : kTypes)
+    for (const Case& cs : cases) {
+      const std::string what = describe(cs.make(t).name() + " [" + cs.plan + "]", t, cs.sizes, Layout::Contiguous);
+      const std::string params = check(cs.make(t), cs.sizes, Layout::Contiguous, what, cs.plan);
+      EXPECT_NE(params.find("smem_rows="), std::string::npos) << what << ": " << params;
+    }
+  // The scheduler's own plans where it holds rows there: a log_softmax over the middle axis of
+  // bf16 rows (its register plan spills) and a layer norm with a bias of a transposed bf16 view.
+  check(softmax_over(DType::BF16, 3, 1, true, false), {{"B", 8}, {"M", 1000}, {"K", 1024}}, Layout::Contiguous,
+        "log_softmax bf16 8x1000x1024");
+  check(norm_of_transposed(DType::BF16, false), {{"B", 512}, {"H", 12288}}, Layout::Contiguous, "layer norm T bf16 512x12288");
 }
 
 // The new workloads as written in examples/, at their probe sizes.
