@@ -307,11 +307,13 @@ std::vector<std::string> KernelPlan::problems() const {
       need(!p.staged || general_out, "outer: staged needs an output addressed General (kept columns not unit-stride)");
     } else {
       need(!p.grid_split && p.min_blocks == 1, "min_blocks and grid_split are not flat plans' parts");
-      // Held columns (see write_flat): a block's chunk of rows_per_block rows, unroll of them in flight.
+      // Held columns (see write_flat): a block's chunk of rows_per_block rows, one at a time.
+      // Several in flight (unroll) gave wrong values over padded rows on the H100 (2026-11-26,
+      // GpuFlatIndex.HeldColumnsAcrossRows); the scheduler never asked for them.
       need(p.rows_per_block == 1 || (shape.category == KernelCategory::Pointwise && !p.one_row && p.col_vec == 0 &&
-                                     p.rows_per_block <= 64 && p.rows_per_block % p.unroll == 0),
-           "flat plans: rows_per_block > 1 (held columns) is a pointwise plan's part, without one_row or phased rows, "
-           "at most 64 rows, a multiple of unroll (rows in flight)");
+                                     p.rows_per_block <= 64 && p.unroll == 1),
+           "flat plans: rows_per_block > 1 (held columns) is a pointwise plan's part, without one_row, phased rows "
+           "or unroll, at most 64 rows");
     }
     return out;
   }

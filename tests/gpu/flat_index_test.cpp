@@ -182,15 +182,13 @@ Fusion rope_program(const std::string& t, int64_t k) {
 }  // namespace
 
 // Held columns (rows_per_block): column operands loaded once per block and held across its
-// rows; rows not a multiple of the group (the last group row by row), unroll rows in flight,
+// rows; rows not a multiple of the group (the last group row by row),
 // the element tail of a row, vectors of 1 (misaligned inputs). Rotate-half RoPE (a window and
 // pads beside cos and sin) and a weight and bias over rows, pinned and as scheduled.
 TEST(GpuFlatIndex, HeldColumnsAcrossRows) {
   SKIP_WITHOUT_GPU();
   const std::vector<std::string> pins{"", "one_row=0,col_vec=0,rows_per_block=1", "one_row=0,col_vec=0,rows_per_block=2",
-                                      "one_row=0,col_vec=0,rows_per_block=4,unroll=2",
-                                      "one_row=0,col_vec=0,rows_per_block=16,unroll=4",
-                                      "one_row=0,col_vec=0,rows_per_block=8,unroll=8"};
+                                      "one_row=0,col_vec=0,rows_per_block=4", "one_row=0,col_vec=0,rows_per_block=16"};
   for (const char* t : {"f16", "bf16", "f32"}) {
     const Fusion f = rope_program(t, 128);
     for (const Bindings& b : std::vector<Bindings>{{{"B", 16}, {"M", 512}}, {{"B", 37}, {"M", 5}}, {{"B", 3}, {"M", 7}}, {{"B", 1}, {"M", 1}}})
