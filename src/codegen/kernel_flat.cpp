@@ -205,7 +205,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   const bool one_row = P.one_row, phased = w.cols_by_element() && !one_row;
   int phase_operand = -1;
   for (int k = 0; k < static_cast<int>(w.plan.operands.size()) && phased && phase_operand < 0; ++k)
-    if (w.op(k).access == Access::Full && !w.op(k).by_element) phase_operand = k;
+    if (w.op(k).access == Access::Full) phase_operand = k;
   // What a row needs once, at `ind` (per row; per vector with one_row): the row parts of split
   // offsets (General, rows by dim; not pads, masked per element) and row-constant inputs.
   auto row_setup = [&](int ind) {
@@ -221,8 +221,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
              w.offset(k, "row", "0") + "];\n";
       }
   };
-  const int held_rows = P.rows_per_block;  // > 1: held columns (see below)
-  if (!one_row && held_rows <= 1) {
+  if (!one_row) {
     c += "  for (i64 row = blockIdx.y; row < R; row += gridDim.y) {\n";
     row_setup(2);
   }
@@ -237,7 +236,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     if (vector_path) {
       if (loaded) {
         for (int k : ins)
-          if (w.vectorized(k) && !w.held_vectors.count(k))
+          if (w.vectorized(k))
             c += I(ind) + "const " + w.in_vec_type(k) + " in" + num(k) + " = pf" + num(k) + "[u];\n";
       } else {
         w.vector_loads(ins, ind, "row", "col0");
@@ -298,56 +297,6 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     c += "}\n";
     return;
   }
-  if (held_rows > 1) {
-    // Held columns (rows_per_block = RB, pointwise): a block takes one chunk of THREADS vectors
-    // of RB consecutive rows, so its column operands (weights, RoPE's cos and sin) are loaded
-    // once into registers and held across the rows, and whatever depends on the column alone
-    // (a window's test) is computed once. Whole groups of RB rows issue the loads of UNROLL rows
-    // before the first use; the last, partial group goes row by row.
-    c += "  constexpr int RB = " + num(held_rows) + ";\n  (void)UNROLL;\n";
-    c += "  for (i64 chunk = blockIdx.x; chunk * (THREADS * VEC) < C; chunk += gridDim.x) {\n";
-    c += "    const i64 col0 = (chunk * THREADS + threadIdx.x) * VEC;\n";
-    c += "    if (col0 + VEC <= C) {\n";
-    for (int k : ins)
-      if (w.vectorized(k) && w.op(k).access == Access::Col && w.window_dim(w.op(k).value) < 0) {
-        c += "      const " + w.in_vec_type(k) + " in" + num(k) + " = " + w.vector_load(k, "0", "col0") + ";\n";
-        w.held_vectors.insert(k);
-      }
-    c += "      for (i64 r0 = (i64)blockIdx.y * RB; r0 < R; r0 += (i64)gridDim.y * RB) {\n";
-    c += "        if (r0 + RB <= R) {\n";
-    c += "#pragma unroll\n          for (int g = 0; g < RB; g += UNROLL) {\n";
-    if (P.unroll > 1) {
-      for (int k : ins)
-        if (w.vectorized(k) && !w.held_vectors.count(k)) c += "            " + w.in_vec_type(k) + " pf" + num(k) + "[UNROLL];\n";
-      c += "#pragma unroll\n            for (int u = 0; u < UNROLL; ++u) {\n              const i64 row = r0 + g + u;\n";
-      row_setup(7);
-      for (int k : ins) {
-        if (!w.vectorized(k) || w.held_vectors.count(k)) continue;
-        const std::string win = w.window_of(w.op(k).value, "row", "col0");
-        const std::string ld = w.vector_load(k, "row", "col0");
-        c += "              pf" + num(k) + "[u] = " + (win.empty() ? ld : win + " ? " + ld + " : " + w.in_vec_type(k) + "{}") + ";\n";
-      }
-      c += "            }\n#pragma unroll\n            for (int u = 0; u < UNROLL; ++u) {\n              const i64 row = r0 + g + u;\n";
-      row_setup(7);
-      chunk_body(true, 7, true);
-      c += "            }\n";
-    } else {
-      c += "            const i64 row = r0 + g;\n";
-      row_setup(6);
-      chunk_body(true, 6, false);
-    }
-    c += "          }\n        } else {\n          for (i64 row = r0; row < R; ++row) {\n";
-    row_setup(6);
-    chunk_body(true, 6, false);
-    c += "          }\n        }\n      }\n    } else if (col0 < C) {\n";
-    w.held_vectors.clear();
-    c += "      for (i64 r0 = (i64)blockIdx.y * RB; r0 < R; r0 += (i64)gridDim.y * RB) {\n";
-    c += "        for (i64 row = r0; row < R && row < r0 + RB; ++row) {\n";
-    row_setup(5);
-    chunk_body(false, 5, false);
-    c += "        }\n      }\n    }\n  }\n}\n";
-    return;
-  }
   c += "    for (i64 chunk = blockIdx.x; chunk * (THREADS * UNROLL * VEC) < " + span + "; chunk += gridDim.x) {\n";
   if (P.unroll > 1) {
     // A tile wholly in bounds issues all its loads before the first use: in the bounds-checked
@@ -361,10 +310,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     c += "#pragma unroll\n        for (int u = 0; u < UNROLL; ++u) {\n";
     c += "          const i64 col0 = tile0 + (u * THREADS + threadIdx.x) * VEC;\n";
     for (int k : ins)
-      if (w.vectorized(k)) {  // a pad's vector only inside its window (outside, its source may end)
-        const std::string win = w.window_of(w.op(k).value, "row", "col0"), ld = w.vector_load(k, "row", "col0");
-        c += "          pf" + num(k) + "[u] = " + (win.empty() ? ld : win + " ? " + ld + " : " + w.in_vec_type(k) + "{}") + ";\n";
-      }
+      if (w.vectorized(k)) c += "          pf" + num(k) + "[u] = " + w.vector_load(k, "row", "col0") + ";\n";
     c += "        }\n";
     c += "#pragma unroll\n        for (int u = 0; u < UNROLL; ++u) {\n";
     c += "          const i64 col0 = tile0 + (u * THREADS + threadIdx.x) * VEC;\n";

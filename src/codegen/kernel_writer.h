@@ -84,8 +84,7 @@ struct Writer {
     if (op(k).access == Access::Staged) return staged.count(k) && staged_tile_vectors(plan.params, dtype_size(dt(op(k).value)));
     // One row of R x C (plan.params.one_row) whose rows are not vec-aligned: a full/dims
     // operand's vectors, like a weight's, do not start at its rows' starts.
-    if (op(k).access == Access::Full)
-      return !op(k).by_element && !(plan.params.one_row && cols_by_element() && op(k).rows_by_dim);
+    if (op(k).access == Access::Full) return !(plan.params.one_row && cols_by_element() && op(k).rows_by_dim);
     return op(k).access == Access::Col && !cols_by_element();
   }
   // Flat phase-shifted rows (col_vec=1), or one row of R x C whose rows are not vec-aligned:
@@ -266,14 +265,11 @@ struct Writer {
     const std::string t = storage_type(dt(op(k).value));
     return ld + t + ", " + num(vec) + ">(" + addr(k, row, col0) + ")";
   }
-  // Vector operands loaded once before a loop over rows and held across it (flat plans with
-  // rows_per_block: the column operands, see write_flat): `in<k>` is in scope already.
-  std::set<int> held_vectors;
   // Emits loads for element inputs of one vector chunk at (row, col0). Vector operands load
   // VEC elements at once; others are read per element inside the j-loop (see elem_input()).
   void vector_loads(const std::vector<int>& ks_in, int ind, const std::string& row, const std::string& col0) {
     for (int k : ks_in) {
-      if (!vectorized(k) || held_vectors.count(k)) continue;
+      if (!vectorized(k)) continue;
       // A pad's vector lies wholly inside or outside it (the scheduler aligns vec to its bounds).
       const std::string w = window_of(op(k).value, row, col0);
       code += I(ind) + "const " + in_vec_type(k) + " in" + num(k) + " = " +

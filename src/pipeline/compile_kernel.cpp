@@ -66,10 +66,6 @@ KernelPlan pinned_plan(const KernelPlan& first, const std::string& text, const L
   KernelParams& p = plan.params;
   p = parse_params(text, first.params, &given);
   plan.why.clear();  // the scheduler's reasons were for its own plan
-  // Operands outside a phase group are read element by element only in phased rows: a pin to
-  // plain or one_row rows reads every row-varying operand as the plan's vectors again.
-  if (!p.col_vec || p.one_row)
-    for (OperandPlan& o : plan.operands) o.by_element = false;
   if (plan.shape.category == KernelCategory::Outer) {
     // Held rows: the batch that covers the reduced rows at the pinned threads and cluster.
     const int64_t span = int64_t{std::max(1, p.rows_per_block)} * std::max(1, p.cluster);

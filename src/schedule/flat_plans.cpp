@@ -39,16 +39,11 @@ bool windows_allow(const ScheduleContext& cx, int vec, bool& windowed) {
 // Phase-shifted rows for flat kernels whose rows do not start vector-aligned (C = 4097, a view
 // at an odd offset): each row's chunks start at the aligned vector that overlaps its first
 // element, masked at both ends (a full reduction's masked lanes add nothing: the partial
-// vectors at the row's ends take the element path, which skips them). A row-varying (Full)
-// operand keeps its vectors where it is off by the same number of elements in every row as the
-// plan's rows (the same phase of its address and of each row dim's stride: rows addressed per
-// kernel dim too), so one shift aligns them all. The plan's phase is that of the operands with
-// the most bytes per element (ties: the first operand's); the others (`by_element`, e.g. an
-// aligned output of inputs one element into their rows) are read or written element by
-// element, as weights (Col) are. The vector width in elements, or 0 where rows are aligned
-// already.
-int phased_vec(const KernelPlan& plan, const LaunchFacts& facts, int aligned_vec, std::vector<bool>& by_element) {
-  by_element.assign(plan.operands.size(), false);
+// vectors at the row's ends take the element path, which skips them). Every row-varying (Full) operand must be off by the same
+// number of elements in every row (the same phase of its address and of each row dim's
+// stride: rows addressed per kernel dim too), so one shift aligns them all; weights (Col) are then read element by element. The vector width
+// in elements, or 0 where rows are aligned already or the phases differ.
+int phased_vec(const KernelPlan& plan, const LaunchFacts& facts, int aligned_vec) {
   if (facts.R <= 1) return 0;
   int widest = 0;
   for (size_t k = 0; k < plan.operands.size(); ++k)
@@ -56,27 +51,18 @@ int phased_vec(const KernelPlan& plan, const LaunchFacts& facts, int aligned_vec
   if (widest == 0 || widest > 8) return 0;
   const int v = 16 / widest;
   if (v <= aligned_vec || facts.C < 2 * v) return 0;
-  std::vector<std::vector<int64_t>> phases(plan.operands.size());  // the address's phase, then each row dim's stride's
+  std::vector<int64_t> phases, first;  // the address's phase, then each row dim's stride's
   for (size_t k = 0; k < plan.operands.size(); ++k) {
     if (plan.operands[k].access != Access::Full) continue;
     const OperandFacts& of = facts.operands[k];
     const uint64_t es = dtype_size(of.dtype);
     if (of.address % es) return 0;
-    phases[k] = {static_cast<int64_t>(of.address / es % v)};
+    phases = {static_cast<int64_t>(of.address / es % v)};
     for (int d = 0; d < plan.shape.split; ++d)
-      if (facts.dims[d] > 1) phases[k].push_back(of.strides[d] % v);
+      if (facts.dims[d] > 1) phases.push_back(of.strides[d] % v);
+    if (first.empty()) first = phases;
+    else if (phases != first) return 0;
   }
-  size_t best = plan.operands.size();
-  int64_t best_bytes = 0;
-  for (size_t k = 0; k < plan.operands.size(); ++k) {
-    if (plan.operands[k].access != Access::Full) continue;
-    int64_t bytes = 0;
-    for (size_t m = 0; m < plan.operands.size(); ++m)
-      if (plan.operands[m].access == Access::Full && phases[m] == phases[k]) bytes += dtype_size(facts.operands[m].dtype);
-    if (bytes > best_bytes) best = k, best_bytes = bytes;
-  }
-  for (size_t k = 0; k < plan.operands.size(); ++k)
-    by_element[k] = plan.operands[k].access == Access::Full && phases[k] != phases[best];
   return v;
 }
 
@@ -140,55 +126,16 @@ std::optional<KernelPlan> one_row_plan(const KernelPlan& plan, const LaunchFacts
 // 101 % of a copy), reading weights element by element only where the 2-D plan's vectors would
 // be narrower (broadcasts along every axis: 56 -> 70 %; where the 2-D plan keeps its width, as
 // W5's gelu + bias over rows of 770 does, it stays), and rows of one element. Aligned rows
-// whose last chunk idles take it too (every operand keeps its vectors there): rows of 512 f16
-// elements, 64 vectors, left three of a 2-D block's four warps idle (seed 6 #060, 63.6 % of a
-// copy), rows of 768 f32 a quarter (#089, 1.36x torch.compile's time).
-bool prefer_one_row(const KernelPlan& one_row, const KernelPlan& grid2d, const LaunchFacts& facts) {
-  // A 2-D plan that reads a row-varying operand element by element (a phase group's outsider)
-  // keeps its width no better than one row does.
-  const bool whole = std::none_of(grid2d.operands.begin(), grid2d.operands.end(), [](const OperandPlan& o) { return o.by_element; });
+// whose last chunk idles are not measured against the 2-D plan yet.
+bool prefer_one_row(const KernelPlan& one_row, const KernelParams& grid2d, const LaunchFacts& facts) {
+  // Aligned rows keep every vector in one row of R x C, at a division per vector: taken where
+  // the 2-D plan idles more than half its lanes (rows of 64 under a permuted view: 16 of 256).
+  if (one_row.params.vec > 1 && !one_row.params.col_vec) return lanes_used(facts, grid2d, one_row.params.vec) < 0.5;
   for (const OperandPlan& o : one_row.operands)
     if (one_row.params.col_vec && (o.access == Access::Col || (o.access == Access::Full && o.rows_by_dim)) &&
-        grid2d.params.vec >= one_row.params.vec && whole)
+        grid2d.vec >= one_row.params.vec)
       return false;
-  return 1.0 > lanes_used(facts, grid2d.params, one_row.params.vec) + 0.05;
-}
-
-// Held columns (KernelParams::rows_per_block, see write_flat): where a 2-D pointwise plan reads
-// column operands as vectors larger than an SM's L1 (RoPE's [M, K] cos and sin over [B, M, K]), a block
-// takes one chunk of RB consecutive rows and loads those vectors once, instead of once per row:
-// RoPE's cos and sin are otherwise read from L2 as often as x itself. RB: the largest power of
-// two up to 16 whose grid fills the device (at least a wave of resident blocks, at 2048 threads
-// per SM) with its waves at least 90 % full, or gives it four waves or more (a block's rows run
-// one after another: a partly empty last wave leaves SMs idle for a block's whole time); none
-// below 2.
-std::optional<KernelPlan> held_rows_plan(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev,
-                                         const Fusion& f) {
-  const KernelParams& p = plan.params;
-  if (plan.shape.category != KernelCategory::Pointwise || facts.R <= 1 || p.vec <= 1 || p.col_vec || p.one_row ||
-      p.unroll != 1)
-    return std::nullopt;
-  // Column operands that an SM's L1 keeps (a [H] bias: every block on the SM re-reads it from
-  // there) are left as they are; those larger than it (RoPE's cos and sin, 2 MB at M = 4096)
-  // come from L2 for every row. The L1's size: the SM's unified L1 / shared memory.
-  int64_t weight_bytes = 0;
-  for (size_t k = 0; k < plan.operands.size(); ++k) {
-    const OperandPlan& o = plan.operands[k];
-    if (!o.is_output && o.access == Access::Col && !pad_or_window(f, o.value))
-      weight_bytes += facts.C * dtype_size(facts.operands[k].dtype);
-  }
-  if (weight_bytes <= dev.smem_per_sm) return std::nullopt;
-  const int64_t per_chunk = int64_t{p.threads} * p.vec, bx = (facts.C + per_chunk - 1) / per_chunk;
-  const int64_t resident = int64_t{dev.sm_count} * std::max(1, dev.max_threads_per_sm / p.threads);
-  int rb = 0;
-  for (int r = 2; r <= 16; r *= 2) {
-    const int64_t blocks = bx * ((facts.R + r - 1) / r), waves = (blocks + resident - 1) / resident;
-    if (blocks >= 4 * resident || (blocks >= resident && blocks * 10 >= waves * resident * 9)) rb = r;
-  }
-  if (rb < 2) return std::nullopt;
-  KernelPlan r = plan;
-  r.params.rows_per_block = rb;
-  return r;
+  return 1.0 > lanes_used(facts, grid2d, one_row.params.vec) + 0.05;
 }
 }  // namespace
 
@@ -232,20 +179,16 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
   }
   std::vector<KernelPlan> out;
   const int most = p.threads;
-  std::vector<bool> off_phase;
-  if (const int v = windowed ? 0 : phased_vec(plan, cx.facts, p.vec, off_phase)) {
+  if (const int v = windowed ? 0 : phased_vec(plan, cx.facts, p.vec)) {
     KernelPlan phased = plan;
     phased.params.vec = v;
     phased.params.col_vec = 1;  // weights one element at a time
-    for (size_t k = 0; k < phased.operands.size(); ++k) phased.operands[k].by_element = off_phase[k];
     out.push_back(phased);
   }
   out.push_back(plan);
   if (const auto one = pick ? std::nullopt : one_row_plan(plan, cx.facts, most))
-    if ((!windowed || windows_allow(cx, one->params.vec, windowed)) && prefer_one_row(*one, out.front(), cx.facts))
+    if ((!windowed || windows_allow(cx, one->params.vec, windowed)) && prefer_one_row(*one, out.front().params, cx.facts))
       out.insert(out.begin(), *one);
-  if (!out.front().params.one_row && !out.front().params.col_vec && !pick)
-    if (const auto held = held_rows_plan(out.front(), cx.facts, cx.device, cx.fusion)) out.insert(out.begin(), *held);
   // Fallbacks after spills: fewer values in flight per thread.
   while (p.unroll > 1 || p.vec > 1) {
     if (p.unroll > 1) p.unroll = 1;

@@ -216,7 +216,7 @@ std::string KernelPlan::key() const {
   for (int d : shape.dim_order) s += std::to_string(d) + ",";
   s += "|ops=";
   for (const auto& o : operands)
-    s += std::to_string(o.value) + ":" + access_name(o.access) + (o.rows_by_dim ? "/dims" : "") + (o.by_element ? "/elem" : "") + ",";
+    s += std::to_string(o.value) + ":" + access_name(o.access) + (o.rows_by_dim ? "/dims" : "") + ",";
   if (shape.category == KernelCategory::Transpose) {
     const TileDims& t = shape.tile;
     s += "|tile=" + std::to_string(t.row_lo) + "-" + std::to_string(t.row_hi) + "," + std::to_string(t.col_lo) + "-" +
@@ -234,10 +234,6 @@ std::vector<std::string> KernelPlan::problems() const {
   need(p.vec == 1 || p.vec == 2 || p.vec == 4 || p.vec == 8 || p.vec == 16, "vec is 1, 2, 4, 8 or 16");
   need(p.threads >= 1 && p.threads <= 1024, "threads is 1..1024");
   need(p.max_registers == 0 || (p.max_registers >= 16 && p.max_registers <= 255), "max_registers is 0 or 16..255");
-  for (const OperandPlan& o : operands)
-    need(!o.by_element || ((shape.category == KernelCategory::Pointwise || shape.category == KernelCategory::Full) &&
-                           o.access == Access::Full && p.col_vec == 1 && !p.one_row && p.vec > 1),
-         "an operand read element by element (full/elem) is a Full operand of a flat plan with phased rows");
   for (const OperandPlan& o : operands)
     if (o.rows_by_dim) {
       need(shape.category == KernelCategory::Pointwise || shape.category == KernelCategory::Full,
@@ -306,14 +302,8 @@ std::vector<std::string> KernelPlan::problems() const {
       for (const OperandPlan& o : operands) general_out |= o.is_output && o.access == Access::General;
       need(!p.staged || general_out, "outer: staged needs an output addressed General (kept columns not unit-stride)");
     } else {
-      need(!p.grid_split && p.min_blocks == 1, "min_blocks and grid_split are not flat plans' parts");
-      // Held columns (see write_flat): a block's chunk of rows_per_block rows, one at a time.
-      // Several in flight (unroll) gave wrong values over padded rows on the H100 (2026-11-26,
-      // GpuFlatIndex.HeldColumnsAcrossRows); the scheduler never asked for them.
-      need(p.rows_per_block == 1 || (shape.category == KernelCategory::Pointwise && !p.one_row && p.col_vec == 0 &&
-                                     p.rows_per_block <= 64 && p.unroll == 1),
-           "flat plans: rows_per_block > 1 (held columns) is a pointwise plan's part, without one_row, phased rows "
-           "or unroll, at most 64 rows");
+      need(p.rows_per_block == 1 && !p.grid_split && p.min_blocks == 1,
+           "rows_per_block, min_blocks and grid_split are not flat plans' parts");
     }
     return out;
   }
@@ -369,8 +359,7 @@ void KernelPlan::validate() const {
 std::string KernelPlan::describe(const Fusion& f) const {
   std::string s = name + " (" + kernel_category_name(shape.category) + ")\n    params: " + params.str() + "\n    operands:";
   for (const auto& o : operands)
-    s += " " + f.value(o.value).name + (o.is_output ? "(out," : "(in,") + access_name(o.access) + (o.rows_by_dim ? "/dims" : "") +
-         (o.by_element ? "/elem" : "") + ")";
+    s += " " + f.value(o.value).name + (o.is_output ? "(out," : "(in,") + access_name(o.access) + (o.rows_by_dim ? "/dims" : "") + ")";
   return s;
 }
 

@@ -111,10 +111,6 @@ struct OperandPlan {
   // not, one element per row; Full: unit stride, vectors from the row's base; General: per
   // element). Printed as `row/dims`, `full/dims`, `general/dims`.
   bool rows_by_dim = false;
-  // Flat phase-shifted rows (col_vec=1, not one_row): a Full operand whose rows lie at another
-  // phase than the plan's (the phase of the operands with the most bytes, see phased_vec): read
-  // or written element by element inside the vector chunks. Printed as `full/elem`.
-  bool by_element = false;
 };
 
 // Transpose plans: the kernel dims a tile spans. [row_lo, row_hi) are its rows, one linear index

@@ -192,7 +192,7 @@ std::string flat_vectors_misfit(const KernelPlan& plan, const LaunchFacts& facts
   for (size_t k = 0; k < plan.operands.size(); ++k) {
     const OperandPlan& o = plan.operands[k];
     const OperandFacts& of = facts.operands[k];
-    const bool vector = o.access == Access::Full ? !o.by_element && !(p.one_row && by_element && o.rows_by_dim)
+    const bool vector = o.access == Access::Full ? !(p.one_row && by_element && o.rows_by_dim)
                                                  : o.access == Access::Col && !by_element;
     if (!vector) continue;
     const uint64_t es = dtype_size(of.dtype), bytes = es * p.vec;

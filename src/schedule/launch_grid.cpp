@@ -107,12 +107,6 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     g.x = static_cast<unsigned>(std::clamp<int64_t>((n + per_block - 1) / per_block, 1, (int64_t{1} << 31) - 1));
     return g;
   }
-  if (p.rows_per_block > 1) {  // held columns (see write_flat): a block per chunk of RB rows
-    const int64_t per_chunk = static_cast<int64_t>(p.threads) * p.vec;
-    g.x = static_cast<unsigned>(std::clamp<int64_t>((facts.C + per_chunk - 1) / per_chunk, 1, (int64_t{1} << 31) - 1));
-    g.y = static_cast<unsigned>(std::clamp<int64_t>((facts.R + p.rows_per_block - 1) / p.rows_per_block, 1, 65535));
-    return g;
-  }
   int64_t per_block = static_cast<int64_t>(p.threads) * p.unroll * p.vec;
   // Phase-shifted rows span up to vec - 1 elements more (they start at the aligned vector).
   const int64_t span = facts.C + (p.col_vec ? p.vec - 1 : 0);

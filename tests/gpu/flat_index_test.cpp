@@ -9,7 +9,6 @@
 #include <cstring>
 
 #include "gpu_compare.h"
-#include "ir/parser.h"
 #include "programs/run_inputs.h"
 #include "solder/reference.h"
 
@@ -167,109 +166,4 @@ TEST(GpuFlatIndex, ShortRowsOfAPermutedViewAsOneRow) {
           const std::string launches = check(f, resolve_input_shapes(f, {}, b), l, what);
           if (l == Layout::Contiguous && b.at("S") > 1) EXPECT_NE(launches.find("one_row"), std::string::npos) << what << ": " << launches;
         }
-}
-
-namespace {
-
-Fusion rope_program(const std::string& t, int64_t k) {
-  const std::string K = std::to_string(k), h = std::to_string(k / 2);
-  return parse_fusion("fusion rope {\n  input x: " + t + "[B, M, " + K + "]\n  input c: " + t + "[M, " + K + "]\n  input s: " + t +
-                      "[M, " + K + "]\n  a = slice(x, axis=2, start=" + h + ", end=" + K + ")\n  ng = neg(a)\n  b = slice(x, axis=2, "
-                      "start=0, end=" + h + ")\n  rot = cat(ng, b, axis=2)\n  xc = mul(x, c)\n  rs = mul(rot, s)\n  y = add(xc, rs)\n"
-                      "  output y\n}\n");
-}
-
-}  // namespace
-
-// Held columns (rows_per_block): column operands loaded once per block and held across its
-// rows; rows not a multiple of the group (the last group row by row),
-// the element tail of a row, vectors of 1 (misaligned inputs). Rotate-half RoPE (a window and
-// pads beside cos and sin) and a weight and bias over rows, pinned and as scheduled.
-TEST(GpuFlatIndex, HeldColumnsAcrossRows) {
-  SKIP_WITHOUT_GPU();
-  const std::vector<std::string> pins{"", "one_row=0,col_vec=0,rows_per_block=1", "one_row=0,col_vec=0,rows_per_block=2",
-                                      "one_row=0,col_vec=0,rows_per_block=4", "one_row=0,col_vec=0,rows_per_block=16"};
-  for (const char* t : {"f16", "bf16", "f32"}) {
-    const Fusion f = rope_program(t, 128);
-    for (const Bindings& b : std::vector<Bindings>{{{"B", 16}, {"M", 512}}, {{"B", 37}, {"M", 5}}, {{"B", 3}, {"M", 7}}, {{"B", 1}, {"M", 1}}})
-      for (Layout l : {Layout::Contiguous, Layout::Misaligned, Layout::Sliced})
-        for (const std::string& pin : pins) {
-          const std::string what = std::string(t) + " rope" + sizes_text(b) + " layout " + std::to_string(static_cast<int>(l)) + " plan '" + pin + "'";
-          const std::string launches = check_against_reference(f, resolve_input_shapes(f, {}, b), l, what, {.seed = 5, .plan = pin});
-          EXPECT_NE(launches.find(" pointwise "), std::string::npos) << what << ": " << launches;
-        }
-  }
-  // The scheduler's choice at issue 26's size holds 8 rows per block.
-  const Fusion big = rope_program("bf16", 128);
-  const std::string launches =
-      check_against_reference(big, resolve_input_shapes(big, {}, {{"B", 64}, {"M", 4096}}), Layout::Contiguous, "rope bf16 64x4096");
-  EXPECT_NE(launches.find("rows_per_block=8"), std::string::npos) << launches;
-  const Fusion wb = parse_fusion(
-      "fusion wb {\n  input x: bf16[B, H]\n  input w: bf16[H]\n  input b: f32[H]\n  input r: f32[B, 1]\n  t = cast(x, dtype=f32)\n"
-      "  u = mul(t, w)\n  v = add(u, b)\n  z = mul(v, r)\n  y = cast(z, dtype=bf16)\n  output y\n  output v\n}\n");
-  for (int64_t h : {8, 1024, 2056})
-    for (int64_t bsz : {1, 37, 100})
-      for (const std::string& pin : pins) {
-        const std::string what = "weight and bias B=" + std::to_string(bsz) + " H=" + std::to_string(h) + " plan '" + pin + "'";
-        check_against_reference(wb, {{bsz, h}, {h}, {h}, {bsz, 1}}, Layout::Contiguous, what, {.seed = 9, .plan = pin});
-      }
-}
-
-// Phase groups: inputs one element into rows of an odd stride beside an aligned output (seed 6
-// #131's b * gelu_tanh(a) over the halves of such a view): vectors along the inputs, the output
-// written element by element; two aligned outputs of a misaligned input (the input element by
-// element); a full reduction over a product of a misaligned slice and an aligned input.
-TEST(GpuFlatIndex, PhaseGroups) {
-  SKIP_WITHOUT_GPU();
-  for (int64_t h : {4, 8, 333, 1000, 6144}) {
-    const std::string H = std::to_string(h), W = std::to_string(2 * h + 3), E = std::to_string(2 * h + 1);
-    const Fusion f = parse_fusion("fusion sw {\n  input xw: f16[B, " + W + "]\n  x = slice(xw, axis=1, start=1, end=" + E +
-                                  ")\n  a = slice(x, axis=1, start=0, end=" + H + ")\n  b = slice(x, axis=1, start=" + H +
-                                  ", end=" + std::to_string(2 * h) + ")\n  g = gelu_tanh(a)\n  y = mul(b, g)\n  output y\n}\n");
-    for (int64_t bsz : {1, 3, 37}) {
-      const std::string what = "swiglu of a slice B=" + std::to_string(bsz) + " H=" + H;
-      const std::string launches = check_against_reference(f, {{bsz, 2 * h + 3}}, Layout::Contiguous, what);
-      if (h >= 1000 && bsz > 1) EXPECT_NE(launches.find("phased"), std::string::npos) << what << ": " << launches;
-    }
-  }
-  for (const char* t : {"f32", "f16", "bf16"}) {
-    const Fusion two = parse_fusion(std::string("fusion two {\n  input x: ") + t + "[B, H]\n  e = exp(x)\n  n = neg(x)\n  output e\n  output n\n}\n");
-    for (int64_t h : {5, 64, 333, 4096}) {
-      const std::string H = std::to_string(h), W = std::to_string(h + 1);
-      const Fusion red = parse_fusion(std::string("fusion red {\n  input xw: ") + t + "[B, " + W + "]\n  input y: " + t + "[B, " + H +
-                                      "]\n  a = slice(xw, axis=1, start=1, end=" + W +
-                                      ")\n  m = mul(a, y)\n  r = max(m, axes=[0, 1], keepdim=false)\n  output r\n}\n");
-      for (int64_t bsz : {1, 3, 100})
-        for (Layout l : {Layout::Contiguous, Layout::Misaligned, Layout::Sliced}) {
-          const std::string what = std::string(t) + " B=" + std::to_string(bsz) + " H=" + std::to_string(h) + " layout " +
-                                   std::to_string(static_cast<int>(l));
-          check_against_reference(two, {{bsz, h}}, l, "two outputs " + what);
-          check_against_reference(red, {{bsz, h + 1}, {bsz, h}}, l, "max of a product " + what);
-        }
-    }
-  }
-}
-
-// Expanded (stride-0) inputs over rows that fill 2-D chunks badly (seed 6 #060 and #089): one
-// row of R x C with every operand in vectors.
-TEST(GpuFlatIndex, ExpandedInputsOverAlignedRows) {
-  SKIP_WITHOUT_GPU();
-  const Fusion f89 = parse_fusion(
-      "fusion e89 {\n  input x0: f32[1, M, K]\n  input y1: f32[B, 1, K]\n  input y2: f32[B, 1, 1]\n  input y5: f32[1, M, 1]\n"
-      "  x = expand(x0, shape=[B, M, K])\n  t4 = cast(x, dtype=f16)\n  t5 = cast(t4, dtype=f32)\n  t6 = maximum(t5, y1)\n"
-      "  t7 = add(t6, y2)\n  t8 = constant(value=-3, dtype=f32)\n  t9 = mul(t7, t8)\n  t10 = neg(t9)\n  t11 = mul(t10, y5)\n"
-      "  output t11\n}\n");
-  const Fusion f60 = parse_fusion(
-      "fusion e60 {\n  input x0: f16[1, M, K]\n  input y1: f16[1, M, K]\n  input m4: bool[B, 1, K]\n  x = expand(x0, shape=[B, M, K])\n"
-      "  t3 = clamp(x, lo=-1.5, hi=2)\n  t4 = maximum(t3, y1)\n  t5 = clamp(t4, lo=-1.5, hi=2)\n  t6 = tanh(t5)\n  t7 = exp(t6)\n"
-      "  t8 = constant(value=0, dtype=f16)\n  t9 = where(m4, t7, t8)\n  t10 = constant(value=1, dtype=f16)\n  t11 = mul(t5, t10)\n"
-      "  output t9\n  output t11\n}\n");
-  for (const Bindings& b : std::vector<Bindings>{{{"B", 64}, {"M", 256}, {"K", 768}}, {{"B", 32}, {"M", 512}, {"K", 512}},
-                                                 {{"B", 3}, {"M", 7}, {"K", 64}}, {{"B", 5}, {"M", 1}, {"K", 8}}, {{"B", 2}, {"M", 3}, {"K", 333}}})
-    for (Layout l : {Layout::Contiguous, Layout::Misaligned})
-      for (const Fusion* f : {&f89, &f60}) {
-        const std::string what = f->name() + sizes_text(b) + " layout " + std::to_string(static_cast<int>(l));
-        const std::string launches = check_against_reference(*f, resolve_input_shapes(*f, {}, b), l, what);
-        if (l == Layout::Contiguous && b.at("K") >= 512) EXPECT_NE(launches.find("one_row"), std::string::npos) << what << ": " << launches;
-      }
 }
