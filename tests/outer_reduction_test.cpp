@@ -186,11 +186,12 @@ TEST(OuterScheduler, VectorWidthFollowsAlignmentAndStrides) {
   // Many kept tiles and few rows: the block form.
   EXPECT_FALSE(choice_for(f, {{"B", 64}, {"H", 1 << 22}}).plans.front().params.grid_split);
   // The mean over the middle axis: aligned vectors never straddle the outer kept index
-  // (H % vec); phased tiles lie inside one outer kept index (tiles per index: TPK).
+  // (H % vec). 8-byte aligned vectors stay aligned (the phase shifts cost more than they save:
+  // bf16 16384 x 3068 on the H100, aligned vec 4 55.1 us, phased 64.0).
   const Scheduled mid = choice_for(make_workload("outer_mean_mid_f16"), {{"B", 512}, {"H", 1028}});
   EXPECT_EQ(aligned_vec(mid), 4);
-  EXPECT_EQ(mid.plans.front().params.vec, 8);
-  EXPECT_EQ(mid.plans.front().params.col_vec, 1);
+  EXPECT_EQ(mid.plans.front().params.vec, 4);
+  EXPECT_EQ(mid.plans.front().params.col_vec, 0);
 }
 
 // amax over the middle axis of a bf16 [64, 100, 4097] (seed 6 #059): K = 4097 is odd, so the

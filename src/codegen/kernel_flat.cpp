@@ -310,7 +310,10 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     c += "#pragma unroll\n        for (int u = 0; u < UNROLL; ++u) {\n";
     c += "          const i64 col0 = tile0 + (u * THREADS + threadIdx.x) * VEC;\n";
     for (int k : ins)
-      if (w.vectorized(k)) c += "          pf" + num(k) + "[u] = " + w.vector_load(k, "row", "col0") + ";\n";
+      if (w.vectorized(k)) {  // a pad's vector only inside its window (outside, its source may end)
+        const std::string win = w.window_of(w.op(k).value, "row", "col0"), ld = w.vector_load(k, "row", "col0");
+        c += "          pf" + num(k) + "[u] = " + (win.empty() ? ld : win + " ? " + ld + " : " + w.in_vec_type(k) + "{}") + ";\n";
+      }
     c += "        }\n";
     c += "#pragma unroll\n        for (int u = 0; u < UNROLL; ++u) {\n";
     c += "          const i64 col0 = tile0 + (u * THREADS + threadIdx.x) * VEC;\n";

@@ -92,8 +92,11 @@ class OuterScheduler final : public Scheduler {
     // phased one: an inner kept run that VEC does not divide (K = 4097) or inputs off the vector
     // grid. Each row then loads two aligned vectors and shifts them: 16-byte loads instead of
     // one element (measured: perf-notes, the outer phased grid).
+    // Only where the aligned vector is under half the phased one: the shifts cost more than
+    // 8-byte aligned loads save (bf16 16384 x 3068: aligned vec 4 55.1 us, phased 64.0; x 3071:
+    // vec 1 71.1, phased 64.5; [64, 100, 4097] amax: 48.9 -> 35.7; perf-notes 2026-11-26).
     const int pvec = phased_vec(cx, views, full_access, inner_kept);
-    const bool phased = pvec > vec;
+    const bool phased = 2 * vec < pvec;
     const int64_t K = facts.R, rows = facts.C;
     std::vector<KernelPlan> out;
     auto add = [&](int v, int unroll, int min_blocks, bool ph) {
