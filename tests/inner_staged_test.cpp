@@ -4,26 +4,17 @@
 // unit-stride along the rows stays General; pinned shapes keep the tiles' shared memory.
 #include <gtest/gtest.h>
 
+#include "support/mixed_layout_norms.h"
+
 #include "programs/run_inputs.h"
 #include "solder/executor.h"
 #include "solder/fusion.h"
 
 using namespace solder;
+using solder::testing::norm_of_mixed;
 
 namespace {
 
-// x = xt^T (xt stored [H, B]) plus a residual r [B, H], then the norm over H.
-Fusion norm_of_mixed(DType t, const std::string& kind) {
-  Fusion f(kind + "_mixed");
-  Tensor xt = f.input("xt", t, {Dim::sym("H"), Dim::sym("B")});
-  Tensor r = f.input("r", t, {Dim::sym("B"), Dim::sym("H")});
-  Tensor x = permute(xt, {1, 0}) + r;
-  if (kind == "rms") f.output(rms_norm(x, 1, f.input("w", t, {Dim::sym("H")})));
-  else if (kind == "rms_plain") f.output(rms_norm(x, 1, std::nullopt));
-  else if (kind == "softmax") f.output(softmax(x, 1));
-  else f.output(layer_norm(x, 1, std::nullopt, f.input("b", t, {Dim::sym("H")})));
-  return f;
-}
 
 struct Compiled {
   std::vector<LaunchRecord> records;

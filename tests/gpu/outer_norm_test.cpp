@@ -144,14 +144,23 @@ TEST(GpuOuterNorm, TallInputsWithFewColumns) {
 // Plans pinned by hand: clusters of 2 to 16 blocks, held and re-read rows, staged and unstaged
 // General outputs, blocks of a cluster that get no rows (16 blocks of 32 rows over 37 rows),
 // a tile past the kept columns' end; against the reference, replays bit for bit.
+namespace {
+// A program, its sizes and a plan pinned by hand.
+struct PinnedCase {
+  std::function<Fusion(DType)> make;
+  Bindings sizes;
+  std::string plan;
+};
+
+// Checks one pinned case against the reference; returns the launches' params.
+std::string check_pinned(const PinnedCase& cs, DType t, Layout l) {
+  return check(cs.make(t), cs.sizes, l, describe(cs.make(t).name() + " [" + cs.plan + "]", t, cs.sizes, l), cs.plan);
+}
+}  // namespace
+
 TEST(GpuOuterNorm, PinnedClusterPlans) {
   SKIP_WITHOUT_GPU();
-  struct Case {
-    std::function<Fusion(DType)> make;
-    Bindings sizes;
-    std::string plan;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<PinnedCase> cases = {
       {[](DType t) { return softmax_over(t, 2, 0, false, false); }, {{"B", 1000}, {"M", 96}}, "threads=1024,rows_per_block=128,cluster=2"},
       {[](DType t) { return softmax_over(t, 2, 0, false, false); }, {{"B", 1000}, {"M", 96}}, "cluster=8"},
       {[](DType t) { return softmax_over(t, 2, 0, true, false); }, {{"B", 1000}, {"M", 100}}, "cluster=16"},
@@ -165,14 +174,14 @@ TEST(GpuOuterNorm, PinnedClusterPlans) {
       {[](DType t) { return norm_of_transposed(t, true); }, {{"B", 96}, {"H", 5000}}, "cluster=1,persistent_batch=0,unroll=2"},
   };
   for (DType t : kTypes)
-    for (const Case& cs : cases)
+    for (const PinnedCase& cs : cases)
       for (Layout l : {Layout::Contiguous, Layout::Misaligned}) {
-        const std::string what = describe(cs.make(t).name() + " [" + cs.plan + "]", t, cs.sizes, l);
-        const std::string params = check(cs.make(t), cs.sizes, l, what, cs.plan);
+        const std::string params = check_pinned(cs, t, l);
         const size_t at = cs.plan.find("cluster=");
         const std::string cl = cs.plan.substr(at, cs.plan.find(',', at) - at);
         if (cl != "cluster=1")
-          EXPECT_TRUE(params.find(cl + " ") != std::string::npos || params.find(cl + ";") != std::string::npos) << what << ": " << params;
+          EXPECT_TRUE(params.find(cl + " ") != std::string::npos || params.find(cl + ";") != std::string::npos)
+              << cs.plan << ": " << params;
       }
 }
 
@@ -183,12 +192,7 @@ TEST(GpuOuterNorm, PinnedClusterPlans) {
 // (OuterNormKernels.HeldRowsInSharedMemory).
 TEST(GpuOuterNorm, HeldRowsInSharedMemory) {
   SKIP_WITHOUT_GPU();
-  struct Case {
-    std::function<Fusion(DType)> make;
-    Bindings sizes;
-    std::string plan;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<PinnedCase> cases = {
       {[](DType t) { return softmax_over(t, 2, 0, false, false); }, {{"B", 1000}, {"M", 96}}, "threads=1024,rows_per_block=128,persistent_batch=8,cluster=1,smem_rows=8"},
       {[](DType t) { return softmax_over(t, 2, 0, false, false); }, {{"B", 1000}, {"M", 96}}, "threads=512,rows_per_block=64,persistent_batch=16,min_blocks=1,cluster=1,smem_rows=11"},
       {[](DType t) { return softmax_over(t, 2, 0, true, false); }, {{"B", 1000}, {"M", 100}}, "threads=256,rows_per_block=32,persistent_batch=8,cluster=4,smem_rows=8"},
@@ -199,10 +203,9 @@ TEST(GpuOuterNorm, HeldRowsInSharedMemory) {
       {[](DType t) { return norm_of_transposed(t, false); }, {{"B", 130}, {"H", 1001}}, "threads=1024,rows_per_block=512,persistent_batch=1,cluster=2,staged=0,smem_rows=1"},
   };
   for (DType t : kTypes)
-    for (const Case& cs : cases) {
-      const std::string what = describe(cs.make(t).name() + " [" + cs.plan + "]", t, cs.sizes, Layout::Contiguous);
-      const std::string params = check(cs.make(t), cs.sizes, Layout::Contiguous, what, cs.plan);
-      EXPECT_NE(params.find("smem_rows="), std::string::npos) << what << ": " << params;
+    for (const PinnedCase& cs : cases) {
+      const std::string params = check_pinned(cs, t, Layout::Contiguous);
+      EXPECT_NE(params.find("smem_rows="), std::string::npos) << cs.plan << ": " << params;
     }
   // The scheduler's own plans where it holds rows there: a log_softmax over the middle axis of
   // bf16 rows (its register plan spills) and a layer norm with a bias of a transposed bf16 view.
