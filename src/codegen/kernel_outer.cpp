@@ -186,22 +186,13 @@ class OuterWriter {
   // The thread's rows: whole vectors with UNROLL rows' loads in flight, then one row at a time;
   // the last tile's partial vector element by element.
   void row_loops() {
-    if (phased()) {
-      // Whole and partial vectors alike from the two aligned vectors of each row (see the head
-      // of this file); a thread near the storage's ends element by element.
-      c_ += "  if (inside && kr < HK) {\n    i64 r = rb + ty;\n";
-      row_steps(true);
-      c_ += "  } else if (kr < HK) {  // near the ends of an input's storage\n";
-      c_ += "    for (i64 r = rb + ty; r < re; r += TY) {\n      const int u = 0;\n";
-      row_decls(3, "1");
-      row_loads(3, "r", "0", false);
-      row_math(3);
-      c_ += "    }\n  }\n";
-      return;
-    }
-    c_ += "  if (kc0 + VEC <= K) {\n    i64 r = rb + ty;\n";
-    row_steps(false);
-    c_ += "  } else if (kc0 < K) {  // the last tile's partial vector\n";
+    // Phased: whole and partial vectors alike from the two aligned vectors of each row (see the
+    // head of this file); a thread near the storage's ends element by element.
+    const bool ph = phased();
+    c_ += ph ? "  if (inside && kr < HK) {\n    i64 r = rb + ty;\n" : "  if (kc0 + VEC <= K) {\n    i64 r = rb + ty;\n";
+    row_steps(ph);
+    c_ += ph ? "  } else if (kr < HK) {  // near the ends of an input's storage\n"
+             : "  } else if (kc0 < K) {  // the last tile's partial vector\n";
     c_ += "    for (i64 r = rb + ty; r < re; r += TY) {\n      const int u = 0;\n";
     row_decls(3, "1");
     row_loads(3, "r", "0", false);
