@@ -127,6 +127,9 @@ struct OpInfo {
   uint32_t attrs;
 };
 const OpInfo& op_info(Op op);
+// Element math (unary, binary, compare, logical, ternary): each output element from the
+// same-index elements of its (broadcast) operands.
+bool is_element_op(Op op);
 std::optional<Op> parse_op(const std::string& name);
 inline const char* op_name(Op op) { return op_info(op).name; }
 

@@ -66,6 +66,11 @@ uint64_t fnv(uint64_t h, const std::string& s) { return fnv(fnv(h, s.data(), s.s
 
 const OpInfo& op_info(Op op) { return kOps[static_cast<int>(op)]; }
 
+bool is_element_op(Op op) {
+  const OpKind k = op_info(op).kind;
+  return k == OpKind::Unary || k == OpKind::Binary || k == OpKind::Compare || k == OpKind::Logical || k == OpKind::Ternary;
+}
+
 std::optional<Op> parse_op(const std::string& name) {
   for (const auto& o : kOps)
     if (name == o.name) return o.op;

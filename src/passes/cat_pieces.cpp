@@ -13,17 +13,6 @@ namespace {
 constexpr size_t kMaxPieces = 8;
 constexpr int kMaxConeNodes = 32;  // element nodes cloned for all pieces together
 
-bool element_op(Op op) {
-  switch (op_info(op).kind) {
-    case OpKind::Unary:
-    case OpKind::Binary:
-    case OpKind::Compare:
-    case OpKind::Logical:
-    case OpKind::Ternary: return true;
-    default: return false;
-  }
-}
-
 // An input, a constant, a matmul's result (the library writes it to memory), or views of one:
 // what a kernel reads as it is.
 bool memory_rooted(const Fusion& f, int v) {
@@ -53,7 +42,7 @@ std::optional<int> rewrite(Rebuilder& rb, const Fusion& f, const Node& cat) {
     lengths.push_back(*len);
     std::function<bool(int)> walk = [&](int v) {
       const int pr = f.value(v).producer;
-      if (pr >= 0 && element_op(f.nodes()[pr].op)) {
+      if (pr >= 0 && is_element_op(f.nodes()[pr].op)) {
         if (++cone_nodes > kMaxConeNodes) return false;
         for (int x : f.nodes()[pr].in)
           if (!walk(x)) return false;
@@ -72,7 +61,7 @@ std::optional<int> rewrite(Rebuilder& rb, const Fusion& f, const Node& cat) {
       if (auto it = made.find(v); it != made.end()) return it->second;
       const int pr = f.value(v).producer;
       int id;
-      if (pr >= 0 && element_op(f.nodes()[pr].op)) {
+      if (pr >= 0 && is_element_op(f.nodes()[pr].op)) {
         const Node& n = f.nodes()[pr];
         std::vector<int> in;
         for (int x : n.in) in.push_back(clone(x));

@@ -7,13 +7,6 @@
 
 namespace solder {
 
-namespace {
-bool is_element_op(Op op) {
-  const OpKind k = op_info(op).kind;
-  return k == OpKind::Unary || k == OpKind::Binary || k == OpKind::Compare || k == OpKind::Logical || k == OpKind::Ternary;
-}
-}  // namespace
-
 StagePlan plan_stages(const Fusion& f, const Segment& s, const KernelShape& ks, bool persistent, bool recompute) {
   const size_t nv = f.values().size();
   StagePlan p;

@@ -276,14 +276,7 @@ int recomputable_operand(const Fusion& f, int v) {
   const int p = f.value(v).producer;
   if (p < 0) return -1;
   const Node& n = f.nodes()[p];
-  switch (op_info(n.op).kind) {
-    case OpKind::Unary:
-    case OpKind::Binary:
-    case OpKind::Compare:
-    case OpKind::Logical:
-    case OpKind::Ternary: break;
-    default: return -1;
-  }
+  if (!is_element_op(n.op)) return -1;
   int operand = -1;
   for (int x : n.in) {
     const int px = f.value(x).producer;
