@@ -61,13 +61,6 @@ constexpr double kStagedStoreEff = 0.8;
 // 23 KB per microsecond of loaded latency at 3 TB/s over 132 SMs, with latency to spare): held
 // rows issue all their loads at once, re-read rows `unroll` vectors per thread.
 constexpr double kBytesInFlight = 48 * 1024;
-// One resident block per SM stalls the SM at each of the block's barriers (the statistics'
-// combine, a cluster's exchange). Fitted to pinned shapes on the H100 (perf-notes 2026-11-26,
-// outer_norm_smem_grid.txt, outer_norm_blocks_grid.txt): with it the model moved log_softmax
-// over a middle axis (bf16 64 x 1000 x 1024) 186.7 -> 162.4 us, over a transposed f16 1000 x
-// 16384 89.9 -> 69.3, softmax over dim 0 (f32 8192 x 4096) 132.2 -> 129.5, and a transposed f16
-// layer norm 91.7 -> 103.4 (its 256-thread, 2-block cluster shape loses to one block of 512).
-constexpr double kOneBlockPerSm = 1.3;
 // L2 reads per DRAM read a re-reading pass costs when its rows stay in L2.
 constexpr double kL2Reread = 0.4;
 // Bytes an SM moves before its share of the bandwidth, not the latency, bounds its time: a
@@ -171,8 +164,7 @@ struct TileModel {
     const double in_flight = double(per_sm) * t.threads * (t.batch ? t.batch : kRereadUnroll) * vec * read_bytes;
     const double need = std::min(kBytesInFlight, read_bytes * double(K) * double(RR) / sms);  // a small problem has less
     const double latency = std::max(1.0, need / in_flight);
-    const double alone = per_sm == 1 ? kOneBlockPerSm : 1.0;
-    return c * (1 + merges) * cluster * latency * alone / util(blocks, t.cluster, per_sm);
+    return c * (1 + merges) * cluster * latency / util(blocks, t.cluster, per_sm);
   }
   // Ties (within 3 %) go to rows held in registers (the forms measured most), more resident
   // threads, portable clusters, wider tiles, smaller clusters, then fewer threads.
