@@ -269,10 +269,7 @@ class OuterWriter {
   }
   // One row's accumulation, from the loaded values in<k>[u] (rows' vectors) and ir<k>[u].
   void row_math(int ind) {
-    // The count's reciprocal as welford_add takes it (__fdividef: one MUFU.RCP). An IEEE 1.f / wn
-    // put a slow-path branch and call on every row, which kept ptxas from interleaving the
-    // unrolled rows' math.
-    if (any_welford_) c_ += I(ind) + "wn += 1.f;\n" + I(ind) + "const float winv = __fdividef(1.f, wn);\n";
+    if (any_welford_) c_ += I(ind) + "wn += 1.f;\n" + I(ind) + "const float winv = 1.f / wn;\n";
     c_ += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
     ExprEmitter em(w_.f, [&](int v) -> std::string {
       if (!w_.is_input(v)) return "";
