@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstring>
 
-#include "programs/load_program.h"
 #include "programs/run_inputs.h"
 #include "ir/parser.h"
 #include "gpu_compare.h"
@@ -542,20 +541,4 @@ TEST(GpuExecutor, CatPiecesInOneKernel) {
         "  rot = cat(n, b, axis=3)\n  qc = mul(qt, c)\n  rs = mul(rot, s)\n  y = add(qc, rs)\n  output y\n}\n");
     check(proj, {{2 * sq, 256}, {256, 256}, {sq, 64}, {sq, 64}}, Layout::Contiguous, "rope of a matmul S=" + S);
   }
-}
-
-// Reductions without keepdim followed by scalar epilogues (keep_reduced_dims): the epilogue in
-// the reduction's kernel at the kept shape, the output a view that drops the dims. Inner, outer
-// and mixed axes; var_mean's two results; odd sizes, size-1 dims, misaligned and transposed
-// inputs.
-TEST(GpuExecutor, ReductionEpiloguesAtTheKeptShape) {
-  SKIP_WITHOUT_GPU();
-  const Fusion f = load_program(std::string(SOLDER_SOURCE_DIR) + "/tests/data/reduction_epilogues.fusion");
-  for (const Bindings& b : std::vector<Bindings>{{{"B", 5}, {"M", 7}, {"K", 33}}, {{"B", 1}, {"M", 1000}, {"K", 768}},
-                                                 {{"B", 64}, {"M", 3}, {"K", 4097}}, {{"B", 2}, {"M", 1}, {"K", 1}}})
-    for (Layout l : {Layout::Contiguous, Layout::Misaligned, Layout::Transposed}) {
-      std::string what = "epilogues layout " + std::to_string(static_cast<int>(l));
-      for (const auto& [k, v] : b) what += " " + k + "=" + std::to_string(v);
-      check_against_reference(f, resolve_input_shapes(f, {}, b), l, what, {.seed = 17});
-    }
 }
