@@ -8,6 +8,8 @@
 // (tests/gpu/flat_index_test.cpp) runs them against the reference.
 #include <gtest/gtest.h>
 
+#include "support/flat_programs.h"
+
 #include "pipeline/compile_kernel.h"
 #include "pipeline/pipeline.h"
 #include "programs/run_inputs.h"
@@ -19,6 +21,7 @@
 #include "solder/executor.h"
 
 using namespace solder;
+using namespace solder::testing;
 
 namespace {
 
@@ -72,33 +75,6 @@ Scheduled schedule(const Fusion& f0, const Bindings& sizes, const std::map<int, 
   c.plan = sc.scheduler->candidates(cx).front();
   if (compile) c.prepared = prepare_kernel(sf, si, ks, c.facts, dev, KernelCache::global());
   return c;
-}
-
-Shape dims(const std::vector<std::string>& names) {
-  Shape s;
-  for (const auto& n : names) s.push_back(n == "1" ? Dim(1) : Dim::sym(n));
-  return s;
-}
-
-// x * m cast to f32 (seed 3 #127: a [1, M, 1] mask over bf16 [B, M, K]).
-Fusion masked(DType t, const std::vector<std::string>& m_dims) {
-  Fusion f("masked");
-  Tensor x = f.input("x", t, dims({"B", "M", "K"}));
-  Tensor m = f.input("m", t, dims(m_dims));
-  f.output(cast(x * m, DType::F32));
-  return f;
-}
-
-// Broadcasts along every axis at once (seed 4 #016): [1,M,1], [1,M,K], [B,1,K], [1,1,K].
-Fusion every_axis(DType t) {
-  Fusion f("every_axis");
-  Tensor x = f.input("x", t, dims({"B", "M", "K"}));
-  Tensor a = f.input("a", t, dims({"1", "M", "1"}));
-  Tensor b = f.input("b", t, dims({"1", "M", "K"}));
-  Tensor c = f.input("c", t, dims({"B", "1", "K"}));
-  Tensor w = f.input("w", t, dims({"K"}));
-  f.output(x * a + b * c - w);
-  return f;
 }
 
 Fusion full_reduction(DType t, bool use_mean) {

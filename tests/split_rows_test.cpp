@@ -5,6 +5,8 @@
 // sizes, several outputs, fused epilogues). The GPU tier: tests/gpu/split_rows_test.cpp.
 #include <gtest/gtest.h>
 
+#include "support/split_rows_programs.h"
+
 #include "pipeline/compile_kernel.h"
 #include "pipeline/pipeline.h"
 #include "runtime/kernel_cache.h"
@@ -16,53 +18,9 @@
 #include "solder/executor.h"
 
 using namespace solder;
+using namespace solder::testing;
 
 namespace {
-
-// Group norm over the last two dims with weight and bias ([G, H] each), as the sweep writes it.
-Fusion group_norm(DType t) {
-  Fusion f("split_group_norm");
-  Tensor x = f.input("x", t, {Dim::sym("N"), Dim::sym("G"), Dim::sym("H")});
-  Tensor w = f.input("w", t, {Dim::sym("G"), Dim::sym("H")});
-  Tensor b = f.input("b", t, {Dim::sym("G"), Dim::sym("H")});
-  f.output(layer_norm(x, 2, w, b));
-  return f;
-}
-
-Fusion row_norm(DType t, const std::string& kind) {
-  Fusion f("split_" + kind);
-  Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("H")});
-  if (kind == "layer_norm") {
-    Tensor w = f.input("w", t, {Dim::sym("H")});
-    Tensor b = f.input("b", t, {Dim::sym("H")});
-    f.output(layer_norm(x, 1, w, b));
-  } else if (kind == "rms_norm") {
-    Tensor w = f.input("w", t, {Dim::sym("H")});
-    f.output(rms_norm(x, 1, w));
-  } else if (kind == "softmax") {
-    f.output(softmax(x, 1));
-  } else if (kind == "var_mean") {
-    VarMean vm = var_mean(cast(x, DType::F32), {1}, 1, true);
-    f.output(vm.var);
-    f.output(vm.mean);
-  } else if (kind == "var0") {
-    f.output(var(x, {1}, 0, true));
-  } else if (kind == "sum_max_min") {  // several outputs and an epilogue
-    Tensor xf = cast(x, DType::F32);
-    f.output(sum(xf, {1}, true) * 0.5);
-    f.output(max(x, {1}, true));
-    f.output(min(x, {1}, true));
-  }
-  return f;
-}
-
-// var over dims [1, 2] with keepdim, as seed 4 #045 writes it.
-Fusion var12(DType t) {
-  Fusion f("split_var12");
-  Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
-  f.output(var(x, {1, 2}, 1, true));
-  return f;
-}
 
 // The first kernel segment's candidates on the H100 profile, inputs contiguous.
 std::vector<KernelPlan> plans(const Fusion& f, const Bindings& sizes) {
@@ -102,7 +60,7 @@ std::vector<LaunchRecord> compiled(const Fusion& f, const Bindings& sizes) {
 
 TEST(SplitRows, FewLongRowsSplitOverTheGrid) {
   // Two rows of a million f32 elements: 66 blocks each fill the 132 SMs once.
-  const auto p = plans(group_norm(DType::F32), {{"N", 2}, {"G", 1000}, {"H", 1024}});
+  const auto p = plans(split_group_norm(DType::F32), {{"N", 2}, {"G", 1000}, {"H", 1024}});
   ASSERT_FALSE(p.empty());
   const KernelParams& k = p.front().params;
   EXPECT_EQ(k.row_split, 66) << k.str();
@@ -119,7 +77,7 @@ TEST(SplitRows, ALoopedFallbackAfterASpilledClusterIsSpreadToo) {
   // 32 rows of 333,000 bf16 elements: the first plan is already a cluster of 8 per row (the
   // split model leaves it), and it spills. The retries must not fall to one block per row (32
   // blocks on 132 SMs): the looped row's own split comes before it.
-  const auto p = plans(group_norm(DType::BF16), {{"N", 32}, {"G", 1000}, {"H", 333}});
+  const auto p = plans(split_group_norm(DType::BF16), {{"N", 32}, {"G", 1000}, {"H", 333}});
   ASSERT_GE(p.size(), 2u);
   EXPECT_GT(p.front().params.cluster, 1) << p.front().params.str();
   size_t looped = 0;
@@ -133,7 +91,7 @@ TEST(SplitRows, ALoopedFallbackAfterASpilledClusterIsSpreadToo) {
 TEST(SplitRows, FewLongRowsSplitOverAClusterWhereEightBlocksDo) {
   // 64 rows of 409,700 bf16 elements: a cluster of 8 blocks of 1024 threads per row (its
   // exchange is cheaper than the grid's); aligned vectors of 4, not the phase-shifted 8.
-  const auto p = plans(var12(DType::BF16), {{"B", 64}, {"M", 100}, {"K", 4097}});
+  const auto p = plans(split_var12(DType::BF16), {{"B", 64}, {"M", 100}, {"K", 4097}});
   const KernelParams& k = p.front().params;
   EXPECT_EQ(k.cluster, 8) << k.str();
   EXPECT_EQ(k.row_split, 1);
@@ -144,7 +102,7 @@ TEST(SplitRows, FewLongRowsSplitOverAClusterWhereEightBlocksDo) {
 }
 
 TEST(SplitRows, LayerNormOfSixteenRowsOfAMillion) {
-  const auto p = plans(row_norm(DType::F32, "layer_norm"), {{"B", 16}, {"H", 1 << 20}});
+  const auto p = plans(split_row_program(DType::F32, "layer_norm"), {{"B", 16}, {"H", 1 << 20}});
   const KernelParams& k = p.front().params;
   EXPECT_GT(k.row_split, 8) << k.str();
   EXPECT_EQ(k.resident, 0);
@@ -163,7 +121,7 @@ TEST(SplitRows, LayerNormOfSixteenRowsOfAMillion) {
 TEST(SplitRows, RowsNoSplitHoldsStreamTheirShares) {
   // Two f32 rows of 2^23 elements (with weight and bias, 96 MB read per row): no block's share
   // fits its registers at any split, so each block streams its share once per pass (looped).
-  const auto p = plans(row_norm(DType::F32, "layer_norm"), {{"B", 2}, {"H", 1 << 23}});
+  const auto p = plans(split_row_program(DType::F32, "layer_norm"), {{"B", 2}, {"H", 1 << 23}});
   const KernelParams& k = p.front().params;
   EXPECT_GT(k.row_split, 1) << k.str();
   EXPECT_EQ(k.batch, 0);
@@ -175,27 +133,27 @@ TEST(SplitRows, RowsNoSplitHoldsStreamTheirShares) {
 
 TEST(SplitRows, ManyRowsOrShortRowsAreUnchanged) {
   // Rows fill the SMs: no split and no note.
-  auto p = plans(row_norm(DType::F16, "layer_norm"), {{"B", 8192}, {"H", 4096}});
+  auto p = plans(split_row_program(DType::F16, "layer_norm"), {{"B", 8192}, {"H", 4096}});
   EXPECT_EQ(p.front().params.row_split, 1);
   EXPECT_TRUE(p.front().why.empty());
-  p = plans(row_norm(DType::F32, "layer_norm"), {{"B", 132}, {"H", 1 << 20}});
+  p = plans(split_row_program(DType::F32, "layer_norm"), {{"B", 132}, {"H", 1 << 20}});
   EXPECT_EQ(p.front().params.row_split, 1);
   // Few short rows: the exchanges would cost more than the split saves.
-  p = plans(row_norm(DType::F32, "softmax"), {{"B", 16}, {"H", 1024}});
+  p = plans(split_row_program(DType::F32, "softmax"), {{"B", 16}, {"H", 1024}});
   EXPECT_EQ(p.front().params.row_split, 1);
   EXPECT_EQ(p.front().params.cluster, 1);
   EXPECT_NE(p.front().why.find("not split"), std::string::npos) << p.front().why;
   // Rows of tens of KB: a split would save a fifth, but less than the fixed costs the model
   // leaves out (seed 4 #083, rms norm f32 16 x 2048; #091, 64 x 5140).
   for (const Bindings& b : std::vector<Bindings>{{{"B", 16}, {"H", 2048}}, {{"B", 64}, {"H", 5140}}}) {
-    p = plans(row_norm(DType::F32, "rms_norm"), b);
+    p = plans(split_row_program(DType::F32, "rms_norm"), b);
     EXPECT_EQ(p.front().params.row_split, 1) << p.front().params.str();
     EXPECT_EQ(p.front().params.cluster, 1) << p.front().params.str();
   }
 }
 
 TEST(SplitRows, PlansPrintParseAndValidate) {
-  const auto p = plans(group_norm(DType::F32), {{"N", 2}, {"G", 1000}, {"H", 1024}});
+  const auto p = plans(split_group_norm(DType::F32), {{"N", 2}, {"G", 1000}, {"H", 1024}});
   const KernelParams& k = p.front().params;
   EXPECT_NE(k.str().find("row_split=66"), std::string::npos) << k.str();
   EXPECT_EQ(parse_params(k.str()), k);
@@ -213,7 +171,7 @@ TEST(SplitRows, PlansPrintParseAndValidate) {
 }
 
 TEST(SplitRows, GridAndScratch) {
-  Fusion f = group_norm(DType::F32);
+  Fusion f = split_group_norm(DType::F32);
   const auto p = plans(f, {{"N", 2}, {"G", 1000}, {"H", 1024}});
   const KernelPlan& plan = p.front();
   SegmentedFusion sf = lower(f);
@@ -244,24 +202,24 @@ TEST(SplitRows, SplitKernelsCompileWithoutSpills) {
   };
   std::vector<Case> cases;
   for (DType t : {DType::F32, DType::F16, DType::BF16}) {
-    cases.push_back({group_norm(t), {{"N", 3}, {"G", 1000}, {"H", 1025}}});
+    cases.push_back({split_group_norm(t), {{"N", 3}, {"G", 1000}, {"H", 1025}}});
     for (const char* kind : {"layer_norm", "rms_norm", "softmax", "var_mean", "var0", "sum_max_min"})
       for (const Bindings& b : std::vector<Bindings>{{{"B", 1}, {"H", 1000 * 1024 + 1}},
                                                      {{"B", 2}, {"H", 1000 * 1024 + 1}},
                                                      {{"B", 3}, {"H", 409700}}})
-        cases.push_back({row_norm(t, kind), b});
-    cases.push_back({var12(t), {{"B", 64}, {"M", 100}, {"K", 4097}}});
-    cases.push_back({var12(t), {{"B", 5}, {"M", 1}, {"K", 1000 * 1024 + 1}}});
-    cases.push_back({group_norm(t), {{"N", 2}, {"G", 1000}, {"H", 1024}}});
-    cases.push_back({group_norm(t), {{"N", 3}, {"G", 7}, {"H", 100003}}});
-    cases.push_back({group_norm(t), {{"N", 1}, {"G", 1}, {"H", 1000 * 1024 + 1}}});
+        cases.push_back({split_row_program(t, kind), b});
+    cases.push_back({split_var12(t), {{"B", 64}, {"M", 100}, {"K", 4097}}});
+    cases.push_back({split_var12(t), {{"B", 5}, {"M", 1}, {"K", 1000 * 1024 + 1}}});
+    cases.push_back({split_group_norm(t), {{"N", 2}, {"G", 1000}, {"H", 1024}}});
+    cases.push_back({split_group_norm(t), {{"N", 3}, {"G", 7}, {"H", 100003}}});
+    cases.push_back({split_group_norm(t), {{"N", 1}, {"G", 1}, {"H", 1000 * 1024 + 1}}});
   }
-  cases.push_back({row_norm(DType::F32, "layer_norm"), {{"B", 16}, {"H", 1 << 20}}});
-  cases.push_back({row_norm(DType::BF16, "softmax"), {{"B", 1}, {"H", 4097 * 128}}});
+  cases.push_back({split_row_program(DType::F32, "layer_norm"), {{"B", 16}, {"H", 1 << 20}}});
+  cases.push_back({split_row_program(DType::BF16, "softmax"), {{"B", 1}, {"H", 4097 * 128}}});
   // Looped shares (rows no split holds): every kind, odd lengths.
   for (const char* kind : {"layer_norm", "rms_norm", "softmax", "var_mean", "sum_max_min"}) {
-    cases.push_back({row_norm(DType::F32, kind), {{"B", 2}, {"H", (1 << 23) + 1}}});
-    cases.push_back({row_norm(DType::BF16, kind), {{"B", 1}, {"H", 20000001}}});
+    cases.push_back({split_row_program(DType::F32, kind), {{"B", 2}, {"H", (1 << 23) + 1}}});
+    cases.push_back({split_row_program(DType::BF16, kind), {{"B", 1}, {"H", 20000001}}});
   }
   for (const Case& c : cases) {
     std::string what = c.f.name();
@@ -281,7 +239,7 @@ TEST(SplitRows, SplitKernelsCompileWithoutSpills) {
 // merged in one; softmax two), rank 0 storing kept-level outputs, the counters reset by the
 // last blocks, the partials' size per block; streamed shares walk the block's vectors of RT.
 TEST(SplitRows, GeneratedCode) {
-  PreparedKernel k = prepared(row_norm(DType::F32, "layer_norm"), {{"B", 2}, {"H", 1000 * 1024}});
+  PreparedKernel k = prepared(split_row_program(DType::F32, "layer_norm"), {{"B", 2}, {"H", 1000 * 1024}});
   ASSERT_GT(k.plan.params.row_split, 1) << k.plan.params.str();
   std::string body = k.source.source.substr(k.source.source.find("extern \"C\" __global__"));
   EXPECT_EQ(count(body, "atomicAdd(gctr, 1u)"), 1u);
@@ -290,15 +248,15 @@ TEST(SplitRows, GeneratedCode) {
   EXPECT_NE(body.find("*gcount = 0u;"), std::string::npos) << "row counter not reset";
   EXPECT_EQ(k.source.scratch_per_cell, 16);
   EXPECT_TRUE(k.source.scratch_init.empty());
-  k = prepared(row_norm(DType::BF16, "softmax"), {{"B", 2}, {"H", 1000 * 1024}});
+  k = prepared(split_row_program(DType::BF16, "softmax"), {{"B", 2}, {"H", 1000 * 1024}});
   body = k.source.source.substr(k.source.source.find("extern \"C\" __global__"));
   EXPECT_EQ(count(body, "grid_arrive_wait("), 2u) << "softmax: max, then the sum";
   EXPECT_EQ(k.source.scratch_per_cell, 32);
-  k = prepared(row_norm(DType::F32, "sum_max_min"), {{"B", 3}, {"H", 1000 * 1024}});
+  k = prepared(split_row_program(DType::F32, "sum_max_min"), {{"B", 3}, {"H", 1000 * 1024}});
   body = k.source.source.substr(k.source.source.find("extern \"C\" __global__"));
   EXPECT_EQ(count(body, "grid_arrive_wait("), 3u);
   EXPECT_EQ(count(body, "crank == 0u)"), 3u) << "kept-level outputs stored by rank 0 only";
-  k = prepared(row_norm(DType::F32, "layer_norm"), {{"B", 2}, {"H", 1 << 23}});
+  k = prepared(split_row_program(DType::F32, "layer_norm"), {{"B", 2}, {"H", 1 << 23}});
   ASSERT_EQ(k.plan.params.batch, 0) << k.plan.params.str();
   body = k.source.source.substr(k.source.source.find("extern \"C\" __global__"));
   EXPECT_EQ(count(body, "welford_add("), 1u);
@@ -309,22 +267,8 @@ TEST(SplitRows, GeneratedCode) {
 // Plans pinned by hand (`--plan row_split=S`): the scheduler's first plan reshaped (the batch
 // that covers the row, no prefetch, tickets or resident weights), compiling without spills.
 TEST(SplitRows, PinnedPlansCompile) {
-  struct Case {
-    const char* kind;
-    DType t;
-    Bindings sizes;
-    const char* plan;
-  };
-  const std::vector<Case> cases = {
-      {"softmax", DType::F32, {{"B", 300}, {"H", 20000}}, "row_split=3"},
-      {"var_mean", DType::F32, {{"B", 1000}, {"H", 4096}}, "row_split=8"},
-      {"layer_norm", DType::BF16, {{"B", 37}, {"H", 5000}}, "row_split=2,threads_per_row=256"},
-      {"rms_norm", DType::F16, {{"B", 5}, {"H", 100003}}, "row_split=16,looped"},
-      {"sum_max_min", DType::BF16, {{"B", 7}, {"H", 3001}}, "row_split=5,threads_per_row=128"},
-      {"layer_norm", DType::F32, {{"B", 3}, {"H", 1 << 20}}, "row_split=100,looped"},
-  };
-  for (const Case& c : cases) {
-    Fusion f = row_norm(c.t, c.kind);
+  for (const SplitPin& c : split_row_pins()) {
+    Fusion f = split_row_program(c.t, c.kind);
     ExecutorOptions options;
     options.plan = c.plan;
     Executor ex(f, options);

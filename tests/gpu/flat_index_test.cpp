@@ -6,6 +6,8 @@
 // written (outputs start as NaN), replays give the same bits.
 #include <gtest/gtest.h>
 
+#include "support/flat_programs.h"
+
 #include <cstring>
 
 #include "gpu_compare.h"
@@ -13,6 +15,7 @@
 #include "solder/reference.h"
 
 using namespace solder;
+using namespace solder::testing;
 using namespace solder::gpu_testing;
 
 namespace {
@@ -24,31 +27,6 @@ namespace {
 std::string check(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, Layout layout, const std::string& what,
                   bool deterministic = true) {
   return check_against_reference(f, shapes, layout, what, {.seed = 23, .deterministic = deterministic});
-}
-
-Shape dims(const std::vector<std::string>& names) {
-  Shape s;
-  for (const auto& n : names) s.push_back(n == "1" ? Dim(1) : Dim::sym(n));
-  return s;
-}
-
-Fusion masked(DType t, const std::vector<std::string>& m_dims) {
-  Fusion f("masked");
-  Tensor x = f.input("x", t, dims({"B", "M", "K"}));
-  Tensor m = f.input("m", t, dims(m_dims));
-  f.output(cast(x * m, DType::F32));
-  return f;
-}
-
-Fusion every_axis(DType t) {
-  Fusion f("every_axis");
-  Tensor x = f.input("x", t, dims({"B", "M", "K"}));
-  Tensor a = f.input("a", t, dims({"1", "M", "1"}));
-  Tensor b = f.input("b", t, dims({"1", "M", "K"}));
-  Tensor c = f.input("c", t, dims({"B", "1", "K"}));
-  Tensor w = f.input("w", t, dims({"K"}));
-  f.output(x * a + b * c - w);
-  return f;
 }
 
 Fusion rows_and_weight(DType t) {

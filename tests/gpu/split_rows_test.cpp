@@ -6,6 +6,8 @@
 // memset between launches). CPU tier: tests/split_rows_test.cpp.
 #include <gtest/gtest.h>
 
+#include "support/split_rows_programs.h"
+
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -15,6 +17,7 @@
 #include "solder/reference.h"
 
 using namespace solder;
+using namespace solder::testing;
 using namespace solder::gpu_testing;
 
 namespace {
@@ -37,44 +40,6 @@ bool split(const std::string& params) {
   return params.find("row_split=") != std::string::npos || params.find("cluster=") != std::string::npos;
 }
 
-Fusion row_program(DType t, const std::string& kind) {
-  Fusion f("split_" + kind);
-  Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("H")});
-  if (kind == "layer_norm") {
-    f.output(layer_norm(x, 1, f.input("w", t, {Dim::sym("H")}), f.input("b", t, {Dim::sym("H")})));
-  } else if (kind == "rms_norm") {
-    f.output(rms_norm(x, 1, f.input("w", t, {Dim::sym("H")})));
-  } else if (kind == "softmax") {
-    f.output(softmax(x, 1));
-  } else if (kind == "var_mean") {
-    VarMean vm = var_mean(cast(x, DType::F32), {1}, 1, true);
-    f.output(vm.var);
-    f.output(vm.mean);
-  } else if (kind == "var0") {
-    f.output(var(x, {1}, 0, true));
-  } else if (kind == "sum_max_min") {
-    Tensor xf = cast(x, DType::F32);
-    f.output(sum(xf, {1}, true) * 0.5);
-    f.output(max(x, {1}, true));
-    f.output(min(x, {1}, true));
-  }
-  return f;
-}
-
-Fusion group_norm(DType t) {
-  Fusion f("split_group_norm");
-  Tensor x = f.input("x", t, {Dim::sym("N"), Dim::sym("G"), Dim::sym("H")});
-  f.output(layer_norm(x, 2, f.input("w", t, {Dim::sym("G"), Dim::sym("H")}), f.input("b", t, {Dim::sym("G"), Dim::sym("H")})));
-  return f;
-}
-
-Fusion var12(DType t) {
-  Fusion f("split_var12");
-  Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
-  f.output(var(x, {1, 2}, 1, true));
-  return f;
-}
-
 const std::vector<DType> kTypes = {DType::F32, DType::F16, DType::BF16};
 
 }  // namespace
@@ -92,7 +57,7 @@ TEST(GpuSplitRows, RowPrograms) {
           // Padded and misaligned rows (vectors of one element) at the even length only.
           if (l != Layout::Contiguous && b.at("H") % 2) continue;
           const std::string what = describe(kind, t, b, l);
-          const std::string params = check(row_program(t, kind), b, l, what);
+          const std::string params = check(split_row_program(t, kind), b, l, what);
           if (l == Layout::Contiguous) EXPECT_TRUE(split(params)) << what << ": " << params;
         }
 }
@@ -107,18 +72,18 @@ TEST(GpuSplitRows, SweepCases) {
                                                    {{"N", 1}, {"G", 1}, {"H", 1000 * 1024 + 1}},
                                                    {{"N", 32}, {"G", 1000}, {"H", 333}}}) {  // seed 5 #141: a spilled cluster's fallback
       const std::string what = describe("group_norm", t, b, Layout::Contiguous);
-      EXPECT_TRUE(split(check(group_norm(t), b, Layout::Contiguous, what))) << what;
+      EXPECT_TRUE(split(check(split_group_norm(t), b, Layout::Contiguous, what))) << what;
     }
     for (const Bindings& b : std::vector<Bindings>{{{"B", 64}, {"M", 100}, {"K", 4097}}, {{"B", 5}, {"M", 1}, {"K", 1000 * 1024 + 1}}})
       for (Layout l : {Layout::Contiguous, Layout::Misaligned}) {
         const std::string what = describe("var12", t, b, l);
-        const std::string params = check(var12(t), b, l, what);
+        const std::string params = check(split_var12(t), b, l, what);
         if (l == Layout::Contiguous) EXPECT_TRUE(split(params)) << what << ": " << params;
       }
   }
   const Bindings b = {{"B", 16}, {"H", 1 << 20}};
   const std::string what = describe("layer_norm", DType::F32, b, Layout::Contiguous);
-  EXPECT_TRUE(split(check(row_program(DType::F32, "layer_norm"), b, Layout::Contiguous, what))) << what;
+  EXPECT_TRUE(split(check(split_row_program(DType::F32, "layer_norm"), b, Layout::Contiguous, what))) << what;
 }
 
 // NaN and inf propagate through the exchanges: row 0 has a NaN (in the middle of a later
@@ -134,9 +99,9 @@ TEST(GpuSplitRows, NanAndInfPropagate) {
       in[0].set(H + 5, -INFINITY);
     };
     const std::string what = describe("sum_max_min nan/inf", t, b, Layout::Contiguous);
-    EXPECT_TRUE(split(check(row_program(t, "sum_max_min"), b, Layout::Contiguous, what, edit))) << what;
+    EXPECT_TRUE(split(check(split_row_program(t, "sum_max_min"), b, Layout::Contiguous, what, edit))) << what;
     const std::string what2 = describe("softmax nan/inf", t, b, Layout::Contiguous);
-    check(row_program(t, "softmax"), b, Layout::Contiguous, what2, edit);
+    check(split_row_program(t, "softmax"), b, Layout::Contiguous, what2, edit);
   }
 }
 
@@ -144,23 +109,9 @@ TEST(GpuSplitRows, NanAndInfPropagate) {
 // a split of short rows, streamed shares, blocks of 128 threads.
 TEST(GpuSplitRows, PinnedPlans) {
   SKIP_WITHOUT_GPU();
-  struct Case {
-    const char* kind;
-    DType t;
-    Bindings sizes;
-    const char* plan;
-  };
-  const std::vector<Case> cases = {
-      {"softmax", DType::F32, {{"B", 300}, {"H", 20000}}, "row_split=3"},
-      {"var_mean", DType::F32, {{"B", 1000}, {"H", 4096}}, "row_split=8"},
-      {"layer_norm", DType::BF16, {{"B", 37}, {"H", 5000}}, "row_split=2,threads_per_row=256"},
-      {"rms_norm", DType::F16, {{"B", 5}, {"H", 100003}}, "row_split=16,looped"},
-      {"sum_max_min", DType::BF16, {{"B", 7}, {"H", 3001}}, "row_split=5,threads_per_row=128"},
-      {"layer_norm", DType::F32, {{"B", 3}, {"H", 1 << 20}}, "row_split=100,looped"},
-  };
-  for (const Case& c : cases) {
+  for (const SplitPin& c : split_row_pins()) {
     const std::string what = describe(std::string(c.kind) + " [" + c.plan + "]", c.t, c.sizes, Layout::Contiguous);
-    const std::string params = check(row_program(c.t, c.kind), c.sizes, Layout::Contiguous, what, {}, c.plan);
+    const std::string params = check(split_row_program(c.t, c.kind), c.sizes, Layout::Contiguous, what, {}, c.plan);
     EXPECT_NE(params.find("row_split="), std::string::npos) << what << ": " << params;
   }
 }
