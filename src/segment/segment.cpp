@@ -344,8 +344,9 @@ Builder place_all(const Fusion& f) {
 
 SegmentedFusion segment_fusion(Fusion f) {
   Builder first = place_all(f);
-  if (auto g = recompute_in_readers(f, first.segs, first.seg_of)) f = std::move(*g);
-  Builder b = place_all(f);
+  std::optional<Fusion> recomputed = recompute_in_readers(f, first.segs, first.seg_of);
+  if (recomputed) f = std::move(*recomputed);
+  Builder b = recomputed ? place_all(f) : std::move(first);  // placed again only where it changed
   b.sink_into_consumers();
   b.wire();
   // A constant that is itself an output gets a one-node kernel that materializes it (kernels
