@@ -11,6 +11,7 @@
 #include "ir/printer.h"
 #include "ops/workloads.h"
 #include "passes/canonical_order.h"
+#include "passes/keep_reduced_dims.h"
 #include "passes/narrow_unary_math.h"
 #include "passes/normalize_math.h"
 #include "passes/passes.h"
@@ -20,6 +21,7 @@
 #include "passes/widen_low_precision.h"
 #include "pipeline/pipeline.h"
 #include "solder/executor.h"
+#include "solder/reference.h"
 #include "support/random_fusion.h"
 
 using namespace solder;
@@ -216,6 +218,78 @@ fusion v {
   // correction 1 stays its own node; the mean over axis 0 is another statistic.
   EXPECT_EQ(count_ops(g, Op::VarMean), 2) << print_fusion(g);
   EXPECT_EQ(count_ops(g, Op::Mean), 1) << print_fusion(g);
+}
+
+TEST(KeepReducedDims, ScalarEpiloguesRunAtTheKeptShape) {
+  // The scale and the sqrt run on the kept [B, M, 1] and [1, 1, K] results; reshapes drop the
+  // dims where the values leave (outputs: after the last node); a result read by nothing
+  // element-wise and a full reduction stay as they were.
+  expect_rewrite(keep_reduced_dims, R"(
+fusion k {
+  input x: f32[B, M, K]
+  r = max(x, axes=[2])
+  c = constant(value=0.5, dtype=f32)
+  y = mul(r, c)
+  s = sum(x, axes=[0, 1])
+  q = sqrt(s)
+  t = sum(x, axes=[1])
+  a = max(x)
+  b = mul(a, c)
+  output y
+  output q
+  output t
+  output b
+}
+)", R"(
+fusion k {
+  input x: f32[B, M, K]
+  r = max(x, axes=[2], keepdim=true)
+  c = constant(value=0.5, dtype=f32)
+  y0 = mul(r, c)
+  s = sum(x, axes=[0, 1], keepdim=true)
+  q0 = sqrt(s)
+  t = sum(x, axes=[1])
+  a = max(x)
+  b = mul(a, c)
+  y = reshape(y0, shape=[B, M])
+  q = reshape(q0, shape=[K])
+  output y
+  output q
+  output t
+  output b
+}
+)");
+}
+
+TEST(KeepReducedDims, TheEpilogueJoinsTheReductionsKernelWithTheSameValues) {
+  // Seed 7 #104 / #138 / #142 of the variant sweep ran an amax and its scale (or sqrt) as two
+  // kernels. Now one kernel and a view; the values match the program as written.
+  const Fusion f = parse_fusion(R"(
+fusion k {
+  input x: bf16[B, M, K]
+  a = abs(x)
+  r = max(a, axes=[0, 2])
+  s = sqrt(r)
+  v, m = var_mean(x, axes=[1], correction=1)
+  c = constant(value=0.5, dtype=bf16)
+  w = mul(v, c)
+  output s
+  output w
+  output m
+}
+)");
+  const SegmentedFusion sf = lower(f);
+  int kernels = 0;
+  for (const Segment& seg : sf.segments) kernels += seg.kind == SegmentKind::Kernel;
+  EXPECT_EQ(kernels, 2) << describe_segments(sf);
+  const auto shapes = resolve_input_shapes(f, {}, {{"B", 5}, {"M", 7}, {"K", 33}});
+  const auto in = make_random_inputs(f, shapes, 3);
+  const auto want = run_reference(f, in), got = run_reference(sf.fusion, in);
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t k = 0; k < want.size(); ++k) {
+    ASSERT_EQ(want[k].shape, got[k].shape) << k;
+    for (int64_t i = 0; i < want[k].numel(); ++i) EXPECT_EQ(want[k].get(i), got[k].get(i)) << "output " << k << " element " << i;
+  }
 }
 
 TEST(SortCommutative, OperandsInCanonicalOrder) {

@@ -6,6 +6,7 @@
 
 #include "passes/canonical_order.h"
 #include "passes/cat_pieces.h"
+#include "passes/keep_reduced_dims.h"
 #include "passes/narrow_unary_math.h"
 #include "passes/normalize_math.h"
 #include "passes/passes.h"
@@ -65,6 +66,8 @@ SegmentedFusion lower(const Fusion& input) {
   f = run_pass("cse", f, eliminate_common_subexpressions);
   // CSE before DCE: merging may orphan nodes that DCE then removes.
   f = run_pass("dce", f, eliminate_dead_code);
+  // After CSE (one reduction per result): its scalar epilogue then joins its kernel.
+  f = run_pass("keep_reduced_dims", f, keep_reduced_dims);
   // Last: segmentation places nodes in order; every pass above keeps the order it was given.
   f = run_pass("canonical_node_order", f, canonical_node_order);
   SegmentedFusion s = segment_fusion(std::move(f));

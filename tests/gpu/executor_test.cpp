@@ -542,3 +542,35 @@ TEST(GpuExecutor, CatPiecesInOneKernel) {
     check(proj, {{2 * sq, 256}, {256, 256}, {sq, 64}, {sq, 64}}, Layout::Contiguous, "rope of a matmul S=" + S);
   }
 }
+
+// Reductions without keepdim followed by scalar epilogues (keep_reduced_dims): the epilogue in
+// the reduction's kernel at the kept shape, the output a view that drops the dims. Inner, outer
+// and mixed axes; var_mean's two results; odd sizes, size-1 dims, misaligned and transposed
+// inputs.
+TEST(GpuExecutor, ReductionEpiloguesAtTheKeptShape) {
+  SKIP_WITHOUT_GPU();
+  const Fusion f = parse_fusion(R"(
+fusion k {
+  input x: bf16[B, M, K]
+  a = abs(x)
+  r = max(a, axes=[0, 2])
+  s = sqrt(r)
+  v, m = var_mean(x, axes=[1], correction=1)
+  c = constant(value=0.5, dtype=bf16)
+  w = mul(v, c)
+  u = max(x, axes=[2])
+  z = mul(u, c)
+  output s
+  output w
+  output m
+  output z
+}
+)");
+  for (const Bindings& b : std::vector<Bindings>{{{"B", 5}, {"M", 7}, {"K", 33}}, {{"B", 1}, {"M", 1000}, {"K", 768}},
+                                                 {{"B", 64}, {"M", 3}, {"K", 4097}}, {{"B", 2}, {"M", 1}, {"K", 1}}})
+    for (Layout l : {Layout::Contiguous, Layout::Misaligned, Layout::Transposed}) {
+      std::string what = "epilogues layout " + std::to_string(static_cast<int>(l));
+      for (const auto& [k, v] : b) what += " " + k + "=" + std::to_string(v);
+      check_against_reference(f, resolve_input_shapes(f, {}, b), l, what, {.seed = 17});
+    }
+}
