@@ -234,6 +234,29 @@ TEST(OuterScheduler, PhaseShiftedKeptColumnsForOddRuns) {
   EXPECT_EQ(records[0].spill_bytes, 0) << sources[0].ptxas_log;
 }
 
+// Few reduced rows (a var_mean over a batch of 4, seed 7 #083): no more threads along the rows
+// than UNROLL-row steps fill, the rest along the kept columns (up to all 256), so no thread
+// idles and no block merges rows through shared memory for nothing.
+TEST(OuterScheduler, FewReducedRowsPutTheThreadsAlongTheColumns) {
+  Fusion f("few_rows");
+  Tensor x = f.input("x", DType::BF16, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+  Tensor xf = cast(x, DType::F32);
+  VarMean vm = var_mean(xf * xf, {0}, 1, true);
+  f.output(vm.var);
+  f.output(vm.mean);
+  const Scheduled four = choice_for(f, {{"B", 4}, {"M", 1000}, {"K", 4097}});
+  EXPECT_EQ(four.scheduler, "outer");
+  EXPECT_EQ(four.plans.front().params.rows_per_block, 1) << four.plans.front().params.str();
+  EXPECT_EQ(four.plans.front().params.threads, 256);
+  const Scheduled nine = choice_for(f, {{"B", 9}, {"M", 1000}, {"K", 4096}});
+  EXPECT_EQ(nine.plans.front().params.rows_per_block, 4) << nine.plans.front().params.str();  // 3 steps of 4
+  const Scheduled many = choice_for(f, {{"B", 4096}, {"M", 10}, {"K", 4096}});
+  EXPECT_EQ(many.plans.front().params.threads / many.plans.front().params.rows_per_block, 16)
+      << many.plans.front().params.str();  // tall: the grid form's half warp per row, as before
+  for (const Scheduled* c : {&four, &nine, &many})
+    for (const KernelPlan& p : c->plans) EXPECT_TRUE(p.problems().empty()) << p.params.str();
+}
+
 TEST(OuterScheduler, PlansPrintParseAndValidate) {
   const Scheduled c = choice_for(make_workload("outer_var_mean_bf16"), {{"B", 100352}, {"H", 512}});
   for (const KernelPlan& p : c.plans) {

@@ -106,7 +106,11 @@ class OuterScheduler final : public Scheduler {
       // the rest of the block's 256 threads along the rows. Phased tiles lie inside one outer
       // kept index, so the vectors that count are an index's.
       const int64_t vectors = ph ? (inner_kept + v - 1) / v : (K + v - 1) / v;
-      int tx = static_cast<int>(std::min<int64_t>(32, pow2ceil(vectors)));
+      // Few reduced rows: no more threads along the rows than UNROLL-row steps fill (a var_mean
+      // over a batch of 4 put 8 threads on each column's 4 rows, half of them idle, and merged
+      // them through shared memory: 16 % of a copy, seed 7 #083), the rest along the columns.
+      const int64_t ty_fill = std::clamp<int64_t>(pow2ceil((rows + unroll - 1) / unroll), 1, kOuterThreads);
+      int tx = static_cast<int>(std::min<int64_t>(std::max<int64_t>(32, kOuterThreads / ty_fill), pow2ceil(vectors)));
       auto tiles = [&](int t) { return ph ? K / inner_kept * ((vectors + t - 1) / t) : (vectors + t - 1) / t; };
       const int64_t resident = int64_t{cx.device.sm_count} * std::max(1, cx.device.max_threads_per_sm / kOuterThreads);
       // The grid form where the kept tiles alone leave the device short of two waves of

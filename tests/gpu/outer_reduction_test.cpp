@@ -31,7 +31,8 @@ TEST(GpuOuterReduction, WorkloadsAcrossSizesAndLayouts) {
   SKIP_WITHOUT_GPU();
   const std::vector<Bindings> sizes = {{{"B", 37}, {"H", 1030}},  {{"B", 1}, {"H", 777}},    {{"B", 129}, {"H", 1}},
                                        {{"B", 5000}, {"H", 3}},   {{"B", 2049}, {"H", 9}},   {{"B", 3}, {"H", 8}},
-                                       {{"B", 16384}, {"H", 3072}}, {{"B", 100352}, {"H", 512}}};
+                                       {{"B", 16384}, {"H", 3072}}, {{"B", 100352}, {"H", 512}},
+                                       {{"B", 4}, {"H", 40961}},  {{"B", 9}, {"H", 3000}}};  // few rows: TX up to 256
   for (const char* name : {"outer_colsum_bf16", "outer_var_mean_bf16", "outer_mean_mid_f16", "outer_bn_stats_f16"})
     for (const Bindings& b : sizes) {
       if (std::string(name) == "outer_bn_stats_f16" && b.at("B") > 64) continue;  // [B, 28, 28, H]: keep it small

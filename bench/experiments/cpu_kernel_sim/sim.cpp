@@ -286,6 +286,10 @@ int main(int argc, char** argv) {
         run("outer_" + on + "_wide" + ln, f, Bindings{{"A", 2}, {"B", 9}, {"C", 300}}, std::vector<Layout>{l}, std::vector<Layout>{C}, 1 << 30, "outer");
         run("outer_" + on + "_grid" + ln, f, Bindings{{"A", 1}, {"B", 1100}, {"C", 45}}, std::vector<Layout>{l}, std::vector<Layout>{C}, 1 << 30, "outer",
             "grid_split=1,rows_per_block=16,unroll=2");
+        // Few reduced rows: more threads along the columns (TX up to 256; a reduction over one
+        // row is the inner scheduler's).
+        run("outer_" + on + "_few4" + ln, f, Bindings{{"A", 3}, {"B", 4}, {"C", 1000}}, std::vector<Layout>{l}, std::vector<Layout>{C}, 1 << 30, "outer");
+        run("outer_" + on + "_few9" + ln, f, Bindings{{"A", 2}, {"B", 9}, {"C", 333}}, std::vector<Layout>{l}, std::vector<Layout>{C}, 1 << 30, "outer");
       }
     }
   }
