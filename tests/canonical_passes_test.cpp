@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "frontend/explain.h"
+#include "programs/load_program.h"
 #include "programs/run_inputs.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -264,24 +265,11 @@ fusion k {
 TEST(KeepReducedDims, TheEpilogueJoinsTheReductionsKernelWithTheSameValues) {
   // Seed 7 #104 / #138 / #142 of the variant sweep ran an amax and its scale (or sqrt) as two
   // kernels. Now one kernel and a view; the values match the program as written.
-  const Fusion f = parse_fusion(R"(
-fusion k {
-  input x: bf16[B, M, K]
-  a = abs(x)
-  r = max(a, axes=[0, 2])
-  s = sqrt(r)
-  v, m = var_mean(x, axes=[1], correction=1)
-  c = constant(value=0.5, dtype=bf16)
-  w = mul(v, c)
-  output s
-  output w
-  output m
-}
-)");
+  const Fusion f = load_program(std::string(SOLDER_SOURCE_DIR) + "/tests/data/reduction_epilogues.fusion");
   const SegmentedFusion sf = lower(f);
   int kernels = 0;
   for (const Segment& seg : sf.segments) kernels += seg.kind == SegmentKind::Kernel;
-  EXPECT_EQ(kernels, 2) << describe_segments(sf);
+  EXPECT_EQ(kernels, 3) << describe_segments(sf);
   const auto shapes = resolve_input_shapes(f, {}, {{"B", 5}, {"M", 7}, {"K", 33}});
   const auto in = make_random_inputs(f, shapes, 3);
   const auto want = run_reference(f, in), got = run_reference(sf.fusion, in);

@@ -8,17 +8,6 @@ namespace solder {
 
 namespace {
 
-bool element_op(Op op) {
-  switch (op_info(op).kind) {
-    case OpKind::Unary:
-    case OpKind::Binary:
-    case OpKind::Compare:
-    case OpKind::Logical:
-    case OpKind::Ternary: return true;
-    default: return false;
-  }
-}
-
 bool is_constant(const Fusion& f, int v) {
   const int p = f.value(v).producer;
   return p >= 0 && f.nodes()[p].op == Op::Constant;
@@ -26,7 +15,7 @@ bool is_constant(const Fusion& f, int v) {
 
 // The one non-constant operand of an element node, or -1.
 int single_operand(const Fusion& f, const Node& n) {
-  if (!element_op(n.op)) return -1;
+  if (!is_element_op(n.op)) return -1;
   int operand = -1;
   for (int x : n.in) {
     if (is_constant(f, x)) continue;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "programs/load_program.h"
 #include "programs/run_inputs.h"
 #include "ir/parser.h"
 #include "gpu_compare.h"
@@ -549,23 +550,7 @@ TEST(GpuExecutor, CatPiecesInOneKernel) {
 // inputs.
 TEST(GpuExecutor, ReductionEpiloguesAtTheKeptShape) {
   SKIP_WITHOUT_GPU();
-  const Fusion f = parse_fusion(R"(
-fusion k {
-  input x: bf16[B, M, K]
-  a = abs(x)
-  r = max(a, axes=[0, 2])
-  s = sqrt(r)
-  v, m = var_mean(x, axes=[1], correction=1)
-  c = constant(value=0.5, dtype=bf16)
-  w = mul(v, c)
-  u = max(x, axes=[2])
-  z = mul(u, c)
-  output s
-  output w
-  output m
-  output z
-}
-)");
+  const Fusion f = load_program(std::string(SOLDER_SOURCE_DIR) + "/tests/data/reduction_epilogues.fusion");
   for (const Bindings& b : std::vector<Bindings>{{{"B", 5}, {"M", 7}, {"K", 33}}, {{"B", 1}, {"M", 1000}, {"K", 768}},
                                                  {{"B", 64}, {"M", 3}, {"K", 4097}}, {{"B", 2}, {"M", 1}, {"K", 1}}})
     for (Layout l : {Layout::Contiguous, Layout::Misaligned, Layout::Transposed}) {
