@@ -27,6 +27,18 @@ namespace solder::codegen_detail {
 
 namespace {
 
+std::string st_cols_helper() {
+  return "// A thread's columns of an output at p, s apart, of which the first n lie in the output:\n"
+         "// vector stores of at most 16 bytes where they are whole, contiguous and aligned, else\n"
+         "// column by column.\n"
+         "template <class E, int V> __device__ __forceinline__ void st_cols(E* p, i64 s, const Vec<E, V>& v, int n) {\n"
+         "  constexpr int G = sizeof(E) * V > 16 ? 16 / (int)sizeof(E) : V;  // elements per store\n"
+         "  if (n >= V && s == 1 && (unsigned long long)p % (sizeof(E) * G) == 0) {\n"
+         "#pragma unroll\n    for (int g = 0; g < V; g += G) {\n      Vec<E, G> part;\n"
+         "#pragma unroll\n      for (int k = 0; k < G; ++k) part.e[k] = v.e[g + k];\n      st_vec<E, G>(p + g, part);\n    }\n"
+         "  } else {\n#pragma unroll\n    for (int j = 0; j < V; ++j)\n      if (j < n) p[j * s] = v.e[j];\n  }\n}\n";
+}
+
 // One reduction step's accumulators: VEC values (`acc<i>`), or Welford means and squared
 // deviations (`wm<i>`, `wq<i>`) beside the thread's shared count `wn`.
 struct Acc {
@@ -78,6 +90,7 @@ class OuterWriter {
   void write() {
     c_ += outer_device_helpers();
     if (phased()) c_ += phase_shift_helper();
+    c_ += st_cols_helper();
     prologue();
     row_loops();
     block_combine(1);
@@ -158,8 +171,11 @@ class OuterWriter {
       for (const auto& pl : a.planes()) bytes += int64_t{P_.threads} * P_.vec * plane_bytes(pl.second);
       smem = std::max(smem, bytes);
     }
-    c_ += "  __shared__ __align__(16) unsigned char osm[" + num(smem) + "];\n";
-    if (any_welford_) c_ += "  __shared__ float osn[TY];\n  float wn;\n";
+    if (P_.rows_per_block > 1) {  // block_combine's staging
+      c_ += "  __shared__ __align__(16) unsigned char osm[" + num(smem) + "];\n";
+      if (any_welford_) c_ += "  __shared__ float osn[TY];\n";
+    }
+    if (any_welford_) c_ += "  float wn;\n";
     for (const Acc& a : accs_)
       c_ += a.welford() ? "  float " + a.m() + "[VEC], " + a.q() + "[VEC];\n" : "  " + a.ct() + " " + a.a() + "[VEC];\n";
     init_accs(1);
@@ -299,6 +315,7 @@ class OuterWriter {
 
   // The block's TY partials of each column, combined in thread row 0 in row order.
   void block_combine(int ind) {
+    if (P_.rows_per_block == 1) return;  // one thread row: nothing to combine
     c_ += I(ind) + "// Across the block's rows: thread row 0 combines rows 1 .. TY - 1 in order.\n";
     if (any_welford_) c_ += I(ind) + "if (tx == 0) osn[ty] = wn;\n";
     for (const Acc& a : accs_) {
@@ -372,9 +389,20 @@ class OuterWriter {
 
   // The kept-level epilogue, by thread row 0, column by column: the reductions' results (as
   // the inner template and the reference define them), the math on them, the stores.
+  // Column outputs gather the thread's columns in chunks of at most 16 bytes of each output and
+  // store each with st_cols (one vector where whole, contiguous and aligned): over few rows the
+  // outputs are a large share of the bytes, and element stores 16 bytes apart took a store
+  // instruction per column. Chunks, not all VEC at once: f32 outputs held whole took the
+  // registers of var_mean's grid form (it spilled at unroll 4).
   void epilogue() {
-    c_ += "  if (ty != 0) return;\n#pragma unroll\n  for (int j = 0; j < VEC; ++j) {\n    const i64 col = kc0 + j;\n"
-          "    if (" + std::string(phased() ? "kr + j >= HK" : "col >= K") + ") break;\n";
+    int g = P_.vec;
+    for (int k : w_.output_slots())
+      if (is(k, Access::Col)) g = std::min(g, std::max(1, 16 / dtype_size(w_.dt(w_.op(k).value))));
+    c_ += "  if (ty != 0) return;\n  const int nv = (int)min((i64)VEC, " + std::string(phased() ? "HK - kr" : "K - kc0") + ");\n";
+    c_ += "#pragma unroll\n  for (int g = 0; g < VEC; g += " + num(g) + ") {\n";
+    for (int k : w_.output_slots())
+      if (is(k, Access::Col)) c_ += "    Vec<" + std::string(storage_type(w_.dt(w_.op(k).value))) + ", " + num(g) + "> ov" + num(k) + ";\n";
+    c_ += "#pragma unroll\n    for (int i = 0; i < " + num(g) + "; ++i) {\n    const int j = g + i;\n    const i64 col = kc0 + j;\n    if (j >= nv) break;\n";
     std::map<int, std::string> results;
     auto declare = [&](int v, const std::string& expr) {
       const std::string name = "r" + num(v);
@@ -402,10 +430,15 @@ class OuterWriter {
     });
     em.set_narrow_results(w_.narrow_results());
     for (int k : w_.output_slots()) {
-      const std::string val = w_.stored_value(em, k, I(2));
-      c_ += "    " + std::string(is(k, Access::Scalar) ? "if (col == 0) " : "") + w_.ptr(k) + "[" +
-            (is(k, Access::Col) ? kept_off(k, "j") : "0") + "] = " + store_convert(w_.dt(w_.op(k).value), val) + ";\n";
+      const std::string val = store_convert(w_.dt(w_.op(k).value), w_.stored_value(em, k, I(2)));
+      if (is(k, Access::Col)) c_ += "    ov" + num(k) + ".e[i] = " + val + ";\n";
+      else c_ += "    if (col == 0) " + w_.ptr(k) + "[0] = " + val + ";\n";
     }
+    c_ += "    }\n";
+    for (int k : w_.output_slots())
+      if (is(k, Access::Col))
+        c_ += "    st_cols(" + w_.ptr(k) + " + ka * sa" + num(k) + " + (kr + g) * si" + num(k) + ", si" + num(k) + ", ov" + num(k) +
+              ", nv - g);\n";
     c_ += "  }\n}\n";
   }
 

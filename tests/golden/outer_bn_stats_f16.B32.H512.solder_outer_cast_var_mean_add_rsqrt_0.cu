@@ -25,6 +25,25 @@ __device__ __forceinline__ i64 outer_stride(const Params& p, int k, int lo, int 
     if (p.dims[d] > 1) return p.stride[k][d];
   return 0;
 }
+// A thread's columns of an output at p, s apart, of which the first n lie in the output:
+// vector stores of at most 16 bytes where they are whole, contiguous and aligned, else
+// column by column.
+template <class E, int V> __device__ __forceinline__ void st_cols(E* p, i64 s, const Vec<E, V>& v, int n) {
+  constexpr int G = sizeof(E) * V > 16 ? 16 / (int)sizeof(E) : V;  // elements per store
+  if (n >= V && s == 1 && (unsigned long long)p % (sizeof(E) * G) == 0) {
+#pragma unroll
+    for (int g = 0; g < V; g += G) {
+      Vec<E, G> part;
+#pragma unroll
+      for (int k = 0; k < G; ++k) part.e[k] = v.e[g + k];
+      st_vec<E, G>(p + g, part);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+      if (j < n) p[j * s] = v.e[j];
+  }
+}
 extern "C" __global__ void __launch_bounds__(256, 2) solder_outer_cast_var_mean_add_rsqrt_0(const Params p) {
   constexpr int VEC = 8, TX = 16, TY = 16, UNROLL = 4;
   const u16* __restrict__ P0 = (const u16*)p.ptr[0];
@@ -233,17 +252,28 @@ extern "C" __global__ void __launch_bounds__(256, 2) solder_outer_cast_var_mean_
     if (threadIdx.x == 0) ((unsigned*)p.scratch)[blockIdx.x] = 0u;  // for the next launch
   }
   if (ty != 0) return;
+  const int nv = (int)min((i64)VEC, K - kc0);
 #pragma unroll
-  for (int j = 0; j < VEC; ++j) {
+  for (int g = 0; g < VEC; g += 4) {
+    Vec<float, 4> ov1;
+    Vec<float, 4> ov2;
+    Vec<float, 4> ov3;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+    const int j = g + i;
     const i64 col = kc0 + j;
-    if (col >= K) break;
+    if (j >= nv) break;
     const float r2 = wq0[j] / (float)(RR - 0 > 0 ? RR - 0 : 0);
     const float r3 = wm0[j];
     const float r7 = acc1[j];
-    P1[ka * sa1 + (kr + j) * si1] = r3;
+    ov1.e[i] = r3;
     const float v5 = __fadd_rn(r2, __int_as_float(0x3727c5ac));
     const float v6 = rsqrtf(v5);
-    P2[ka * sa2 + (kr + j) * si2] = v6;
-    P3[ka * sa3 + (kr + j) * si3] = r7;
+    ov2.e[i] = v6;
+    ov3.e[i] = r7;
+    }
+    st_cols(P1 + ka * sa1 + (kr + g) * si1, si1, ov1, nv - g);
+    st_cols(P2 + ka * sa2 + (kr + g) * si2, si2, ov2, nv - g);
+    st_cols(P3 + ka * sa3 + (kr + g) * si3, si3, ov3, nv - g);
   }
 }

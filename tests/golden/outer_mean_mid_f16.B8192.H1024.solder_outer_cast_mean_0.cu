@@ -24,6 +24,25 @@ __device__ __forceinline__ i64 outer_stride(const Params& p, int k, int lo, int 
     if (p.dims[d] > 1) return p.stride[k][d];
   return 0;
 }
+// A thread's columns of an output at p, s apart, of which the first n lie in the output:
+// vector stores of at most 16 bytes where they are whole, contiguous and aligned, else
+// column by column.
+template <class E, int V> __device__ __forceinline__ void st_cols(E* p, i64 s, const Vec<E, V>& v, int n) {
+  constexpr int G = sizeof(E) * V > 16 ? 16 / (int)sizeof(E) : V;  // elements per store
+  if (n >= V && s == 1 && (unsigned long long)p % (sizeof(E) * G) == 0) {
+#pragma unroll
+    for (int g = 0; g < V; g += G) {
+      Vec<E, G> part;
+#pragma unroll
+      for (int k = 0; k < G; ++k) part.e[k] = v.e[g + k];
+      st_vec<E, G>(p + g, part);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+      if (j < n) p[j * s] = v.e[j];
+  }
+}
 extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_cast_mean_0(const Params p) {
   constexpr int VEC = 8, TX = 16, TY = 16, UNROLL = 4;
   const u16* __restrict__ P0 = (const u16*)p.ptr[0];
@@ -149,11 +168,18 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_cast_mean_0(co
     if (threadIdx.x == 0) ((unsigned*)p.scratch)[blockIdx.x] = 0u;  // for the next launch
   }
   if (ty != 0) return;
+  const int nv = (int)min((i64)VEC, K - kc0);
 #pragma unroll
-  for (int j = 0; j < VEC; ++j) {
+  for (int g = 0; g < VEC; g += 8) {
+    Vec<u16, 8> ov1;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+    const int j = g + i;
     const i64 col = kc0 + j;
-    if (col >= K) break;
+    if (j >= nv) break;
     const float r2 = acc0[j] / (float)RR;
-    P1[ka * sa1 + (kr + j) * si1] = f_to_f16(r2);
+    ov1.e[i] = f_to_f16(r2);
+    }
+    st_cols(P1 + ka * sa1 + (kr + g) * si1, si1, ov1, nv - g);
   }
 }

@@ -119,7 +119,10 @@ TEST(GpuOuterReduction, PhaseShiftedKeptColumns) {
         const std::string what = std::string(dtype_name(t)) + " K=" + std::to_string(b.at("K")) + " M=" +
                                  std::to_string(b.at("M")) + " layout " + std::to_string(static_cast<int>(l));
         const std::string params = check(f, resolve_input_shapes(f, no_shapes, b), l, what);
-        EXPECT_NE(params.find("phased col_vec=1"), std::string::npos) << what << ": " << params;
+        // Phased only where the aligned vector is under half the phased one: f32 rows of 1030
+        // take aligned pairs (vectors of 2 against 4).
+        if (b.at("K") % 2 == 1 || t == DType::BF16)
+          EXPECT_NE(params.find("phased col_vec=1"), std::string::npos) << what << ": " << params;
         if (b.at("M") > 20000 && l == Layout::Contiguous) EXPECT_NE(params.find("grid_split"), std::string::npos) << what << ": " << params;
       }
     }

@@ -290,6 +290,11 @@ int main(int argc, char** argv) {
         // row is the inner scheduler's).
         run("outer_" + on + "_few4" + ln, f, Bindings{{"A", 3}, {"B", 4}, {"C", 1000}}, std::vector<Layout>{l}, std::vector<Layout>{C}, 1 << 30, "outer");
         run("outer_" + on + "_few9" + ln, f, Bindings{{"A", 2}, {"B", 9}, {"C", 333}}, std::vector<Layout>{l}, std::vector<Layout>{C}, 1 << 30, "outer");
+        // One thread row (no block combine); the column outputs' vector stores where aligned, and
+        // element stores into padded or misaligned outputs.
+        const std::vector<Layout> outs(op == Op::VarMean ? 2 : 1, l);
+        run("outer_" + on + "_few2" + ln, f, Bindings{{"A", 2}, {"B", 2}, {"C", 1000}}, std::vector<Layout>{l}, outs, 1 << 30, "outer",
+            "rows_per_block=1");
       }
     }
   }
