@@ -85,6 +85,7 @@ struct Writer {
     // One row of R x C (plan.params.one_row) whose rows are not vec-aligned: a full/dims
     // operand's vectors, like a weight's, do not start at its rows' starts.
     if (op(k).access == Access::Full) return !(plan.params.one_row && cols_by_element() && op(k).rows_by_dim);
+    if (op(k).access == Access::General) return op(k).segments;  // a vector from goff of its first element
     return op(k).access == Access::Col && !cols_by_element();
   }
   // Flat phase-shifted rows (col_vec=1), or one row of R x C whose rows are not vec-aligned:

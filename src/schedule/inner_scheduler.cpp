@@ -202,6 +202,33 @@ RowModel::RowModel(const ScheduleContext& c) : cx(c) {
   base = base_plan(cx.fusion, cx.segment, cx.segment_index, cx.shape, facts);
   widest = widest_vector_operand(base, facts);
   vec = aligned_vec = widest_vec(base, facts, false);
+  // General inputs (reduced dims apart in memory: [0, 2] of [B, M, K]) load as vectors where
+  // each vector lies in one unit-stride run (general_segments): one offset per vector instead
+  // of a division chain per element. With no other vector operand the vector is theirs: the
+  // widest that every one of them allows, else one element per thread, as flat plans (VEC
+  // elements per thread read element by element left a warp's reads VEC apart).
+  {
+    std::vector<int> general;
+    for (size_t k = 0; k < base.operands.size(); ++k)
+      if (!base.operands[k].is_output && base.operands[k].access == Access::General) general.push_back(static_cast<int>(k));
+    if (!general.empty()) {
+      const bool others = std::any_of(base.operands.begin(), base.operands.end(), [](const OperandPlan& o) {
+        return o.access == Access::Full || o.access == Access::Col;
+      });
+      if (!others) {
+        int es = 1;
+        for (int k : general) es = std::max(es, dtype_size(facts.operands[k].dtype));
+        vec = 16 / es;
+        auto fits = [&](int v) {
+          return std::all_of(general.begin(), general.end(), [&](int k) { return general_segments(facts, k, v); });
+        };
+        while (vec > 1 && !fits(vec)) vec /= 2;
+        aligned_vec = vec;
+        widest = es;
+      }
+      for (int k : general) base.operands[k].segments = vec > 1 && general_segments(facts, k, vec);
+    }
+  }
   // Rows that do not start vec-aligned (C = 5140 or 4098 f16 elements, a view at an odd offset)
   // may still load whole 16-byte vectors, shifted by each row's phase (see phase_step). Only
   // with at most one weight: weights at the row's phase are loaded again for every row, in

@@ -216,7 +216,7 @@ std::string KernelPlan::key() const {
   for (int d : shape.dim_order) s += std::to_string(d) + ",";
   s += "|ops=";
   for (const auto& o : operands)
-    s += std::to_string(o.value) + ":" + access_name(o.access) + (o.rows_by_dim ? "/dims" : "") + ",";
+    s += std::to_string(o.value) + ":" + access_name(o.access) + (o.rows_by_dim ? "/dims" : "") + (o.segments ? "/seg" : "") + ",";
   if (shape.category == KernelCategory::Transpose) {
     const TileDims& t = shape.tile;
     s += "|tile=" + std::to_string(t.row_lo) + "-" + std::to_string(t.row_hi) + "," + std::to_string(t.col_lo) + "-" +
@@ -234,6 +234,9 @@ std::vector<std::string> KernelPlan::problems() const {
   need(p.vec == 1 || p.vec == 2 || p.vec == 4 || p.vec == 8 || p.vec == 16, "vec is 1, 2, 4, 8 or 16");
   need(p.threads >= 1 && p.threads <= 1024, "threads is 1..1024");
   need(p.max_registers == 0 || (p.max_registers >= 16 && p.max_registers <= 255), "max_registers is 0 or 16..255");
+  for (const OperandPlan& o : operands)
+    need(!o.segments || (shape.category == KernelCategory::Inner && o.access == Access::General && !o.is_output),
+         "vector runs (general/seg) are inner plans' General inputs");
   for (const OperandPlan& o : operands)
     if (o.rows_by_dim) {
       need(shape.category == KernelCategory::Pointwise || shape.category == KernelCategory::Full,
@@ -359,7 +362,7 @@ void KernelPlan::validate() const {
 std::string KernelPlan::describe(const Fusion& f) const {
   std::string s = name + " (" + kernel_category_name(shape.category) + ")\n    params: " + params.str() + "\n    operands:";
   for (const auto& o : operands)
-    s += " " + f.value(o.value).name + (o.is_output ? "(out," : "(in,") + access_name(o.access) + (o.rows_by_dim ? "/dims" : "") + ")";
+    s += " " + f.value(o.value).name + (o.is_output ? "(out," : "(in,") + access_name(o.access) + (o.rows_by_dim ? "/dims" : "") + (o.segments ? "/seg" : "") + ")";
   return s;
 }
 

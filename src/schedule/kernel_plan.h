@@ -111,6 +111,11 @@ struct OperandPlan {
   // not, one element per row; Full: unit stride, vectors from the row's base; General: per
   // element). Printed as `row/dims`, `full/dims`, `general/dims`.
   bool rows_by_dim = false;
+  // Inner plans: a General input whose innermost kernel dim is unit-stride, with `vec` dividing
+  // its size and every other stride and its address vec-aligned (general_segments): each vector
+  // lies in one run of that dim, so it loads as one from its first element's offset. Printed
+  // `general/seg`.
+  bool segments = false;
 };
 
 // Transpose plans: the kernel dims a tile spans. [row_lo, row_hi) are its rows, one linear index

@@ -214,6 +214,16 @@ std::string flat_vectors_misfit(const KernelPlan& plan, const LaunchFacts& facts
   return "";
 }
 
+bool general_segments(const LaunchFacts& facts, int k, int vec) {
+  const OperandFacts& of = facts.operands.at(k);
+  const int rank = static_cast<int>(facts.dims.size());
+  if (rank == 0 || facts.dims[rank - 1] % vec || of.strides[rank - 1] != 1) return false;
+  if (of.address % (static_cast<uint64_t>(vec) * dtype_size(of.dtype))) return false;
+  for (int d = 0; d + 1 < rank; ++d)
+    if (facts.dims[d] > 1 && of.strides[d] % vec) return false;
+  return true;
+}
+
 int widest_vector_operand(const KernelPlan& plan, const LaunchFacts& facts) {
   int widest = 1;
   for (size_t k = 0; k < plan.operands.size(); ++k)

@@ -58,6 +58,11 @@ FlatColumns flat_columns(const LaunchFacts& facts, int k, int split);
 // each row dim's stride (dims of size > 1) is a multiple of vec (for rows at one stride: ld).
 bool row_steps_divisible(const LaunchFacts& facts, int k, int split, int vec);
 
+// Whether General operand k's vectors of `vec` each lie in one run of the innermost kernel dim
+// at unit stride and start aligned: vec divides that dim's size and every other dim's stride,
+// and the operand's address is vec-aligned (OperandPlan::segments).
+bool general_segments(const LaunchFacts& facts, int k, int vec);
+
 // Flat plans (pointwise, full reduction): why the plan's vectors would not be aligned at these
 // facts (a pinned plan: `--plan one_row=0` where the operands' phases differ), or empty: every
 // vector a flat kernel loads or stores starts at a multiple of its bytes.
