@@ -374,3 +374,23 @@ TEST(CodegenCompile, ClusterRowsCombineAcrossBlocks) {
     EXPECT_FALSE(k.compiled->ptxas.spills()) << c.f.name() << " H=" << h;
   }
 }
+
+// A reduction over dims apart in memory reads its input as vectors where each lies in one
+// unit-stride run (C a multiple of the vector, aligned: general/seg), else one element per
+// thread; never VEC elements per thread read one at a time.
+TEST(CodegenCompile, ReductionsOverDimsApartLoadVectorsInRuns) {
+  Fusion f("apart");
+  Tensor x = f.input("x", DType::F16, {Dim::sym("A"), Dim::sym("B"), Dim::sym("C")});
+  f.output(sum(cast(x, DType::F32), {0, 2}));
+  auto runs = prepare_all(f, {{2, 1000, 512}});
+  ASSERT_EQ(runs.kernels.size(), 1u);
+  EXPECT_TRUE(runs.kernels[0].plan.operands[0].segments);
+  EXPECT_EQ(runs.kernels[0].plan.params.vec, 8);
+  EXPECT_NE(runs.kernels[0].source.source.find("ld_vec<unsigned, 4>((const unsigned*)(P0 + goff(p, 0, rowc, colc)))"),
+            std::string::npos);
+  auto odd = prepare_all(f, {{2, 1000, 301}});
+  EXPECT_FALSE(odd.kernels[0].plan.operands[0].segments);
+  EXPECT_EQ(odd.kernels[0].plan.params.vec, 1);
+  auto misaligned = prepare_all(f, {{2, 1000, 512}}, 2);
+  EXPECT_FALSE(misaligned.kernels[0].plan.operands[0].segments);
+}

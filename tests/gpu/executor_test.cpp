@@ -559,3 +559,23 @@ TEST(GpuExecutor, ReductionEpiloguesAtTheKeptShape) {
       check_against_reference(f, resolve_input_shapes(f, {}, b), l, what, {.seed = 17});
     }
 }
+
+// Reductions over dims apart in memory ([0, 2] of [A, B, C]): their input is addressed per
+// element (General), as vectors where each lies in one unit-stride run of C (general/seg: C a
+// multiple of the vector, aligned), else one element per thread.
+TEST(GpuExecutor, ReductionsOverDimsApartInMemory) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : {DType::F32, DType::F16, DType::BF16}) {
+    Fusion f("apart");
+    Tensor x = f.input("x", t, {Dim::sym("A"), Dim::sym("B"), Dim::sym("C")});
+    Tensor xf = t == DType::F32 ? x : cast(x, DType::F32);
+    f.output(sum(xf, {0, 2}));
+    f.output(max(x, {0, 2}, true));
+    auto vm = var_mean(xf, {0, 2}, 1, false);
+    f.output(vm.var);
+    f.output(vm.mean);
+    for (auto [a, b, c] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{{2, 1000, 512}, {8, 3, 96}, {3, 17, 301}, {2, 5, 16}, {5, 33, 8}})
+      for (Layout l : {Layout::Contiguous, Layout::Sliced, Layout::Misaligned, Layout::Transposed})
+        check(f, {{a, b, c}}, l, std::string(dtype_name(t)) + " [0, 2] of " + std::to_string(a) + "x" + std::to_string(b) + "x" + std::to_string(c));
+  }
+}
