@@ -6,6 +6,7 @@
 // (tests/gpu/transpose_test.cpp) runs them against the reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "exec/copy_fusion.h"
@@ -222,7 +223,8 @@ TEST(TransposeScheduler, TransposedOutputsAreStaged) {
   EXPECT_EQ(access_of(two, 0), Access::Full);
   EXPECT_EQ(access_of(two, 2), Access::Staged);
   EXPECT_EQ(two.plans.front().shape.tile, (TileDims{1, 2, 0, 1}));
-  EXPECT_EQ(two.plans.front().params.tile_cols, 32);  // f32: a staged row of 32 words
+  EXPECT_EQ(two.plans.front().params.tile_cols, 64);  // f32: 64 x 64 tiles (256-byte segments), 512 threads
+  EXPECT_EQ(two.plans.front().params.threads, 512);
 }
 
 TEST(TransposeScheduler, PermutesOfHigherRankTileTheirRuns) {
@@ -243,7 +245,7 @@ TEST(TransposeScheduler, PermutesOfHigherRankTileTheirRuns) {
   const Scheduled rev = copy_choice(DType::F32, {{"d0", 300}, {"d1", 5}, {"d2", 200}}, {2, 1, 0});
   ASSERT_EQ(rev.scheduler, "transpose");
   EXPECT_EQ(rev.plans.front().shape.tile, (TileDims{0, 1, 2, 3}));
-  EXPECT_EQ(transpose_tiles(rev.plans.front(), rev.facts), 5 * 5 * 7);  // 300/64 -> 5, 200/32 -> 7
+  EXPECT_EQ(transpose_tiles(rev.plans.front(), rev.facts), 5 * 5 * 4);  // 300/64 -> 5, 200/64 -> 4
   // Size-1 dims anywhere change nothing.
   const Scheduled ones = copy_choice(DType::BF16, {{"d0", 1}, {"d1", 700}, {"d2", 1}, {"d3", 900}}, {0, 3, 2, 1});
   ASSERT_EQ(ones.scheduler, "transpose");
@@ -277,9 +279,9 @@ TEST(TransposeScheduler, VectorWidthsFollowAlignmentAndStrides) {
   c = choice_for(f, {{"B", 1024}, {"H", 1024}}, mis);
   EXPECT_EQ(c.plans.front().params.vec, 8);
   EXPECT_EQ(c.plans.front().params.tile_vec, 1);
-  // f32 staged: 32-column tiles, 4-element vectors.
+  // f32 staged: 64-column tiles, 4-element vectors.
   c = choice_for(binary(DType::F32, {"B", "H"}, {"B", "H"}), {{"B", 1024}, {"H", 1024}}, xt);
-  EXPECT_EQ(c.plans.front().params.tile_cols, 32);
+  EXPECT_EQ(c.plans.front().params.tile_cols, 64);
   EXPECT_EQ(c.plans.front().params.tile_vec, 4);
   EXPECT_EQ(c.plans.front().params.vec, 4);
 }
@@ -331,36 +333,44 @@ TEST(TransposeScheduler, PlansPrintParseAndValidate) {
 // tr * TV + j; phase 2: item it is tile row it / (TC / VEC), slots ch * (VEC / E) + s. Every
 // warp access touches 32 distinct banks.
 TEST(TransposeKernels, SharedMemoryAccessesAreBankConflictFree) {
-  for (int E : {1, 2, 4}) {
-    const int TC = 32 * E, RW = TC / E;
-    for (int TR : {32, 64, 128})
-      for (int TV = 1; TV <= 16 / (4 / E); TV *= 2) {
-        const int items = TR / TV * RW;
-        for (int warp = 0; warp < items / 32; ++warp)
-          for (int j = 0; j < TV; ++j) {
-            std::set<int> banks;
-            for (int lane = 0; lane < 32; ++lane) {
-              const int it = warp * 32 + lane, wp = it >> 5, l = it & 31;
-              const int tr = l / TV + (32 / TV) * (wp % (TR / 32)), tc = l % TV + TV * (wp / (TR / 32));
-              const int row = tr * TV + j;
-              banks.insert((row * RW + (tc ^ (row & 31))) % 32);
-            }
-            ASSERT_EQ(banks.size(), 32u) << "phase 1: E=" << E << " TR=" << TR << " TV=" << TV << " warp " << warp;
-          }
+  // The kernel's swizzle (kernel_transpose.cpp, slot()): key row & 31 for rows of 32 slots, else
+  // (row ^ group * F) & 31 with F = max(1, W / G).
+  auto bank = [](int row, int s, int RW, int W) {
+    const int G = RW / 32, F = std::max(1, W / G);
+    const int key = G == 1 ? row & 31 : (row ^ (s >> 5) * F) & 31;
+    return (row * RW + (s ^ key)) % 32;
+  };
+  for (int E : {1, 2, 4})
+    for (int G : {1, 2, 4}) {
+      const int TC = 32 * E * G, RW = TC / E;
+      for (int TR : {32, 64, 128})
         for (int VEC = E; VEC <= 16; VEC *= 2) {
           const int W = VEC / E;
+          for (int TV = 1; TV <= 16 / (4 / E); TV *= 2) {
+            const int items = TR / TV * RW;
+            for (int warp = 0; warp < items / 32; ++warp)
+              for (int j = 0; j < TV; ++j) {
+                std::set<int> banks;
+                for (int lane = 0; lane < 32; ++lane) {
+                  const int it = warp * 32 + lane, wp = it >> 5, l = it & 31;
+                  const int tr = l / TV + (32 / TV) * (wp % (TR / 32)), tc = l % TV + TV * (wp / (TR / 32));
+                  banks.insert(bank(tr * TV + j, tc, RW, W));
+                }
+                ASSERT_EQ(banks.size(), 32u) << "phase 1: E=" << E << " TC=" << TC << " TR=" << TR << " TV=" << TV
+                                             << " VEC=" << VEC << " warp " << warp;
+              }
+          }
           for (int warp = 0; warp < TR * (TC / VEC) / 32; ++warp)
             for (int s = 0; s < W; ++s) {
               std::set<int> banks;
               for (int lane = 0; lane < 32; ++lane) {
                 const int it = warp * 32 + lane, row = it / (TC / VEC), ch = it % (TC / VEC);
-                banks.insert((row * RW + ((ch * W + s) ^ (row & 31))) % 32);
+                banks.insert(bank(row, ch * W + s, RW, W));
               }
-              ASSERT_EQ(banks.size(), 32u) << "phase 2: E=" << E << " TR=" << TR << " VEC=" << VEC;
+              ASSERT_EQ(banks.size(), 32u) << "phase 2: E=" << E << " TC=" << TC << " TR=" << TR << " VEC=" << VEC;
             }
         }
-      }
-  }
+    }
 }
 
 // Every kernel of the template: ptxas fits it without spills (f32/f16/bf16; odd sizes, size-1

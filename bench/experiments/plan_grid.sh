@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Times pinned plans of one case against each other (the scheduler's own plan first), to fold
 # measurements into a scheduler's model. Each line of GRID: `fusion-file|sizes|plan`, sizes as
-# `B=5120 H=6144`, plan as `solder explain --plan` takes it (empty: the scheduler's choice).
+# `B=5120 H=6144` (a word starting with `--`, such as `--contiguous-outputs`, is passed to
+# `solder bench` as is), plan as `solder explain --plan` takes it (empty: the scheduler's choice).
 #   SOLDER=build-device/solder bench/experiments/plan_grid.sh GRID > table.md
 set -uo pipefail
 S=${SOLDER:-build-device/solder}
@@ -9,7 +10,7 @@ printf '| case | plan | µs | %% of copy | regs |\n|---|---|---:|---:|---:|\n'
 while IFS='|' read -r file sizes plan; do
   [ -z "$file" ] || [ "${file#\#}" != "$file" ] && continue
   args=()
-  for s in $sizes; do args+=(--size "$s"); done
+  for s in $sizes; do case $s in --*) args+=("$s") ;; *) args+=(--size "$s") ;; esac; done
   [ -n "$plan" ] && args+=(--plan "$plan")
   j=$(mktemp)
   SOLDER_CACHE_DIR=${SOLDER_CACHE_DIR:-/tmp/sc-grid} timeout 120 "$S" bench "$file" "${args[@]}" --peers off --budget-ms 40 \

@@ -11,12 +11,15 @@
 //   3. staged outputs load from shared memory a column of slots at a time and store as
 //      TV-element vectors along the rows.
 // Shared memory: each staged operand's tile is TR rows of RW = TC / E slots (RW a multiple of
-// 32), slot (row, s) at row * RW + (s ^ (row & 31)). A warp of phases 1 and 3 covers TV slot
+// 32), slot (row, s) at row * RW + (s ^ key), key = row & 31 where RW = 32, else
+// (row ^ (s >> 5) * F) & 31 (see slot()). A warp of phases 1 and 3 covers TV slot
 // columns x 32 / TV row vectors and stores (loads) slot j of each vector at once: rows
 // tr * TV + j and columns tc XOR to 32 distinct banks; a warp of phase 2 covers rows of whole
 // slots, whose XOR with the row again spreads over every bank. No bank conflicts either way
 // (4-byte slots; 8-byte elements take 8-byte slots, two banks each).
 // Tiles that are whole run without masks; edge tiles mask every access by the dims' extents.
+#include <algorithm>
+
 #include "codegen/kernel_writer.h"
 #include "schedule/transpose_view.h"
 
@@ -104,9 +107,17 @@ class TransposeWriter {
       default: return b + " + " + r + " * sr" + n(k) + " + " + c + " * sc" + n(k);
     }
   }
-  // Slot s of row `row` of staged operand k's tile.
+  // Slot s of row `row` of staged operand k's tile: s XOR the row's key. Rows of 32 slots: the
+  // key is row & 31. Rows of G = RW / 32 groups of 32 slots (f32 tiles of 64 columns): the key
+  // is (row ^ g * F) & 31 for s's group g, F = max(1, W / G) with W = VEC / E slots per item,
+  // so the W / G rows of a phase-2 warp and the G groups of its slots take W distinct keys
+  // modulo W (32 banks); phases 1 and 3 stay within one group per warp (the XOR is constant).
   std::string slot(int k, const std::string& row, const std::string& s) const {
-    return "S" + n(k) + "[(" + row + ") * " + num(RW(k)) + " + ((" + s + ") ^ ((" + row + ") & 31))]";
+    const int G = RW(k) / 32;
+    if (G == 1) return "S" + n(k) + "[(" + row + ") * " + num(RW(k)) + " + ((" + s + ") ^ ((" + row + ") & 31))]";
+    const int F = std::max(1, std::max(1, P_.vec / E(k)) / G);
+    return "S" + n(k) + "[(" + row + ") * " + num(RW(k)) + " + ((" + s + ") ^ (((" + row + ") ^ ((" + s + ") >> 5) * " +
+           num(F) + ") & 31))]";
   }
   std::string slot_type(int k) const { return "Vec<" + T(k) + ", " + num(E(k)) + ">"; }
   // Items of a staged operand's phase 1 (3), and of phase 2, and how many each thread takes.

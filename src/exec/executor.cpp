@@ -194,7 +194,12 @@ struct Executor::Impl {
 
   std::shared_ptr<Executor> copier(DType t, size_t rank) {
     auto& c = copiers[{static_cast<int>(t), static_cast<int>(rank)}];
-    if (!c) c = std::make_shared<Executor>(make_copy_fusion(t, rank), true);
+    if (!c) {
+      c = std::make_shared<Executor>(make_copy_fusion(t, rank), true);
+      // A pin for every kernel (`--plan KEY=VALUE`, no segment) reaches the copy kernels too (a
+      // transpose-copy's tile); segment pins name this fusion's segments, not the copier's.
+      if (auto it = plan_override.find(-1); it != plan_override.end()) c->impl_->plan_override[-1] = it->second;
+    }
     return c;
   }
 

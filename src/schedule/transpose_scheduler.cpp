@@ -18,8 +18,10 @@ namespace solder {
 
 namespace {
 
-constexpr int kTransposeThreads = 256;
+constexpr int kMinThreads = 256;
+constexpr int kMaxThreads = 512;
 constexpr int kTileRows = 64;
+constexpr int kTileCols = 64;
 constexpr int kMaxStaticSmem = 48 * 1024;
 
 // The widest vector (16 bytes of the widest of `which` operands at most) that every such
@@ -76,38 +78,55 @@ class TransposeScheduler final : public Scheduler {
     // staged ones: vectors along the rows (their column stride likewise).
     const int vec = widest(cx, *v, {Access::Full, Access::Col}, v->row_stride);
     const int tile_vec = widest(cx, *v, {Access::Staged}, v->col_stride);
-    const int tile_cols = transpose_tile_cols(staged_sizes);
+    // The tile: 64 x 64 elements (at least 32 slots of every staged operand: 64 x 128 for
+    // bytes), whatever the element size, so a 4-byte operand's segments along either side are
+    // 256 bytes (measured, the f32 cat of seed 6 #119 over rows of 770: 64 x 32 102.1 us, 32 x 64
+    // 83.4, 64 x 64 at 512 threads 80.7; the 16-bit tiles of 64 x 64 run at 93-96 % of a copy).
+    // 32 rows where the rows are few or the tiles would pass 48 KB, then 32 slots of columns.
+    const int min_cols = transpose_tile_cols(staged_sizes);
+    int tile_cols = std::max(kTileCols, min_cols);
     int tile_rows = v->rows <= 32 ? 32 : kTileRows;
     while (tile_rows > 32 && transpose_smem_bytes(staged_sizes, tile_rows, tile_cols) > kMaxStaticSmem) tile_rows /= 2;
+    while (tile_cols > min_cols && transpose_smem_bytes(staged_sizes, tile_rows, tile_cols) > kMaxStaticSmem) tile_cols /= 2;
+    // Threads: two 16-byte vectors of the widest tiled operand per thread for each side of the
+    // tile (64 x 64 f16: 256 threads; f32: 512), at least 256 and at most 512.
+    int widest_bytes = 1;
+    for (size_t k = 0; k < plan.operands.size(); ++k)
+      if (v->access[k] == Access::Full || v->access[k] == Access::Col || v->access[k] == Access::Staged)
+        widest_bytes = std::max(widest_bytes, dtype_size(cx.facts.operands[k].dtype));
+    auto threads_for = [&](int rows, int cols) {
+      return std::clamp(rows * cols * widest_bytes / 32, kMinThreads, kMaxThreads);
+    };
     // 32-bit index math where every offset fits (fewer registers: 38 against 55 for the f16
     // transpose-copy, so 6 blocks per SM instead of 4).
     const bool index32 = fits_index32(cx.facts);
     std::vector<KernelPlan> out;
-    auto add = [&](int vc, int tv, int rows, int min_blocks) {
+    // `resident`: the threads per SM the register cap (min_blocks) keeps.
+    auto add = [&](int vc, int tv, int rows, int cols, int resident) {
       KernelParams& p = plan.params;
       p = KernelParams{};
       p.index32 = index32;
-      p.vec = vc;
-      p.threads = kTransposeThreads;
+      p.vec = std::min(vc, cols);
+      p.threads = threads_for(rows, cols);
       p.tile_rows = rows;
-      p.tile_cols = tile_cols;
+      p.tile_cols = cols;
       p.tile_vec = tv;
-      p.min_blocks = min_blocks;
+      p.min_blocks = std::max(1, resident / p.threads);
       p.unroll = 1;
       out.push_back(plan);
     };
     // With 32-bit indices first 1536 threads resident (a 40-register cap), then 1024 (64), then
     // 512; after spills, narrower vectors and 32-row tiles; the last (single elements, uncapped)
     // always compiles.
-    if (index32) add(vec, tile_vec, tile_rows, 6);
-    add(vec, tile_vec, tile_rows, 4);
-    add(vec, tile_vec, tile_rows, 2);
+    if (index32) add(vec, tile_vec, tile_rows, tile_cols, 1536);
+    add(vec, tile_vec, tile_rows, tile_cols, 1024);
+    add(vec, tile_vec, tile_rows, tile_cols, 512);
     for (int vc = vec, tv = tile_vec; vc > 1 || tv > 1;) {
       vc = std::max(1, vc / 2);
       tv = std::max(1, tv / 2);
-      add(vc, tv, 32, 2);
+      add(vc, tv, 32, tile_cols, 512);
     }
-    add(1, 1, 32, 1);
+    add(1, 1, 32, tile_cols, 1);
     return out;
   }
 };

@@ -261,6 +261,11 @@ int main(int argc, char** argv) {
     run("i64_add_T_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2, C}, std::vector<Layout>{C}, 3, "transpose", "index32=0");
     run("i64_out_T_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 96}, {"B", 70}}, std::vector<Layout>{C, C}, std::vector<Layout>{T2}, 1 << 30, "transpose", "index32=0");
     run("i64_nhwc_" + tn, unary_copy(t, 4), Bindings{{"A", 2}, {"B", 5}, {"C", 7}, {"D", 40}}, std::vector<Layout>{Layout{{0, 3, 1, 2}}}, std::vector<Layout>{C}, 1 << 30, "transpose", "index32=0");
+    // Rows of more than 32 slots (the swizzle's groups): wide and tall pinned tiles, odd edges.
+    run("wide_T_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 100}, {"B", 300}}, std::vector<Layout>{T2, C}, std::vector<Layout>{C}, 1 << 30, "transpose", "tile_cols=128,threads=512,min_blocks=2");
+    run("wider_out_T_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 70}, {"B", 530}}, std::vector<Layout>{C, C}, std::vector<Layout>{T2}, 1 << 30, "transpose", "tile_cols=256,threads=512,min_blocks=1");
+    run("tall_T_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 300}, {"B", 100}}, std::vector<Layout>{T2, C}, std::vector<Layout>{C}, 1 << 30, "transpose", "tile_rows=128,threads=512,min_blocks=2");
+    run("wide_mis_T_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 97}, {"B", 130}}, std::vector<Layout>{Layout{{1, 0}, 0, 1}, Layout{{}, 3, 0}}, std::vector<Layout>{C}, 1 << 30, "transpose", "tile_cols=128,threads=256,min_blocks=2");
     run("conservative_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2, C}, std::vector<Layout>{C}, 1 << 30, "transpose", "vec=1,tile_vec=1,tile_rows=32,min_blocks=1");
   }
   // The outer template (phase-shifted kept columns and the aligned form; block and grid form):
