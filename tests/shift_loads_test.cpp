@@ -71,41 +71,55 @@ Scheduled schedule(const Fusion& f0, const Bindings& sizes, const std::map<int, 
   return c;
 }
 
+// The pointwise kernel's launch record for contiguous inputs of these sizes, planned and compiled
+// as a run would (a program's views at their real offsets and strides).
+LaunchRecord compiled(const Fusion& f, const Bindings& sizes) {
+  const std::vector<LaunchRecord> r = Executor(f).compile_for(resolve_input_shapes(f, {}, sizes));
+  for (const LaunchRecord& l : r)
+    if (l.category == "pointwise") return l;
+  ADD_FAILURE() << "no pointwise kernel";
+  return {};
+}
+
+bool has_shift(const LaunchRecord& r) { return (r.params + " ").find(" shift ") != std::string::npos; }
+
 }  // namespace
 
 // Seed 7 #123: RoPE over a head dim of 4098 (halves of 2049). The cat's pieces read x one half
 // off (phases 1 and 7 of 8), and the windows' bound 2049 divides no vector: every plan before
 // took one element per thread. The shift plan keeps x, cos, sin and the output in vectors of 8.
 TEST(ShiftLoads, RopeOverOddHalvesKeepsTheOutputsVectors) {
-  const Fusion f = rope_halves(DType::F16, 4098);
-  const Scheduled c = schedule(f, {{"B", 16}, {"M", 1000}});
-  EXPECT_TRUE(c.plan.params.shift) << c.plan.key();
-  EXPECT_EQ(c.plan.params.vec, 8) << c.plan.key();
-  EXPECT_EQ(c.plan.params.col_vec, 0);
-  EXPECT_FALSE(c.plan.params.one_row);
-  EXPECT_TRUE(c.plan.problems().empty());
-  EXPECT_NO_THROW(launch_grid(c.plan, c.facts, h100_profile(), 8, 0));
+  const LaunchRecord r = compiled(rope_halves(DType::F16, 4098), {{"B", 16}, {"M", 1000}});
+  EXPECT_TRUE(has_shift(r)) << r.params;
+  EXPECT_EQ(r.vec, 8) << r.params;
+  EXPECT_EQ(r.params.find("one_row"), std::string::npos) << r.params;
+  EXPECT_EQ(r.spill_bytes, 0);
   // Halves of 2048: every piece aligned, the plan as before (no shift).
-  const Scheduled even = schedule(rope_halves(DType::F16, 4096), {{"B", 16}, {"M", 1000}});
-  EXPECT_FALSE(even.plan.params.shift) << even.plan.key();
-  EXPECT_EQ(even.plan.params.vec, 8);
-  // A head dim of 6 (innermost dim under a vector): a lane's window index would wrap twice.
-  const Scheduled tiny = schedule(rope_halves(DType::F16, 6), {{"B", 16}, {"M", 1000}});
-  EXPECT_TRUE(!tiny.plan.params.shift || tiny.plan.params.vec <= 6) << tiny.plan.key();
+  const LaunchRecord even = compiled(rope_halves(DType::F16, 4096), {{"B", 16}, {"M", 1000}});
+  EXPECT_FALSE(has_shift(even)) << even.params;
+  EXPECT_EQ(even.vec, 8) << even.params;
+  // A head dim of 6 (innermost dim under a vector of 8): a lane's window index would wrap twice.
+  const LaunchRecord tiny = compiled(rope_halves(DType::F16, 6), {{"B", 16}, {"M", 1000}});
+  EXPECT_TRUE(!has_shift(tiny) || tiny.vec <= 6) << tiny.params;
 }
 
 // Seed 7 #141 and seed 6 #131: the halves of a view one element into rows of an odd stride
 // (phases differ row to row, so no phase-shifted rows): the output stays in vectors of 8.
 TEST(ShiftLoads, HalvesOfAViewAtOddStrides) {
   for (DType t : {DType::BF16, DType::F16}) {
-    const Fusion f = gated_halves(t, 1024, 1, true, true);
-    const Scheduled c = schedule(f, {{"B", 2048}, {"W", 2051}});
-    EXPECT_TRUE(c.plan.params.shift) << c.plan.key();
-    EXPECT_EQ(c.plan.params.vec, 8) << c.plan.key();
-    // Contiguous halves of an aligned tensor: no shift.
-    const Scheduled plain = schedule(gated_halves(t, 1024, 0, true, true), {{"B", 2048}, {"W", 2048}});
-    EXPECT_FALSE(plain.plan.params.shift) << plain.plan.key();
+    const LaunchRecord r = compiled(gated_halves(t, 1024, 1, true, true), {{"B", 2048}, {"W", 2051}});
+    EXPECT_TRUE(has_shift(r)) << r.params;
+    EXPECT_EQ(r.vec, 8) << r.params;
+    const LaunchRecord wide = compiled(gated_halves(t, 6144, 1, true, false), {{"B", 64}, {"W", 12291}});
+    EXPECT_TRUE(has_shift(wide)) << wide.params;
+    // Halves of an aligned tensor: no shift.
+    const LaunchRecord plain = compiled(gated_halves(t, 1024, 0, false, false), {{"B", 2048}, {"W", 2048}});
+    EXPECT_FALSE(has_shift(plain)) << plain.params;
+    EXPECT_EQ(plain.vec, 8) << plain.params;
   }
+  // f32: vectors of 4 halve the accesses less (3 -> 1.75 per element): one element per thread.
+  const LaunchRecord f32 = compiled(gated_halves(DType::F32, 1024, 1, false, false), {{"B", 2048}, {"W", 2051}});
+  EXPECT_FALSE(has_shift(f32)) << f32.params;
 }
 
 // Inputs at one phase in every row keep the phase-shifted rows (full width, no shift cost); rows
@@ -136,14 +150,16 @@ TEST(ShiftLoads, LaunchRefusesWhatTheFormCannotAddress) {
   KernelPlan unshifted = c.plan;
   unshifted.params.shift = false;
   EXPECT_THROW(launch_grid(unshifted, c.facts, h100_profile(), 8, 0), Error);
-  const Scheduled r = schedule(rope_halves(DType::F16, 4098), {{"B", 4}, {"M", 10}});
-  ASSERT_TRUE(r.plan.params.shift);
-  const Scheduled r6 = schedule(rope_halves(DType::F16, 6), {{"B", 4}, {"M", 10}});
-  EXPECT_THROW(launch_grid(r.plan, r6.facts, h100_profile(), 8, 0), Error);
+  // Rope's columns [M, K]: its pinned shift plan of vectors of 8 at a head dim of 6.
+  const Scheduled r = schedule(rope_halves(DType::F16, 6), {{"B", 4}, {"M", 1000}});
+  KernelPlan pinned = r.plan;
+  pinned.params = parse_params("vec=8,unroll=1,one_row=0,col_vec=0,shift=1", pinned.params);
+  ASSERT_EQ(r.facts.dims.size(), 3u);
+  EXPECT_THROW(launch_grid(pinned, r.facts, h100_profile(), 8, 0), Error) << pinned.key();
 }
 
 TEST(ShiftLoads, PlansPrintParseAndValidate) {
-  const Scheduled c = schedule(rope_halves(DType::BF16, 4098), {{"B", 16}, {"M", 100}});
+  const Scheduled c = schedule(padded_product(DType::BF16), {{"B", 64}, {"H", 4096}}, {{0, {3, 0}}, {1, {1, 1}}});
   ASSERT_TRUE(c.plan.params.shift);
   EXPECT_NE(c.plan.params.str().find(" shift"), std::string::npos);
   EXPECT_EQ(parse_params(c.plan.params.str()), c.plan.params);
@@ -160,34 +176,30 @@ TEST(ShiftLoads, PlansPrintParseAndValidate) {
 }
 
 // Every kernel of the form compiles without spills: f32/f16/bf16, odd head dims (halves at
-// every phase), views at every offset, padded rows, size-1 dims.
+// every phase), views at every offset, padded and misaligned rows, size-1 dims.
 TEST(ShiftLoads, CompileWithoutSpills) {
-  struct Case {
-    std::string what;
-    Fusion f;
-    Bindings sizes;
-    std::map<int, InputLayout> layouts;
-  };
   for (DType t : {DType::F32, DType::F16, DType::BF16}) {
     const std::string tn(dtype_name(t));
-    std::vector<Case> cases;
+    std::vector<std::pair<std::string, LaunchRecord>> records;
     for (int64_t k : {4098, 130, 18, 34})
-      cases.push_back({tn + " rope K=" + std::to_string(k), rope_halves(t, k), {{"B", 3}, {"M", 7}}, {}});
-    cases.push_back({tn + " rope, one row", rope_halves(t, 4098), {{"B", 1}, {"M", 1}}, {}});
-    for (int64_t off : {1, 3, 5})
-      cases.push_back({tn + " gated halves off " + std::to_string(off), gated_halves(t, 333, off, off != 3, off == 5),
-                       {{"B", 9}, {"W", 333 * 2 + off + 2}}, {}});
-    cases.push_back({tn + " padded product", padded_product(t), {{"B", 9}, {"H", 1024}}, {{0, {3, 0}}, {1, {1, 1}}}});
-    cases.push_back({tn + " padded product, one row", padded_product(t), {{"B", 1}, {"H", 1000}}, {{0, {0, 1}}}});
-    for (Case& cs : cases) {
-      SCOPED_TRACE(cs.what);
-      const Scheduled c = schedule(cs.f, cs.sizes, cs.layouts, true);
-      const PreparedKernel& pk = c.prepared;
-      EXPECT_FALSE(pk.spills) << pk.plan.params.str();
-      EXPECT_EQ(pk.compiled->ptxas.spill_store_bytes, 0) << pk.plan.params.str();
-      EXPECT_TRUE(pk.rejected.empty()) << pk.rejected.front();
-      if (t != DType::F32 && cs.what.find("rope K=4098") != std::string::npos)
-        EXPECT_TRUE(pk.plan.params.shift) << pk.plan.params.str();
+      records.emplace_back(tn + " rope K=" + std::to_string(k), compiled(rope_halves(t, k), {{"B", 3}, {"M", 8}}));
+    records.emplace_back(tn + " rope, one row", compiled(rope_halves(t, 4098), {{"B", 1}, {"M", 1}}));
+    for (int64_t off : {1, 2, 3, 5})
+      records.emplace_back(tn + " gated halves off " + std::to_string(off),
+                           compiled(gated_halves(t, 336, off, off != 3, off == 5), {{"B", 9}, {"W", 336 * 2 + off + 3}}));
+    for (const auto& [what, r] : records) {
+      EXPECT_EQ(r.spill_bytes, 0) << what << ": " << r.params;
+      if (t != DType::F32 && what.find("one row") == std::string::npos) EXPECT_TRUE(has_shift(r)) << what << ": " << r.params;
     }
+    for (const auto& [what, layouts] : std::vector<std::pair<std::string, std::map<int, InputLayout>>>{
+             {"padded", {{0, {3, 0}}, {1, {1, 1}}}}, {"misaligned", {{0, {0, 1}}, {1, {0, 3}}}}, {"padded, odd", {{0, {1, 0}}}}})
+      for (const Bindings& b : std::vector<Bindings>{{{"B", 9}, {"H", 1024}}, {{"B", 1}, {"H", 1000}}, {{"B", 5}, {"H", 8}}}) {
+        SCOPED_TRACE(tn + " padded product " + what + " H=" + std::to_string(b.at("H")));
+        const Scheduled c = schedule(padded_product(t), b, layouts, true);
+        const PreparedKernel& pk = c.prepared;
+        EXPECT_FALSE(pk.spills) << pk.plan.params.str();
+        EXPECT_EQ(pk.compiled->ptxas.spill_store_bytes, 0) << pk.plan.params.str();
+        EXPECT_TRUE(pk.rejected.empty()) << pk.rejected.front();
+      }
   }
 }

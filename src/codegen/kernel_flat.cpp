@@ -160,16 +160,16 @@ void write_split_offsets(Writer& w) {
   if (cols) part("coff", "col", w.ks.split, rank);
 }
 
-// Shift plans (KernelParams::shift): the vector of type T whose first byte lies `bytes` past the
-// aligned vector at `aligned`, from that vector and the next (T: 4 to 16 bytes). Words move by
-// selects (bytes / 4 is the same for a whole row), bytes within words by funnel shifts.
+// Shift plans (KernelParams::shift): the V elements of type E whose first byte lies `bytes` past
+// the aligned vector at `aligned`, from that vector and the next (4 to 16 bytes each). Words move
+// by selects (bytes / 4 is the same for a whole row), bytes within words by funnel shifts.
 std::string shifted_load_helper() {
-  return "template <class T> __device__ __forceinline__ T ld_shifted(const char* aligned, unsigned bytes) {\n"
-         "  constexpr int W = sizeof(T) / 4;  // words per vector\n"
-         "  union U { T v; unsigned w[W]; };\n"
+  return "template <class E, int V> __device__ __forceinline__ Vec<E, V> ld_shifted(const E* aligned, unsigned bytes) {\n"
+         "  constexpr int W = sizeof(Vec<E, V>) / 4;  // words per vector\n"
+         "  union U { Vec<E, V> v; unsigned w[W]; };\n"
          "  U a, b, o;\n"
-         "  a.v = *reinterpret_cast<const T*>(aligned);\n"
-         "  b.v = *reinterpret_cast<const T*>(aligned + sizeof(T));\n"
+         "  a.v = ld_vec<E, V>(aligned);\n"
+         "  b.v = ld_vec<E, V>(aligned + V);\n"
          "  unsigned w[2 * W];\n"
          "#pragma unroll\n  for (int i = 0; i < W; ++i) {\n    w[i] = a.w[i];\n    w[W + i] = b.w[i];\n  }\n"
          "  const unsigned ws = bytes / 4;\n"

@@ -322,8 +322,10 @@ struct Writer {
     else whole = "ld_vec<" + t + ", " + num(vec) + ">(a" + kk + ")";
     code += I(in) + "if (" + sh + " == 0" + (aligned_ok == "true" ? std::string() : " && " + aligned_ok) + ") in" + kk + " = " + whole + ";\n";
     if (pair_ok != "false")
-      code += I(in) + "else if (" + sh + " != 0 && " + pair_ok + ")\n" + I(in + 1) + "in" + kk + " = ld_shifted<" + type +
-              ">((const char*)a" + kk + " - " + sh + " * " + num(es) + "u, " + sh + " * " + num(es) + "u);\n";
+      code += I(in) + "else if (" + sh + " != 0 && " + pair_ok + ")\n" + I(in + 1) + "in" + kk + " = " +
+              (in_pairs(k) ? "ld_shifted<unsigned, " + num(vec / 2) + ">((const unsigned*)(a" + kk + " - " + sh + ")"
+                           : "ld_shifted<" + t + ", " + num(vec) + ">(a" + kk + " - " + sh) +
+              ", " + sh + " * " + num(es) + "u);\n";
     code += I(in) + "else {\n" + I(in + 1) + "union { " + type + " v; " + t + " e[VEC]; } u;\n";
     code += "#pragma unroll\n" + I(in + 1) + "for (int j = 0; j < VEC; ++j) u.e[j] = " +
             (valid_j.empty() ? "a" + kk + "[j]" : valid_j + " ? a" + kk + "[j] : (" + t + ")0") + ";\n";

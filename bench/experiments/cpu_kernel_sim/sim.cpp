@@ -28,6 +28,7 @@ struct Dim3 { unsigned x = 0, y = 0, z = 0; };
 #include "solder/reference.h"
 #include "schedule/launch_grid.h"
 #include "solder/error.h"
+#include "../../../tests/support/shift_programs.h"
 
 using namespace solder;
 
@@ -44,6 +45,7 @@ struct Buffer {
 };
 
 bool g_exact = false;
+std::string g_expect_param;  // a part the chosen plan's params must print (the shift cases: " shift")
 
 Buffer make_buffer(const std::vector<int64_t>& shape, const Layout& l, int es) {
   Buffer b;
@@ -119,6 +121,10 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
   PreparedKernel pk = prepare_kernel(sf, si, ks, facts, dev, KernelCache::global(), co);
   if (!expect_sched.empty() && pk.scheduler != expect_sched) {
     std::cout << "FAIL " << name << ": scheduler " << pk.scheduler << " not " << expect_sched << "\n";
+    return false;
+  }
+  if (!g_expect_param.empty() && pk.plan.params.str().find(g_expect_param) == std::string::npos) {
+    std::cout << "FAIL " << name << ": plan " << pk.plan.params.str() << " without '" << g_expect_param << "'\n";
     return false;
   }
   // Inputs: random logical values.
@@ -288,6 +294,44 @@ int main(int argc, char** argv) {
             "grid_split=1,rows_per_block=16,unroll=2");
       }
     }
+  }
+  // Shift plans (pointwise inputs read at their own phase): exact allocations, so a shifted pair
+  // that left a row or a pad's window would be caught; rope halves at every phase, the halves of
+  // views at every offset, padded and misaligned rows, size-1 dims.
+  for (DType t : {DType::F32, DType::F16, DType::BF16}) {
+    const std::string tn(dtype_name(t));
+    g_expect_param = t == DType::F32 ? "" : " shift";
+    for (int64_t k : {4098, 130, 18, 34}) {
+      const std::string kn = "shift_rope_K" + std::to_string(k) + "_";
+      for (const Layout& l : {Layout{}, Layout{{}, 0, 1}, Layout{{}, 3, 0}, Layout{{}, 1, 3}}) {
+        g_expect_param = t == DType::F32 || l.pad ? "" : " shift";  // padded x: other splits, not asserted
+        run(kn + "pad" + std::to_string(l.pad) + "_mis" + std::to_string(l.mis) + "_" + tn, rope_halves(t, k),
+            Bindings{{"B", 2}, {"M", 3}}, std::vector<Layout>{l, C, C}, std::vector<Layout>{C}, 1 << 30, "pointwise");
+      }
+    }
+    g_expect_param = "";
+    run("shift_rope_size1_" + tn, rope_halves(t, 4098), Bindings{{"B", 1}, {"M", 1}}, std::vector<Layout>{C, C, C},
+        std::vector<Layout>{C}, 1 << 30, "pointwise");
+    g_expect_param = t == DType::F32 ? "" : " shift";
+    for (int64_t off : {1, 2, 3, 5, 7})
+      for (int64_t h : {336, 333, 40}) {
+        g_expect_param = t == DType::F32 || h % 8 ? "" : " shift";  // odd halves: the output's rows are not aligned
+        const std::string hn = "shift_halves_h" + std::to_string(h) + "_off" + std::to_string(off) + "_" + tn;
+        run(hn, gated_halves(t, h, off, off % 2 == 1, off >= 3), Bindings{{"B", 4}, {"W", 2 * h + off + 3}},
+            std::vector<Layout>{C}, std::vector<Layout>{C}, 1 << 30, "pointwise");
+      }
+    g_expect_param = " shift";
+    for (int64_t hcols : {1000, 64, 8})
+      run("shift_padded_H" + std::to_string(hcols) + "_" + tn, padded_product(t), Bindings{{"B", 5}, {"H", hcols}},
+          std::vector<Layout>{Layout{{}, 3, 0}, Layout{{}, 1, 1}}, std::vector<Layout>{C}, 1 << 30, "pointwise",
+          t == DType::F32 ? "vec=4,shift=1" : "");
+    // Pinned where every row is aligned (the one-vector branch) and where the pieces are.
+    const std::string v = t == DType::F32 ? "vec=4" : "vec=8";
+    run("shift_pinned_aligned_" + tn, padded_product(t), Bindings{{"B", 3}, {"H", 1024}}, std::vector<Layout>{C, C},
+        std::vector<Layout>{C}, 1 << 30, "pointwise", v + ",unroll=1,one_row=0,col_vec=0,shift=1");
+    run("shift_pinned_rope4096_" + tn, rope_halves(t, 4096), Bindings{{"B", 2}, {"M", 2}}, std::vector<Layout>{C, C, C},
+        std::vector<Layout>{C}, 1 << 30, "pointwise", v + ",unroll=1,one_row=0,col_vec=0,shift=1");
+    g_expect_param = "";
   }
   g_exact = false;
   const Layout T2m{{1, 0}}, Cm{};
