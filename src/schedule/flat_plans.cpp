@@ -1,6 +1,7 @@
 #include "schedule/flat_plans.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 
 #include "schedule/launch_grid.h"
@@ -288,8 +289,16 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
       out.insert(out.begin(), *one);
   // Inputs read at their own phase: first where the model's loads and stores per element are at
   // most half the first plan's (rows or a cat's pieces at phases that narrow every vector).
-  if (const auto sh = pick ? std::nullopt : shift_plan(plan, cx))
-    if (access_cost(*sh, cx.facts) <= 0.5 * access_cost(out.front(), cx.facts)) out.insert(out.begin(), *sh);
+  if (auto sh = pick ? std::nullopt : shift_plan(plan, cx)) {
+    const double mine = access_cost(*sh, cx.facts), first = access_cost(out.front(), cx.facts);
+    char why[160];
+    std::snprintf(why, sizeof why, "inputs at their own phases (shift, vec=%d): %.2f loads and stores per element against %.2f (vec=%d)",
+                  sh->params.vec, mine, first, out.front().params.vec);
+    if (mine <= 0.5 * first) {
+      sh->why = why;
+      out.insert(out.begin(), *sh);
+    }
+  }
   // Fallbacks after spills: fewer values in flight per thread.
   while (p.unroll > 1 || p.vec > 1) {
     if (p.unroll > 1) p.unroll = 1;
