@@ -345,7 +345,8 @@ int main(int argc, char** argv) {
   for (DType t : {DType::F32, DType::F16, DType::BF16}) {
     const std::string tn(dtype_name(t));
     g_expect_param = t == DType::F32 ? "" : " shift";
-    for (int64_t k : {4098, 130, 18, 34}) {
+    // Halves of 2049, 65, 9, 17 (phase 1), 10 (2), 11 (3), 4 (4), 13 (5), 6 (6), 15 (7).
+    for (int64_t k : {4098, 130, 18, 34, 20, 22, 8, 26, 12, 30}) {
       const std::string kn = "shift_rope_K" + std::to_string(k) + "_";
       for (const Layout& l : {Layout{}, Layout{{}, 0, 1}, Layout{{}, 3, 0}, Layout{{}, 1, 3}}) {
         g_expect_param = t == DType::F32 || l.pad ? "" : " shift";  // padded x: other splits, not asserted
@@ -364,6 +365,9 @@ int main(int argc, char** argv) {
         run(hn, gated_halves(t, h, off, off % 2 == 1, off >= 3), Bindings{{"B", 4}, {"W", 2 * h + off + 3}},
             std::vector<Layout>{C}, std::vector<Layout>{C}, 1 << 30, "pointwise");
       }
+    g_expect_param = "";
+    run("shift_halves_one_row_" + tn, gated_halves(t, 40, 1, true, false), Bindings{{"B", 1}, {"W", 84}},
+        std::vector<Layout>{C}, std::vector<Layout>{C}, 1 << 30, "pointwise");
     g_expect_param = " shift";
     for (int64_t hcols : {1000, 64, 8})
       run("shift_padded_H" + std::to_string(hcols) + "_" + tn, padded_product(t), Bindings{{"B", 5}, {"H", hcols}},
