@@ -3,7 +3,10 @@
 // replaced by mock.h) is compiled with g++ -fsanitize=address into a shared object, one block at a
 // time runs a std::thread per CUDA thread (__syncthreads a barrier, __shared__ a static), vector
 // accesses abort when misaligned and ASan catches any access outside the operands. Operands get
-// any memory order, padding and misalignment. Not part of the build (an experiment):
+// any memory order, padding and misalignment; an operand that is a view of an input (a slice, a
+// cat's pad) shares its input's memory at the view's strides and offset. `shift_` cases: the
+// pointwise shift plans (inputs read at their own phase, tests/support/shift_programs.h).
+// Not part of the build (an experiment):
 //   W=$PWD; g++ -std=gnu++20 -O1 -g -DNDEBUG -DFMT_HEADER_ONLY=1 -fsanitize=address -rdynamic \
 //     -DSIM_DIR=\"$W/bench/experiments/cpu_kernel_sim\" -I$W/src -I$W/include -isystem /usr/local/cuda/include \
 //     $W/bench/experiments/cpu_kernel_sim/sim.cpp $W/build/libsolder.a -L/usr/local/cuda/lib64 -lnvrtc -ldl \
