@@ -107,9 +107,11 @@ TEST(CodegenCompile, AlignmentAndDtypeChangeTheKernel) {
   EXPECT_NE(aligned.kernels[0].cache_key, misaligned.kernels[0].cache_key);
   // Every operand one element off: the rows are phase-shifted as one (phased_vec).
   EXPECT_EQ(misaligned.kernels[0].plan.params.col_vec, 1);
-  // The input one element off and the output aligned: no shift aligns both, one element a time.
+  // The input one element off and the output aligned: no phase shift aligns both; the input is
+  // read at its own phase (shift), the output and the bias in aligned vectors.
   auto mixed = prepare_at(solder::testing::gelu_bias(DType::BF16), {{64, 1024}, {1024}}, {258, 256, 256});
-  EXPECT_EQ(mixed.kernels[0].plan.params.vec, 1);
+  EXPECT_EQ(mixed.kernels[0].plan.params.vec, 8);
+  EXPECT_TRUE(mixed.kernels[0].plan.params.shift);
   EXPECT_EQ(mixed.kernels[0].plan.params.col_vec, 0);
   auto f16 = prepare_all(solder::testing::gelu_bias(DType::F16), {{64, 1024}, {1024}});
   EXPECT_NE(aligned.kernels[0].cache_key, f16.kernels[0].cache_key);

@@ -160,6 +160,25 @@ void write_split_offsets(Writer& w) {
   if (cols) part("coff", "col", w.ks.split, rank);
 }
 
+// Shift plans (KernelParams::shift): the V elements of type E whose first byte lies `bytes` past
+// the aligned vector at `aligned`, from that vector and the next (4 to 16 bytes each). Words move
+// by selects (bytes / 4 is the same for a whole row), bytes within words by funnel shifts.
+std::string shifted_load_helper() {
+  return "template <class E, int V> __device__ __forceinline__ Vec<E, V> ld_shifted(const E* aligned, unsigned bytes) {\n"
+         "  constexpr int W = sizeof(Vec<E, V>) / 4;  // words per vector\n"
+         "  union U { Vec<E, V> v; unsigned w[W]; };\n"
+         "  U a, b, o;\n"
+         "  a.v = ld_vec<E, V>(aligned);\n"
+         "  b.v = ld_vec<E, V>(aligned + V);\n"
+         "  unsigned w[2 * W];\n"
+         "#pragma unroll\n  for (int i = 0; i < W; ++i) {\n    w[i] = a.w[i];\n    w[W + i] = b.w[i];\n  }\n"
+         "  const unsigned ws = bytes / 4;\n"
+         "#pragma unroll\n  for (int s = W / 2; s >= 1; s /= 2)\n"
+         "#pragma unroll\n    for (int i = 0; i + s < 2 * W; ++i) w[i] = (ws & s) ? w[i + s] : w[i];\n"
+         "#pragma unroll\n  for (int i = 0; i < W; ++i) o.w[i] = __funnelshift_r(w[i], w[i + 1], (bytes % 4) * 8);\n"
+         "  return o.v;\n}\n";
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -179,6 +198,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   std::vector<int> ins = w.element_inputs(targets, stop);
   w.flat_rows = true;
   write_split_offsets(w);
+  if (P.shift) c += shifted_load_helper();
 
   c += "extern \"C\" __global__ void " + w.launch_bounds(0) + " " + w.plan.name + "(const Params p) {\n";
   c += "  constexpr int VEC = " + num(P.vec) + ", THREADS = " + num(P.threads) + ", UNROLL = " + num(P.unroll) + ";\n";
@@ -214,6 +234,11 @@ void write_flat(Writer& w, KernelSource& ks_out) {
         c += I(ind) + "const i64 rb" + num(k) + " = " + w.flat_row_part(k, "row") + ";\n";
         w.row_base[k] = "rb" + num(k);
       }
+    // Shift plans: each Full input's phase in this row (elements past an aligned vector).
+    for (int k : ins)
+      if (w.shifted(k))
+        c += I(ind) + "const unsigned sh" + num(k) + " = (unsigned)((unsigned long long)(" + w.ptr(k) + " + " +
+             w.offset(k, "row", "0") + ") / sizeof(*" + w.ptr(k) + ")) & (VEC - 1);\n";
     for (int k : ins)
       if (w.op(k).access == Access::Row && w.window_dim(w.op(k).value) < 0) {
         w.hoisted[k] = "hr" + num(k);

@@ -170,21 +170,35 @@ struct Writer {
   // of the dims outside the innermost: the scheduler aligns vec), so the chunk's index is formed
   // once and each element adds its lane along the innermost dim.
   std::string window_of(int v, const std::string& row, const std::string& col, const std::string& lane = "") const {
+    std::string idx, lo, hi;
+    if (!window_parts(v, row, col, lane, idx, lo, hi)) return "";
+    return "(" + idx + " >= " + lo + " && " + idx + " < " + hi + ")";
+  }
+  // window_of's parts: the element's index along the axis and the window's bounds [lo, hi).
+  // With shift plans, vectors need not divide the innermost dim, so a lane's index along it
+  // wraps once past its end (launch_grid keeps vec at most that dim).
+  bool window_parts(int v, const std::string& row, const std::string& col, const std::string& lane, std::string& idx,
+                    std::string& lo, std::string& hi) const {
     const int kd = window_dim(v);
-    if (kd < 0) return "";
+    if (kd < 0) return false;
     const Node& n = *pad_or_window(f, v);
     const int rank = static_cast<int>(ks.dim_order.size());
     const bool in_cols = kd >= ks.split;
     const int last = in_cols ? rank - 1 : ks.split - 1, first = in_cols ? ks.split : 0;
-    std::string idx = in_cols ? col : row;
+    idx = in_cols ? col : row;
     std::string below;
     for (int d = kd + 1; d <= last; ++d) below += (below.empty() ? "" : " * ") + std::string("p.dims[") + num(d) + "]";
     if (!below.empty()) idx = "(" + idx + ") / (" + below + ")";
     if (kd > first) idx = "(" + idx + ") % p.dims[" + num(kd) + "]";
-    if (!lane.empty() && in_cols && kd == rank - 1) idx = "(" + idx + " + " + lane + ")";
-    const std::string lo = num(n.attrs.start);
-    const std::string hi = n.op == Op::Window ? num(n.attrs.end) : "p.dims[" + num(kd) + "] - " + num(n.attrs.end);
-    return "(" + idx + " >= " + lo + " && " + idx + " < " + hi + ")";
+    if (!lane.empty() && in_cols && kd == rank - 1) {
+      if (plan.params.shift && kd > first)
+        idx = "(" + idx + " + " + lane + " - (" + idx + " + " + lane + " >= p.dims[" + num(kd) + "] ? p.dims[" + num(kd) + "] : 0))";
+      else
+        idx = "(" + idx + " + " + lane + ")";
+    }
+    lo = num(n.attrs.start);
+    hi = n.op == Op::Window ? num(n.attrs.end) : "p.dims[" + num(kd) + "] - " + num(n.attrs.end);
+    return true;
   }
   int window_dim(int v) const { return solder::window_dim(f, ks, v); }
 
@@ -266,11 +280,67 @@ struct Writer {
     const std::string t = storage_type(dt(op(k).value));
     return ld + t + ", " + num(vec) + ">(" + addr(k, row, col0) + ")";
   }
+  // Shift plans (plan.params.shift, flat kernels): Full inputs read at their own phase `sh<k>`
+  // (elements past an aligned vector, per row: write_flat's row setup).
+  bool shifted(int k) const { return plan.params.shift && flat_rows && op(k).access == Access::Full && !op(k).is_output; }
+  // The load of shifted operand k's vector at (row, col0): one aligned vector where its row is
+  // aligned (sh 0) and the vector lies in the operand's elements; the two aligned vectors around
+  // it, shifted, where both lie in them (the row's columns [0, C), and a pad's window); else
+  // element by element (a pad's elements outside its window read as 0).
+  void shifted_load(int k, int ind, const std::string& row, const std::string& col0) {
+    const std::string kk = num(k), t = storage_type(dt(op(k).value)), type = in_vec_type(k), sh = "sh" + kk;
+    const int es = dtype_size(dt(op(k).value));
+    code += I(ind) + type + " in" + kk + ";\n" + I(ind) + "{\n";
+    const int in = ind + 1;
+    code += I(in) + "const " + t + "* a" + kk + " = " + ptr(k) + " + " + offset(k, row, col0) + ";\n";
+    const int v = op(k).value, kd = window_dim(v), rank = static_cast<int>(ks.dim_order.size());
+    std::string aligned_ok, pair_ok, valid_j;
+    const std::string in_row = "(" + col0 + " >= VEC && " + col0 + " + 2 * VEC - (i64)" + sh + " <= C)";
+    if (kd < 0) {  // the row's own elements
+      aligned_ok = "true";
+      pair_ok = in_row;
+    } else if (kd < ks.split) {  // a window over rows: the whole row in it or out
+      code += I(in) + "const bool rw" + kk + " = " + window_of(v, row, col0) + ";\n";
+      aligned_ok = "rw" + kk;
+      pair_ok = "rw" + kk + " && " + in_row;
+      valid_j = "rw" + kk;
+    } else if (kd == rank - 1) {  // along the innermost dim: the vectors' lanes inside [lo, hi)
+      std::string idx, lo, hi;
+      window_parts(v, row, col0, "", idx, lo, hi);
+      code += I(in) + "const i64 wi" + kk + " = " + idx + ";\n";
+      const std::string wi = "wi" + kk;
+      aligned_ok = "(" + wi + " >= " + lo + " && " + wi + " + VEC <= " + hi + ")";
+      pair_ok = "(" + wi + " - (i64)" + sh + " >= " + lo + " && " + wi + " - (i64)" + sh + " + 2 * VEC <= " + hi + ")";
+      valid_j = window_of(v, row, col0, "j");
+    } else {  // along an outer column dim (vec divides the innermost: a chunk has one index there)
+      aligned_ok = window_of(v, row, col0);
+      pair_ok = "false";
+      valid_j = window_of(v, row, col0, "j");
+    }
+    if (es * vec < 4) pair_ok = "false";  // the shift works on 32-bit words
+    std::string whole;
+    if (in_pairs(k)) whole = "ld_vec<unsigned, " + num(vec / 2) + ">((const unsigned*)a" + kk + ")";
+    else whole = "ld_vec<" + t + ", " + num(vec) + ">(a" + kk + ")";
+    code += I(in) + "if (" + sh + " == 0" + (aligned_ok == "true" ? std::string() : " && " + aligned_ok) + ") in" + kk + " = " + whole + ";\n";
+    if (pair_ok != "false")
+      code += I(in) + "else if (" + sh + " != 0 && " + pair_ok + ")\n" + I(in + 1) + "in" + kk + " = " +
+              (in_pairs(k) ? "ld_shifted<unsigned, " + num(vec / 2) + ">((const unsigned*)(a" + kk + " - " + sh + ")"
+                           : "ld_shifted<" + t + ", " + num(vec) + ">(a" + kk + " - " + sh) +
+              ", " + sh + " * " + num(es) + "u);\n";
+    code += I(in) + "else {\n" + I(in + 1) + "union { " + type + " v; " + t + " e[VEC]; } u;\n";
+    code += "#pragma unroll\n" + I(in + 1) + "for (int j = 0; j < VEC; ++j) u.e[j] = " +
+            (valid_j.empty() ? "a" + kk + "[j]" : valid_j + " ? a" + kk + "[j] : (" + t + ")0") + ";\n";
+    code += I(in + 1) + "in" + kk + " = u.v;\n" + I(in) + "}\n" + I(ind) + "}\n";
+  }
   // Emits loads for element inputs of one vector chunk at (row, col0). Vector operands load
   // VEC elements at once; others are read per element inside the j-loop (see elem_input()).
   void vector_loads(const std::vector<int>& ks_in, int ind, const std::string& row, const std::string& col0) {
     for (int k : ks_in) {
       if (!vectorized(k)) continue;
+      if (shifted(k)) {
+        shifted_load(k, ind, row, col0);
+        continue;
+      }
       // A pad's vector lies wholly inside or outside it (the scheduler aligns vec to its bounds).
       const std::string w = window_of(op(k).value, row, col0);
       code += I(ind) + "const " + in_vec_type(k) + " in" + num(k) + " = " +

@@ -1,6 +1,7 @@
 #include "schedule/flat_plans.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 
 #include "schedule/launch_grid.h"
@@ -137,6 +138,103 @@ bool prefer_one_row(const KernelPlan& one_row, const KernelParams& grid2d, const
       return false;
   return 1.0 > lanes_used(facts, grid2d, one_row.params.vec) + 0.05;
 }
+// Shift plans (KernelParams::shift): Full inputs read at their own phase, so only outputs and
+// weights must be vector-aligned. Windows along the innermost dim need not align with vec (a
+// lane's index wraps once: the innermost dim holds at least a vector where columns span several
+// dims); along outer column dims, vec divides the innermost dim (a chunk has one index there);
+// a pad read as a weight (Col) keeps windows_allow's rule.
+bool shift_windows_allow(const ScheduleContext& cx, const KernelPlan& plan, int vec) {
+  const int rank = static_cast<int>(cx.shape.dim_order.size()), split = cx.shape.split;
+  if (rank == 0 || cx.facts.dims.empty()) return true;
+  if (rank - split >= 2 && cx.facts.dims[rank - 1] < vec) return false;
+  for (int ni : cx.segment.nodes)
+    for (int v : cx.fusion.nodes()[ni].in) {
+      const Node* n = pad_or_window(cx.fusion, v);
+      if (!n) continue;
+      const int kd = window_dim(cx.fusion, cx.shape, v);
+      if (kd < split) continue;
+      bool full_input = n->op == Op::Window;  // a mask computed per lane
+      for (const OperandPlan& o : plan.operands)
+        if (o.value == v && !o.is_output && o.access == Access::Full) full_input = true;
+      if (kd == rank - 1 && full_input) continue;
+      if (cx.facts.dims[rank - 1] % vec) return false;
+      if (kd != rank - 1) continue;
+      const int64_t hi = n->op == Op::Window ? n->attrs.end : cx.facts.dims[rank - 1] - n->attrs.end;
+      if (n->attrs.start % vec || hi % vec) return false;
+    }
+  return true;
+}
+
+// The shift plan at these facts: 16 bytes of the widest vector operand, narrowed until outputs
+// and weights are aligned (address, and an output's row steps) and every Full input is
+// element-aligned with vectors of at least 4 bytes (the shift moves 32-bit words).
+std::optional<KernelPlan> shift_plan(const KernelPlan& plan, const ScheduleContext& cx) {
+  const LaunchFacts& facts = cx.facts;
+  if (plan.shape.category != KernelCategory::Pointwise) return std::nullopt;
+  int widest = 0;
+  bool full_input = false;
+  for (size_t k = 0; k < plan.operands.size(); ++k) {
+    const OperandPlan& o = plan.operands[k];
+    if (o.access == Access::Full || o.access == Access::Col) widest = std::max(widest, dtype_size(facts.operands[k].dtype));
+    full_input |= o.access == Access::Full && !o.is_output;
+  }
+  if (!full_input || widest == 0 || widest > 8) return std::nullopt;
+  auto fits = [&](int v) {
+    for (size_t k = 0; k < plan.operands.size(); ++k) {
+      const OperandPlan& o = plan.operands[k];
+      const OperandFacts& of = facts.operands[k];
+      const uint64_t es = dtype_size(of.dtype);
+      if (o.access == Access::Col && of.address % (v * es)) return false;
+      if (o.access == Access::Full && o.is_output &&
+          (of.address % (v * es) || (facts.R > 1 && !row_steps_divisible(facts, static_cast<int>(k), plan.shape.split, v))))
+        return false;
+      if (o.access == Access::Full && !o.is_output && (of.address % es || v * es < 4)) return false;
+    }
+    return shift_windows_allow(cx, plan, v);
+  };
+  int vec = 16 / widest;
+  while (vec > 1 && !fits(vec)) vec /= 2;
+  if (vec < 2) return std::nullopt;
+  KernelPlan r = plan;
+  r.params.vec = vec;
+  r.params.shift = true;
+  r.params.unroll = 1;
+  r.params.col_vec = 0;
+  r.params.one_row = false;
+  return r;
+}
+
+// Load and store instructions per element of a flat plan at these facts, the model that ranks a
+// shift plan against the others: a vector costs 1 / vec per element, an element 1, a shifted
+// vector (an input whose rows are not aligned) 3 / vec (two loads and the shift's selects);
+// rows and scalars are loaded once per row or thread (0).
+double access_cost(const KernelPlan& plan, const LaunchFacts& facts) {
+  const KernelParams& p = plan.params;
+  const bool by_element = p.col_vec == 1, phased = by_element && !p.one_row;
+  double cost = 0;
+  for (size_t k = 0; k < plan.operands.size(); ++k) {
+    const OperandPlan& o = plan.operands[k];
+    const OperandFacts& of = facts.operands[k];
+    const double v = p.vec;
+    switch (o.access) {
+      case Access::Scalar:
+      case Access::Row: break;
+      case Access::Col: cost += by_element || p.vec == 1 ? 1.0 : 1.0 / v; break;
+      case Access::Full: {
+        if (p.vec == 1 || (p.one_row && by_element && o.rows_by_dim)) {
+          cost += 1.0;
+          break;
+        }
+        const uint64_t bytes = static_cast<uint64_t>(p.vec) * dtype_size(of.dtype);
+        const bool aligned = phased || (of.address % bytes == 0 && row_steps_divisible(facts, static_cast<int>(k), plan.shape.split, p.vec));
+        cost += (p.shift && !o.is_output && !aligned ? 3.0 : 1.0) / v;
+        break;
+      }
+      default: cost += 1.0;
+    }
+  }
+  return cost;
+}
 }  // namespace
 
 std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
@@ -189,6 +287,18 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
   if (const auto one = pick ? std::nullopt : one_row_plan(plan, cx.facts, most))
     if ((!windowed || windows_allow(cx, one->params.vec, windowed)) && prefer_one_row(*one, out.front().params, cx.facts))
       out.insert(out.begin(), *one);
+  // Inputs read at their own phase: first where the model's loads and stores per element are at
+  // most half the first plan's (rows or a cat's pieces at phases that narrow every vector).
+  if (auto sh = pick ? std::nullopt : shift_plan(plan, cx)) {
+    const double mine = access_cost(*sh, cx.facts), first = access_cost(out.front(), cx.facts);
+    char why[160];
+    std::snprintf(why, sizeof why, "inputs at their own phases (shift, vec=%d): %.2f loads and stores per element against %.2f (vec=%d)",
+                  sh->params.vec, mine, first, out.front().params.vec);
+    if (mine <= 0.5 * first) {
+      sh->why = why;
+      out.insert(out.begin(), *sh);
+    }
+  }
   // Fallbacks after spills: fewer values in flight per thread.
   while (p.unroll > 1 || p.vec > 1) {
     if (p.unroll > 1) p.unroll = 1;

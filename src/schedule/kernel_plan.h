@@ -86,6 +86,12 @@ struct KernelParams {
   int smem_rows = 0;        // outer_norm, held rows: of the `batch` rows a thread holds, the first
                             // smem_rows in dynamic shared memory (cp.async, `dyn_smem` bytes), the
                             // rest in registers (see write_outer_norm)
+  bool shift = false;       // pointwise 2-D grid: every Full input is read at its own phase (rows that
+                            // do not start vector-aligned, a cat's piece at an odd offset): where its
+                            // row's address is aligned, one vector; else the two aligned vectors
+                            // around the thread's elements, shifted (element by element where they
+                            // would leave the row or the pad's window); outputs and weights keep
+                            // aligned vectors, windows need not align with vec (see write_flat)
   int max_registers = 0;    // a register cap per thread (__maxnreg__) in place of min_blocks'
                             // __launch_bounds__ cap; 0: none (a user override, `--plan max_registers=N`)
 

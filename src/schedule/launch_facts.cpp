@@ -187,6 +187,9 @@ std::string flat_vectors_misfit(const KernelPlan& plan, const LaunchFacts& facts
   const KernelParams& p = plan.params;
   if (p.vec <= 1) return "";
   const int split = plan.shape.split;
+  const int rank = static_cast<int>(facts.dims.size());
+  if (p.shift && rank - split >= 2 && facts.dims[rank - 1] < p.vec)  // a lane's window index wraps once
+    return "the innermost dim (" + std::to_string(facts.dims[rank - 1]) + ") is shorter than a vector (shift)";
   const bool by_element = p.col_vec == 1, phased = by_element && !p.one_row;
   std::vector<int64_t> first;  // phased rows: the first row-varying operand's phases
   for (size_t k = 0; k < plan.operands.size(); ++k) {
@@ -197,6 +200,10 @@ std::string flat_vectors_misfit(const KernelPlan& plan, const LaunchFacts& facts
     if (!vector) continue;
     const uint64_t es = dtype_size(of.dtype), bytes = es * p.vec;
     const std::string name = "operand " + std::to_string(k);
+    if (p.shift && o.access == Access::Full && !o.is_output) {  // read at its own phase
+      if (of.address % es) return name + " is not element-aligned";
+      continue;
+    }
     if (phased && o.access == Access::Full) {
       if (of.address % es) return name + " is not element-aligned";
       std::vector<int64_t> ph{static_cast<int64_t>(of.address / es % p.vec)};

@@ -76,3 +76,25 @@ template <class T> inline T __ldcg(const T* p) { return *p; }
 inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s) {
   return (unsigned)((((unsigned long long)hi << 32) | lo) >> (s & 31));
 }
+// Native f16/bf16 arithmetic (one rounding of the exact result: double holds it for these
+// operands), and the pair forms (element 2i in the low half).
+inline u16 f16_add(u16 a, u16 b) { _Float16 r = (_Float16)((double)f16_to_f(a) + (double)f16_to_f(b)); u16 h; std::memcpy(&h, &r, 2); return h; }
+inline u16 f16_sub(u16 a, u16 b) { _Float16 r = (_Float16)((double)f16_to_f(a) - (double)f16_to_f(b)); u16 h; std::memcpy(&h, &r, 2); return h; }
+inline u16 f16_mul(u16 a, u16 b) { _Float16 r = (_Float16)((double)f16_to_f(a) * (double)f16_to_f(b)); u16 h; std::memcpy(&h, &r, 2); return h; }
+inline u16 bf16_of_double(double d) { return f_to_bf16((float)d); }  // d exact in float for these products and most sums
+inline u16 bf16_add(u16 a, u16 b) { return bf16_of_double((double)bf16_to_f(a) + (double)bf16_to_f(b)); }
+inline u16 bf16_sub(u16 a, u16 b) { return bf16_of_double((double)bf16_to_f(a) - (double)bf16_to_f(b)); }
+inline u16 bf16_mul(u16 a, u16 b) { return bf16_of_double((double)bf16_to_f(a) * (double)bf16_to_f(b)); }
+#define SIM_PAIR(name, op) \
+  inline unsigned name(unsigned a, unsigned b) { return (unsigned)op((u16)a, (u16)b) | ((unsigned)op((u16)(a >> 16), (u16)(b >> 16)) << 16); }
+SIM_PAIR(f16x2_add, f16_add) SIM_PAIR(f16x2_sub, f16_sub) SIM_PAIR(f16x2_mul, f16_mul)
+SIM_PAIR(bf16x2_add, bf16_add) SIM_PAIR(bf16x2_sub, bf16_sub) SIM_PAIR(bf16x2_mul, bf16_mul)
+#undef SIM_PAIR
+// Activations (the exact forms; the fast ones where results are rounded to f16/bf16).
+inline float __expf(float x) { return std::exp(x); }
+inline float s_sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+inline float s_silu(float x) { return x / (1.0f + std::exp(-x)); }
+inline float s_gelu_tanh(float x) { return 0.5f * x * (1.0f + std::tanh(0.79788456080286536f * (x + 0.044715f * x * x * x))); }
+inline float fast_sigmoid(float x) { return s_sigmoid(x); }
+inline float fast_silu(float x) { return s_silu(x); }
+inline float fast_gelu_tanh(float x) { return s_gelu_tanh(x); }

@@ -3,7 +3,10 @@
 // replaced by mock.h) is compiled with g++ -fsanitize=address into a shared object, one block at a
 // time runs a std::thread per CUDA thread (__syncthreads a barrier, __shared__ a static), vector
 // accesses abort when misaligned and ASan catches any access outside the operands. Operands get
-// any memory order, padding and misalignment. Not part of the build (an experiment):
+// any memory order, padding and misalignment; an operand that is a view of an input (a slice, a
+// cat's pad) shares its input's memory at the view's strides and offset. `shift_` cases: the
+// pointwise shift plans (inputs read at their own phase, tests/support/shift_programs.h).
+// Not part of the build (an experiment):
 //   W=$PWD; g++ -std=gnu++20 -O1 -g -DNDEBUG -DFMT_HEADER_ONLY=1 -fsanitize=address -rdynamic \
 //     -DSIM_DIR=\"$W/bench/experiments/cpu_kernel_sim\" -I$W/src -I$W/include -isystem /usr/local/cuda/include \
 //     $W/bench/experiments/cpu_kernel_sim/sim.cpp $W/build/libsolder.a -L/usr/local/cuda/lib64 -lnvrtc -ldl \
@@ -27,9 +30,12 @@ struct Dim3 { unsigned x = 0, y = 0, z = 0; };
 #include "runtime/kernel_cache.h"
 #include "solder/reference.h"
 #include "schedule/launch_grid.h"
+#include "exec/view_meta.h"
 #include "solder/error.h"
+#include "../../../tests/support/shift_programs.h"
 
 using namespace solder;
+using namespace solder::testing;
 
 struct Layout {
   std::vector<int> order;  // logical dims, outermost first (empty: row-major)
@@ -44,6 +50,7 @@ struct Buffer {
 };
 
 bool g_exact = false;
+std::string g_expect_param;  // a part the chosen plan's params must print (the shift cases: " shift")
 
 Buffer make_buffer(const std::vector<int64_t>& shape, const Layout& l, int es) {
   Buffer b;
@@ -94,22 +101,67 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
   std::vector<std::vector<int64_t>> shapes, strides;
   std::vector<uint64_t> addr;
   std::vector<Buffer> bufs;
+  // Inputs' buffers, made once each; an operand that is a view of an input (a slice, a cat's pad)
+  // shares its input's memory at the view's strides and offset (exec/view_meta.h).
+  std::vector<Buffer> in_bufs(f.inputs().size());
+  std::vector<char> in_made(f.inputs().size(), 0), owned;
+  auto input_buffer = [&](size_t i) -> Buffer& {
+    if (!in_made[i]) {
+      const int v = f.inputs()[i];
+      in_bufs[i] = make_buffer(eval_shape(f.value(v).shape, b), i < in_layouts.size() ? in_layouts[i] : Layout{},
+                               dtype_size(f.value(v).dtype));
+      in_made[i] = 1;
+    }
+    return in_bufs[i];
+  };
+  auto input_index = [&](int v) {
+    for (size_t i = 0; i < f.inputs().size(); ++i) if (f.inputs()[i] == v) return static_cast<int>(i);
+    return -1;
+  };
+  for (size_t i = 0; i < f.inputs().size(); ++i) input_buffer(i);
   for (size_t k = 0; k < ks.operands.size(); ++k) {
     int v = ks.operands[k];
     auto sh = eval_shape(f.value(v).shape, b);
-    Layout l;
-    bool is_in = false;
-    for (size_t i = 0; i < f.inputs().size(); ++i) if (f.inputs()[i] == v) { l = i < in_layouts.size() ? in_layouts[i] : Layout{}; is_in = true; }
-    if (!is_in) {
+    const int es = dtype_size(f.value(v).dtype);
+    if (const int i = input_index(v); i >= 0) {
+      bufs.push_back(input_buffer(i));
+      owned.push_back(0);
+    } else {
+      Layout l;
       bool found = false;
       for (size_t i = 0; i < f.outputs().size(); ++i) if (f.outputs()[i] == v) { l = i < out_layouts.size() ? out_layouts[i] : Layout{}; found = true; }
-      if (!found) throw Error("operand is neither input nor output");
+      if (found) {
+        bufs.push_back(make_buffer(sh, l, es));
+        owned.push_back(1);
+      } else {
+        std::vector<int> chain;  // view nodes from the operand up to an input
+        int u = v;
+        while (input_index(u) < 0) {
+          const int p = f.value(u).producer;
+          if (p < 0 || op_info(f.nodes()[p].op).kind != OpKind::View) throw Error("operand is neither input, output nor a view of an input");
+          chain.push_back(p);
+          u = f.nodes()[p].in[0];
+        }
+        Buffer vb = input_buffer(input_index(u));
+        TensorMeta m{f.value(u).dtype, vb.shape, vb.strides};
+        for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+          const Node& n = f.nodes()[*it];
+          TensorMeta out;
+          int64_t o = 0;
+          if (!view_meta(n, m, eval_shape(f.value(n.out[0]).shape, b), out, o)) throw Error("a view strides cannot express");
+          vb.offset += o;
+          m = out;
+        }
+        vb.shape = m.shape;
+        vb.strides = m.strides;
+        bufs.push_back(vb);
+        owned.push_back(0);
+      }
     }
-    const int es = dtype_size(f.value(v).dtype);
-    bufs.push_back(make_buffer(sh, l, es));
-    shapes.push_back(sh);
+    shapes.push_back(bufs.back().shape);
     strides.push_back(bufs.back().strides);
-    addr.push_back(((reinterpret_cast<uintptr_t>(bufs.back().mem) + l.mis * es) % 256) ? (reinterpret_cast<uintptr_t>(bufs.back().mem) + l.mis * es) % 256 : 256);
+    const int64_t a = static_cast<int64_t>(reinterpret_cast<uintptr_t>(bufs.back().mem)) + bufs.back().offset * es;
+    addr.push_back(((a % 256) + 256) % 256 ? ((a % 256) + 256) % 256 : 256);
   }
   // malloc alignment is 16: make the address classes honest (mod 16 only matters for vectors <= 16 B)
   LaunchFacts facts = kernel_facts(sf, si, ks, shapes, strides, addr);
@@ -121,19 +173,19 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
     std::cout << "FAIL " << name << ": scheduler " << pk.scheduler << " not " << expect_sched << "\n";
     return false;
   }
+  if (!g_expect_param.empty() && pk.plan.params.str().find(g_expect_param) == std::string::npos) {
+    std::cout << "FAIL " << name << ": plan " << pk.plan.params.str() << " without '" << g_expect_param << "'\n";
+    return false;
+  }
   // Inputs: random logical values.
   std::vector<std::vector<int64_t>> in_shapes;
   for (int v : f0.inputs()) in_shapes.push_back(eval_shape(f0.value(v).shape, b));
   auto host = make_random_inputs(f0, in_shapes, 7);
   auto want = run_reference(f0, host);
-  for (size_t k = 0; k < ks.operands.size(); ++k) {
-    int v = ks.operands[k];
-    for (size_t i = 0; i < f.inputs().size(); ++i)
-      if (f.inputs()[i] == v) {
-        const HostTensor c = host[i].contiguous();
-        const int es = dtype_size(c.dtype);
-        for (int64_t e = 0; e < c.numel(); ++e) std::memcpy(bufs[k].mem + offset_of(bufs[k], e) * es, c.data() + e * es, es);
-      }
+  for (size_t i = 0; i < f.inputs().size(); ++i) {
+    const HostTensor c = host[i].contiguous();
+    const int es = dtype_size(c.dtype);
+    for (int64_t e = 0; e < c.numel(); ++e) std::memcpy(in_bufs[i].mem + offset_of(in_bufs[i], e) * es, c.data() + e * es, es);
   }
   // Source: mock instead of the device runtime, plus a host entry.
   std::string src = pk.source.source;
@@ -189,7 +241,8 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
     }
   }
   dlclose(h);
-  for (auto& bb : bufs) std::free(bb.mem);
+  for (size_t k = 0; k < bufs.size(); ++k) if (owned[k]) std::free(bufs[k].mem);
+  for (auto& bb : in_bufs) std::free(bb.mem);
   std::cout << (bad ? "FAIL " : "ok   ") << name << " [" << pk.scheduler << "] " << pk.plan.params.str() << " grid " << gridDim.x
             << (bad ? " mismatches " + std::to_string(bad) : std::string()) << std::endl;
   return bad == 0;
@@ -302,6 +355,49 @@ int main(int argc, char** argv) {
             "rows_per_block=1");
       }
     }
+  }
+  // Shift plans (pointwise inputs read at their own phase): exact allocations, so a shifted pair
+  // that left a row or a pad's window would be caught; rope halves at every phase, the halves of
+  // views at every offset, padded and misaligned rows, size-1 dims.
+  for (DType t : {DType::F32, DType::F16, DType::BF16}) {
+    const std::string tn(dtype_name(t));
+    g_expect_param = t == DType::F32 ? "" : " shift";
+    // Halves of 2049, 65, 9, 17 (phase 1), 10 (2), 11 (3), 4 (4), 13 (5), 6 (6), 15 (7).
+    for (int64_t k : {4098, 130, 18, 34, 20, 22, 8, 26, 12, 30}) {
+      const std::string kn = "shift_rope_K" + std::to_string(k) + "_";
+      for (const Layout& l : {Layout{}, Layout{{}, 0, 1}, Layout{{}, 3, 0}, Layout{{}, 1, 3}}) {
+        // Padded x: other splits, not asserted; halves of 4 at phase 0 keep vectors of 4 unshifted.
+        g_expect_param = t == DType::F32 || l.pad || (k == 8 && l.mis == 0) ? "" : " shift";
+        run(kn + "pad" + std::to_string(l.pad) + "_mis" + std::to_string(l.mis) + "_" + tn, rope_halves(t, k),
+            Bindings{{"B", 2}, {"M", 4}}, std::vector<Layout>{l, C, C}, std::vector<Layout>{C}, 1 << 30, "pointwise");
+      }
+    }
+    g_expect_param = "";
+    run("shift_rope_size1_" + tn, rope_halves(t, 4098), Bindings{{"B", 1}, {"M", 1}}, std::vector<Layout>{C, C, C},
+        std::vector<Layout>{C}, 1 << 30, "pointwise");
+    g_expect_param = t == DType::F32 ? "" : " shift";
+    for (int64_t off : {1, 2, 3, 5, 7})
+      for (int64_t h : {336, 333, 40}) {
+        g_expect_param = t == DType::F32 || h % 8 ? "" : " shift";  // odd halves: the output's rows are not aligned
+        const std::string hn = "shift_halves_h" + std::to_string(h) + "_off" + std::to_string(off) + "_" + tn;
+        run(hn, gated_halves(t, h, off, off % 2 == 1, off >= 3), Bindings{{"B", 4}, {"W", 2 * h + off + 3}},
+            std::vector<Layout>{C}, std::vector<Layout>{C}, 1 << 30, "pointwise");
+      }
+    g_expect_param = "";
+    run("shift_halves_one_row_" + tn, gated_halves(t, 40, 1, true, false), Bindings{{"B", 1}, {"W", 84}},
+        std::vector<Layout>{C}, std::vector<Layout>{C}, 1 << 30, "pointwise");
+    g_expect_param = " shift";
+    for (int64_t hcols : {1000, 64, 8})
+      run("shift_padded_H" + std::to_string(hcols) + "_" + tn, padded_product(t), Bindings{{"B", 5}, {"H", hcols}},
+          std::vector<Layout>{Layout{{}, 3, 0}, Layout{{}, 1, 1}}, std::vector<Layout>{C}, 1 << 30, "pointwise",
+          t == DType::F32 ? "vec=4,shift=1" : "");
+    // Pinned where every row is aligned (the one-vector branch) and where the pieces are.
+    const std::string v = t == DType::F32 ? "vec=4" : "vec=8";
+    run("shift_pinned_aligned_" + tn, padded_product(t), Bindings{{"B", 3}, {"H", 1024}}, std::vector<Layout>{C, C},
+        std::vector<Layout>{C}, 1 << 30, "pointwise", v + ",unroll=1,one_row=0,col_vec=0,shift=1");
+    run("shift_pinned_rope4096_" + tn, rope_halves(t, 4096), Bindings{{"B", 2}, {"M", 2}}, std::vector<Layout>{C, C, C},
+        std::vector<Layout>{C}, 1 << 30, "pointwise", v + ",unroll=1,one_row=0,col_vec=0,shift=1");
+    g_expect_param = "";
   }
   g_exact = false;
   const Layout T2m{{1, 0}}, Cm{};
