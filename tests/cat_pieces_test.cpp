@@ -222,6 +222,50 @@ TEST(CatPieces, SymbolicBoundsAreRuntimeParameters) {
     if (r.category != "view") EXPECT_NE(r.params.find("vec=4"), std::string::npos) << r.name << " " << r.params;
 }
 
+// The GPU tier's cases (tests/gpu/symbolic_cat_test.cpp) plan and compile for sm_90a without
+// spills, contiguous and with the last two dims transposed in memory, and read the cat as
+// pieces (no copy).
+TEST(CatPieces, SymbolicPiecesCompileWithoutSpills) {
+  using Shapes = std::vector<std::vector<int64_t>>;
+  std::vector<std::pair<Fusion, Shapes>> cases;
+  for (const char* dt : {"f32", "bf16", "f16"}) {
+    for (int64_t k : {128, 130, 129, 65, 40, 1}) cases.push_back({rope_sym(dt, 64), {{16, 64, k}, {64, k}, {64, k}}});
+    for (int axis : {0, 1})
+      for (auto [b, h] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {37, 33}, {5, 4096}, {3, 130}})
+        cases.push_back({cat_cast(dt, axis), {{b, h}, {b, h}}});
+  }
+  for (auto [h, w] : std::vector<std::pair<int64_t, int64_t>>{{5, 16}, {1, 1}, {33, 4}, {1024, 512}})
+    cases.push_back({three_sym(), {{37, h}, {37, w}, {37, 3}, {37, 1}}});
+  cases.push_back({lead_sym(), {{64, 4096}, {100, 4096}}});
+  cases.push_back({lead_sym(), {{5, 33}, {2, 33}}});
+  for (int64_t h : {1, 7, 4097}) cases.push_back({swap_strided(), {{3, h}}});
+  for (const auto& [f, shapes] : cases) {
+    for (bool transposed : {false, true}) {
+      Shapes strides;
+      for (const auto& sh : shapes) {
+        std::vector<int64_t> st(sh.size(), 1);
+        int64_t acc = 1;
+        for (int d = static_cast<int>(sh.size()) - 1; d >= 0; --d) st[d] = acc, acc *= sh[d];
+        if (transposed && sh.size() >= 2) {
+          const size_t r = sh.size();
+          st[r - 2] = 1;
+          st[r - 1] = sh[r - 2];
+        }
+        strides.push_back(st);
+      }
+      std::string what = f.name() + (transposed ? " transposed" : "");
+      for (const auto& sh : shapes) what += " " + std::to_string(sh.back());
+      SCOPED_TRACE(what);
+      const std::string text = Executor(f).explain(shapes, strides);
+      EXPECT_EQ(text.find(" cat:"), std::string::npos) << text;
+      size_t kernels_seen = 0;
+      for (size_t at = text.find("ptxas:"); at != std::string::npos; at = text.find("ptxas:", at + 1), ++kernels_seen)
+        EXPECT_NE(text.substr(at, text.find('\n', at) - at).find(" 0 bytes spill stores"), std::string::npos) << text;
+      EXPECT_GE(kernels_seen, 1u) << text;
+    }
+  }
+}
+
 // Symbolic bounds are checked when sizes are bound: a pad of a negative size or a window past
 // its dim is an error naming it, before anything runs.
 TEST(CatPieces, SymbolicBoundsCheckedWhenBound) {
