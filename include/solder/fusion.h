@@ -115,8 +115,8 @@ enum AttrBit : uint32_t {
   kCorrection = 1u << 6,  // var_mean: Bessel correction (0 = population variance)
   kShape = 1u << 7,       // expand / reshape target; window: its shape
   kAxis = 1u << 8,        // unsqueeze / slice / cat / pad / window
-  kStart = 1u << 9,       // slice, window: first index; pad: elements before
-  kEnd = 1u << 10,        // slice, window: end index; pad: elements after
+  kStart = 1u << 9,       // slice, window: first index; pad: elements before (pad, window: a size expression)
+  kEnd = 1u << 10,        // slice, window: end index; pad: elements after (pad, window: a size expression)
   kStep = 1u << 11,
 };
 
