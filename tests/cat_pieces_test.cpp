@@ -139,6 +139,21 @@ TEST(CatPieces, OtherCatsStay) {
   EXPECT_EQ(count_ops(lower(reduced).fusion, Op::Cat), 1);
   const std::string text = Executor(reduced).explain({{4, 100}});
   EXPECT_NE(text.find("why a cat (not read as pieces in one kernel): piece 0 reads m, made by sum"), std::string::npos) << text;
+  // A piece read through a permute that moves the innermost dim (bench/programs/
+  // cat_tanh_relu_T_f32.fusion, seed 6 #119): the transpose template writes it in place.
+  const Fusion transposed = parse_fusion(R"(fusion tr {
+  input a: f32[B, H]
+  input bt: f32[H, B]
+  b = permute(bt, axes=[1, 0])
+  ta = tanh(a)
+  rb = relu(b)
+  k = cat(ta, rb, axis=0)
+  output k
+}
+)");
+  EXPECT_EQ(count_ops(lower(transposed).fusion, Op::Cat), 1);
+  EXPECT_NE(cat_stays_why(transposed, transposed.nodes()[transposed.value(transposed.find("k")).producer]).find("piece 1 reads b, a permute"),
+            std::string::npos);
 }
 
 // Cats of pieces of symbolic sizes (issue 26; seed 6 #031, seed 7 #106): the pieces, the cat

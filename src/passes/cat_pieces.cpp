@@ -28,6 +28,21 @@ bool memory_rooted(const Fusion& f, int v) {
   }
 }
 
+// A permute on v's chain of views whose innermost dim is not its source's (a transposed read),
+// or -1. The flat template, the one that masks pads, would read such a leaf element by element.
+int transposed_view(const Fusion& f, int v) {
+  for (;;) {
+    const int p = f.value(v).producer;
+    if (p < 0) return -1;
+    const Node& n = f.nodes()[p];
+    if (op_info(n.op).kind != OpKind::View) return -1;
+    if (n.op == Op::Permute && !n.attrs.axes.empty() &&
+        n.attrs.axes.back() != static_cast<int64_t>(n.attrs.axes.size()) - 1)
+      return v;
+    v = n.in[0];
+  }
+}
+
 // Each piece's cone of element math, all read from memory; "" or why the cat stays a cat.
 std::string cone_problem(const Fusion& f, const Node& cat) {
   if (cat.in.size() < 2) return "one piece";
@@ -48,7 +63,16 @@ std::string cone_problem(const Fusion& f, const Node& cat) {
           if (!walk(x)) return false;
         return true;
       }
-      if (memory_rooted(f, v)) return true;
+      if (memory_rooted(f, v)) {
+        if (const int t = transposed_view(f, v); t >= 0) {
+          why = "piece " + std::to_string(k) + " reads " + f.value(v).name +
+                (t == v ? std::string() : " through " + f.value(t).name) +
+                ", a permute that moves the innermost dim (the flat template would read it element by element; "
+                "the transpose template writes the pieces in place)";
+          return false;
+        }
+        return true;
+      }
       why = "piece " + std::to_string(k) + " reads " + f.value(v).name + ", made by " + op_name(f.nodes()[pr].op) +
             " (a kernel's result: it is written, then copied in place)";
       return false;
