@@ -1,5 +1,6 @@
 #include "passes/cat_pieces.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -179,13 +180,43 @@ std::optional<int> rewrite(Rebuilder& rb, const Fusion& f, const Node& cat) {
   return result;
 }
 
+// A cat of symbolic sizes is read as pieces only where that saves memory traffic: something
+// reads the cat (RoPE's products: the cat's round trip), or a piece would be copied (a value in
+// memory as it is, or one read elsewhere or returned). A cat whose pieces are element math that
+// only it reads is written in place by the pieces' kernel at no cost, and that kernel may be a
+// transpose: the flat template, which masks pads, would read an input transposed in memory
+// (the sweep's `T` layout, a run-time fact the graph does not show) element by element (seed 6
+// #022, #039, #103, #119). Cats of constant sizes are read as pieces wherever they can be, as
+// before. "" or why the cat stays.
+std::string symbolic_cat_gain(const Fusion& f, const Node& cat) {
+  const int axis = static_cast<int>(cat.attrs.axis);
+  bool symbolic = !f.value(cat.out[0]).shape[axis].is_const();
+  for (int p : cat.in) symbolic |= !f.value(p).shape[axis].is_const();
+  if (!symbolic) return "";
+  // Read by a node other than the cat; `outputs`: or returned.
+  auto read_elsewhere = [&](int v, bool outputs) {
+    if (outputs && std::find(f.outputs().begin(), f.outputs().end(), v) != f.outputs().end()) return true;
+    for (const Node& n : f.nodes())
+      if (&n != &cat && std::find(n.in.begin(), n.in.end(), v) != n.in.end()) return true;
+    return false;
+  };
+  if (read_elsewhere(cat.out[0], false)) return "";  // the cat as an output is written in place
+  for (int p : cat.in) {  // a piece returned or read elsewhere too is copied
+    const int pr = f.value(p).producer;
+    if (pr < 0 || !is_element_op(f.nodes()[pr].op) || read_elsewhere(p, true)) return "";
+  }
+  return "pieces of symbolic sizes that only the cat reads, each made by element math: their kernel writes them "
+         "in place (no copy), and may be a transpose kernel, which a cat read as pieces would not take";
+}
+
 }  // namespace
 
 std::string cat_stays_why(const Fusion& f, const Node& cat) {
   if (cat.op != Op::Cat) return "not a cat";
   if (std::string why = cone_problem(f, cat); !why.empty()) return why;
   PieceBounds pb;
-  return piece_bounds(f, cat, pb);
+  if (std::string why = piece_bounds(f, cat, pb); !why.empty()) return why;
+  return symbolic_cat_gain(f, cat);
 }
 
 Fusion cat_pieces_in_kernels(const Fusion& f) {

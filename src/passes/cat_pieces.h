@@ -12,8 +12,9 @@ namespace solder {
 // copy) and a window (true where the index along the axis is in the piece) picks the piece
 // (RoPE's rotate-half: cat(-x2, x1) * sin + x * cos is one kernel). Pieces of constant or
 // symbolic sizes (H, K+-1*min(K, 256): the bounds are then size expressions, which kernels take
-// as runtime scalars); few pieces of small cones (each element computes every piece); other cats
-// stay cats (pieces written in place where they are made).
+// as runtime scalars) where that saves traffic (the cat is read, or a piece would be copied);
+// few pieces of small cones (each element computes every piece); other cats stay cats (pieces
+// written in place where they are made).
 Fusion cat_pieces_in_kernels(const Fusion& f);
 
 // Why `cat` (a node of f) is not read as pieces in one kernel, or "" where it is.
