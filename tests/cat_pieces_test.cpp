@@ -13,8 +13,10 @@
 #include "solder/error.h"
 #include "solder/executor.h"
 #include "solder/reference.h"
+#include "support/symbolic_cat_programs.h"
 
 using namespace solder;
+using namespace solder::testing;
 
 namespace {
 
@@ -124,8 +126,16 @@ TEST(CatPieces, UnequalPiecesAndBroadcastLeaves) {
   expect_same_results(lead, {{3, 10}, {4, 10}}, "leading axis");
 }
 
-// What stays a cat: pieces made by reductions, pieces of symbolic length.
+// What stays a cat: pieces made by reductions (written by their kernel, then the cat copies
+// the rest); pieces of symbolic sizes that only the cat reads, each element math (written in
+// place by their kernel, which may be a transpose kernel); `solder explain` says why.
 TEST(CatPieces, OtherCatsStay) {
+  const Fusion casts = cat_cast("bf16", 1);
+  EXPECT_EQ(count_ops(lower(casts).fusion, Op::Cat), 1);
+  const std::string in_place = Executor(casts).explain({{64, 100}, {64, 100}});
+  EXPECT_NE(in_place.find("0 copies, 2 pieces written in place"), std::string::npos) << in_place;
+  EXPECT_NE(in_place.find("why a cat (not read as pieces in one kernel): pieces of symbolic sizes that only the cat reads"),
+            std::string::npos) << in_place;
   const Fusion reduced = parse_fusion(R"(fusion red {
   input x: f32[B, H]
   m = sum(x, axes=[1], keepdim=true)
@@ -134,15 +144,185 @@ TEST(CatPieces, OtherCatsStay) {
 }
 )");
   EXPECT_EQ(count_ops(lower(reduced).fusion, Op::Cat), 1);
-  const Fusion symbolic = parse_fusion(R"(fusion sym {
-  input x: f32[B, H]
-  input y: f32[B, W]
-  t = tanh(x)
-  k = cat(t, y, axis=1)
+  const std::string text = Executor(reduced).explain({{4, 100}});
+  EXPECT_NE(text.find("why a cat (not read as pieces in one kernel): piece 0 reads m, made by sum"), std::string::npos) << text;
+  // A piece read through a permute that moves the innermost dim (bench/programs/
+  // cat_tanh_relu_T_f32.fusion, seed 6 #119): the transpose template writes it in place.
+  const Fusion transposed = parse_fusion(R"(fusion tr {
+  input a: f32[B, H]
+  input bt: f32[H, B]
+  b = permute(bt, axes=[1, 0])
+  ta = tanh(a)
+  rb = relu(b)
+  k = cat(ta, rb, axis=0)
   output k
 }
 )");
-  EXPECT_EQ(count_ops(lower(symbolic).fusion, Op::Cat), 1);
+  EXPECT_EQ(count_ops(lower(transposed).fusion, Op::Cat), 1);
+  EXPECT_NE(cat_stays_why(transposed, transposed.nodes()[transposed.value(transposed.find("k")).producer]).find("piece 1 reads b, a permute"),
+            std::string::npos);
+}
+
+// Cats of pieces of symbolic sizes (issue 26; seed 6 #031, seed 7 #106): the pieces, the cat
+// and its readers are one kernel whose pads and windows take their bounds from the launch's
+// sizes. The reference of the lowered graph agrees bit for bit at sizes where pieces are odd,
+// one element or empty, and the graph prints and parses back to itself.
+TEST(CatPieces, SymbolicPiecesAreOneKernel) {
+  using Shapes = std::vector<std::vector<int64_t>>;
+  struct Case {
+    std::string what;
+    Fusion f;
+    std::vector<Shapes> shapes;
+  };
+  std::vector<Case> cases;
+  for (const char* dt : {"f32", "bf16"}) {
+    Case c{std::string("rope ") + dt, rope_sym(dt, 64), {}};
+    for (int64_t k : {128, 130, 129, 64, 65, 40, 1}) c.shapes.push_back({{2, 3, k}, {3, k}, {3, k}});
+    cases.push_back(c);
+  }
+  for (int axis : {0, 1}) {
+    Case c{"cat_cast axis " + std::to_string(axis), cat_cast("f32", axis), {}};
+    for (auto [b, h] : std::vector<std::pair<int64_t, int64_t>>{{3, 5}, {1, 1}, {4, 64}, {7, 33}}) c.shapes.push_back({{b, h}, {b, h}});
+    cases.push_back(c);
+  }
+  {
+    Case c{"three pieces", three_sym(), {}};
+    for (auto [h, w] : std::vector<std::pair<int64_t, int64_t>>{{5, 16}, {1, 1}, {8, 8}, {33, 4}})
+      c.shapes.push_back({{7, h}, {7, w}, {7, 3}, {7, 1}});
+    cases.push_back(c);
+  }
+  cases.push_back({"leading axis", lead_sym(), {{{3, 10}, {4, 10}}, {{1, 1}, {1, 1}}, {{5, 33}, {2, 33}}}});
+  cases.push_back({"strided halves", swap_strided(), {{{3, 1}}, {{3, 2}}, {{3, 7}}, {{2, 64}}}});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const SegmentedFusion sf = lower(c.f);
+    EXPECT_EQ(count_ops(sf.fusion, Op::Cat), 0) << print_fusion(sf.fusion);
+    EXPECT_EQ(kernels(sf), 1) << describe_segments(sf);
+    for (const Shapes& sh : c.shapes) expect_same_results(c.f, sh, c.what);
+    EXPECT_EQ(parse_fusion(print_fusion(sf.fusion)).hash(), sf.fusion.hash()) << print_fusion(sf.fusion);
+  }
+}
+
+// The symbolic bounds are kernel parameters: one compiled kernel serves every size whose bounds
+// its vectors fit, and the vector width follows the bounds' values at each launch (a bound that
+// is not a multiple of the widest vector narrows it; odd halves read one element at a time).
+// Every kernel compiles for sm_90a without spills.
+TEST(CatPieces, SymbolicBoundsAreRuntimeParameters) {
+  const Fusion f = rope_sym("f32", 256);
+  Executor ex(f);
+  auto kernel_params = [&](int64_t k, std::vector<KernelSourceInfo>* src = nullptr) {
+    std::string params;
+    int n = 0;
+    for (const LaunchRecord& r : ex.compile_for({{4, 10, k}, {10, k}, {10, k}}, src)) {
+      if (r.category == "view") continue;
+      ++n;
+      params = r.params;
+      EXPECT_EQ(r.spill_bytes, 0) << "K=" << k << ": " << r.params;
+    }
+    EXPECT_EQ(n, 1) << "K=" << k;
+    return params;
+  };
+  std::vector<KernelSourceInfo> sources;
+  EXPECT_NE(kernel_params(512, &sources).find("vec=4"), std::string::npos);
+  ASSERT_EQ(sources.size(), 1u);
+  EXPECT_NE(sources[0].source.find("i64 bound[2];"), std::string::npos) << sources[0].source;
+  EXPECT_NE(sources[0].source.find("< p.bound["), std::string::npos) << sources[0].source;
+  const int64_t compiled = ex.stats().kernels_compiled;
+  EXPECT_NE(kernel_params(1024).find("vec=4"), std::string::npos);
+  EXPECT_NE(kernel_params(260).find("vec=4"), std::string::npos);
+  EXPECT_EQ(ex.stats().kernels_compiled, compiled) << "a new size of the same vectors compiled again";
+  EXPECT_NE(kernel_params(514).find("vec=2"), std::string::npos);  // pieces of 258 and 256
+  EXPECT_NE(kernel_params(513).find("vec=1 "), std::string::npos);  // 257 and 256
+  EXPECT_NE(kernel_params(300).find("vec=4"), std::string::npos);   // 44 and 256
+  // Constant bounds stay literals: the kernel's parameters have no bounds.
+  std::vector<KernelSourceInfo> constant;
+  Executor(parse_fusion(kRope)).compile_for({{2, 3, 128}, {3, 128}, {3, 128}}, &constant);
+  ASSERT_FALSE(constant.empty());
+  EXPECT_EQ(constant[0].source.find("bound["), std::string::npos) << constant[0].source;
+  // seed 7 #106's cat along the rows of 16384 x 128 f32: one kernel in vectors of 4.
+  for (const LaunchRecord& r : Executor(cat_cast("f32", 1)).compile_for({{16384, 128}, {16384, 128}}))
+    if (r.category != "view") EXPECT_NE(r.params.find("vec=4"), std::string::npos) << r.name << " " << r.params;
+}
+
+// The GPU tier's cases (tests/gpu/symbolic_cat_test.cpp) plan and compile for sm_90a without
+// spills, contiguous and with the last two dims transposed in memory, and read the cat as
+// pieces (no copy).
+TEST(CatPieces, SymbolicPiecesCompileWithoutSpills) {
+  using Shapes = std::vector<std::vector<int64_t>>;
+  std::vector<std::pair<Fusion, Shapes>> cases;
+  for (const char* dt : {"f32", "bf16", "f16"}) {
+    for (int64_t k : {128, 130, 129, 65, 40, 1}) cases.push_back({rope_sym(dt, 64), {{16, 64, k}, {64, k}, {64, k}}});
+    for (int axis : {0, 1})
+      for (auto [b, h] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {37, 33}, {5, 4096}, {3, 130}})
+        cases.push_back({cat_cast(dt, axis), {{b, h}, {b, h}}});
+  }
+  for (auto [h, w] : std::vector<std::pair<int64_t, int64_t>>{{5, 16}, {1, 1}, {33, 4}, {1024, 512}})
+    cases.push_back({three_sym(), {{37, h}, {37, w}, {37, 3}, {37, 1}}});
+  cases.push_back({lead_sym(), {{64, 4096}, {100, 4096}}});
+  cases.push_back({lead_sym(), {{5, 33}, {2, 33}}});
+  for (int64_t h : {1, 7, 4097}) cases.push_back({swap_strided(), {{3, h}}});
+  for (const auto& [f, shapes] : cases) {
+    for (bool transposed : {false, true}) {
+      Shapes strides;
+      for (const auto& sh : shapes) {
+        std::vector<int64_t> st(sh.size(), 1);
+        int64_t acc = 1;
+        for (int d = static_cast<int>(sh.size()) - 1; d >= 0; --d) st[d] = acc, acc *= sh[d];
+        if (transposed && sh.size() >= 2) {
+          const size_t r = sh.size();
+          st[r - 2] = 1;
+          st[r - 1] = sh[r - 2];
+        }
+        strides.push_back(st);
+      }
+      std::string what = f.name() + (transposed ? " transposed" : "");
+      for (const auto& sh : shapes) what += " " + std::to_string(sh.back());
+      SCOPED_TRACE(what);
+      const std::string text = Executor(f).explain(shapes, strides);
+      for (size_t at = text.find(" cat: "); at != std::string::npos; at = text.find(" cat: ", at + 1))
+        EXPECT_EQ(text.compare(at, 15, " cat: 0 copies,"), 0) << text;  // no cat copies
+      size_t kernels_seen = 0;
+      for (size_t at = text.find("ptxas:"); at != std::string::npos; at = text.find("ptxas:", at + 1), ++kernels_seen)
+        EXPECT_NE(text.substr(at, text.find('\n', at) - at).find(" 0 bytes spill stores"), std::string::npos) << text;
+      EXPECT_GE(kernels_seen, 1u) << text;
+    }
+  }
+}
+
+// Symbolic bounds are checked when sizes are bound: a pad of a negative size or a window past
+// its dim is an error naming it, before anything runs.
+TEST(CatPieces, SymbolicBoundsCheckedWhenBound) {
+  const Fusion pad = parse_fusion(R"(fusion p {
+  input x: f32[B, H]
+  q = pad(x, axis=1, start=H+-10, end=W)
+  e = exp(q)
+  output e
+}
+)");
+  EXPECT_EQ(print_fusion(parse_fusion(print_fusion(pad))), print_fusion(pad));
+  try {
+    run_reference(pad, make_random_inputs(pad, {{2, 5}}, 3));
+    ADD_FAILURE() << "a pad of -5 elements was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("pad"), std::string::npos) << e.what();
+  }
+  const Fusion window = parse_fusion(R"(fusion w {
+  input x: f32[B, H]
+  input y: f32[B, W]
+  k = window(shape=[B, H], axis=1, start=0, end=W)
+  z = where(k, x, x)
+  output z
+}
+)");
+  try {
+    run_reference(window, make_random_inputs(window, {{2, 5}, {2, 6}}, 3));
+    ADD_FAILURE() << "a window past its dim was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("window"), std::string::npos) << e.what();
+  }
+  // In range, the reference masks as the constant form does.
+  const auto out = run_reference(window, make_random_inputs(window, {{2, 5}, {2, 3}}, 3));
+  EXPECT_EQ(out.size(), 1u);
 }
 
 // A pad written by hand reads zeros outside its source; as an output it is refused by name.

@@ -66,7 +66,7 @@ Scheduled schedule(const Fusion& f0, const Bindings& sizes, const std::map<int, 
     addresses.push_back(kAlignClass + static_cast<uint64_t>(l.offset * dtype_size(f.value(v).dtype)));
   }
   Scheduled c;
-  c.facts = kernel_facts(sf, si, ks, shapes, strides, addresses);
+  c.facts = kernel_facts(sf, si, ks, shapes, strides, addresses, &b);
   c.shape = ks;
   const DeviceInfo dev = h100_profile();
   const ScheduleContext cx{f, s, si, ks, c.facts, dev};

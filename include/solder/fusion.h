@@ -115,8 +115,8 @@ enum AttrBit : uint32_t {
   kCorrection = 1u << 6,  // var_mean: Bessel correction (0 = population variance)
   kShape = 1u << 7,       // expand / reshape target; window: its shape
   kAxis = 1u << 8,        // unsqueeze / slice / cat / pad / window
-  kStart = 1u << 9,       // slice, window: first index; pad: elements before
-  kEnd = 1u << 10,        // slice, window: end index; pad: elements after
+  kStart = 1u << 9,       // slice, window: first index; pad: elements before (pad, window: a size expression)
+  kEnd = 1u << 10,        // slice, window: end index; pad: elements after (pad, window: a size expression)
   kStep = 1u << 11,
 };
 
@@ -145,6 +145,11 @@ struct Attrs {
   int64_t correction = 0;
   Shape shape;
   int64_t axis = 0, start = 0, end = kSliceToEnd, step = 1;
+  // pad (elements before / after) and window (first / end index): the bounds as size
+  // expressions. Where a bound is constant, `start` / `end` hold its value too (either may be set:
+  // inference makes them agree); where it is symbolic (a cat of pieces of sizes H, K+-64), the
+  // int field is 0 and every reader takes the Dim (`bounds_at` evaluates them at a binding).
+  Dim bound_start = Dim(0), bound_end = Dim(0);
   bool operator==(const Attrs& o) const;
 };
 
@@ -235,6 +240,9 @@ void verify(const Fusion& f);
 // of one tensor (src/ir/limits.h); an error names the value, its dim and the sizes.
 Bindings bind_shapes(const Fusion& f, const std::vector<std::vector<int64_t>>& input_sizes);
 std::vector<int64_t> eval_shape(const Shape& s, const Bindings& b);
+// A pad or window node with its bounds evaluated under `b` into attrs.start / end (what
+// evaluators of concrete tensors read: the reference, views as metadata); any other node as is.
+Node bounds_at(const Node& n, const Bindings& b);
 
 // ---- builder functions -------------------------------------------------------------------
 Tensor constant(Fusion& f, double v, DType t);
@@ -301,6 +309,7 @@ Tensor cat(const std::vector<Tensor>& xs, int64_t axis);
 // x with `before` and `after` zeros (false) added along `axis` (constants; a kernel reads it as a
 // masked view of x, never copied).
 Tensor pad(const Tensor& x, int64_t axis, int64_t before, int64_t after);
+Tensor pad(const Tensor& x, int64_t axis, const Dim& before, const Dim& after);
 
 Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor linear(const Tensor& x, const Tensor& w, std::optional<Tensor> bias = std::nullopt);

@@ -13,6 +13,7 @@
 #include "exec/matmul_step.h"
 #include "exec/step_events.h"
 #include "exec/view_meta.h"
+#include "passes/cat_pieces.h"
 #include "pipeline/compile_group.h"
 #include "pipeline/compile_kernel.h"
 #include "pipeline/pipeline.h"
@@ -162,6 +163,7 @@ struct RunPlan {
   std::vector<Step> steps;
   std::vector<LaunchRecord> records;
   std::vector<KernelSourceInfo> sources;  // this plan's kernels, for `solder profile --dump-dir`
+  Bindings bindings;                      // the sizes it was built for (symbolic pad/window bounds)
 };
 
 struct Executor::Impl {
@@ -293,7 +295,7 @@ Executor::Impl::KernelParts Executor::Impl::kernel_parts(RunPlan& rp, int si, co
     }
     st.alloc.push_back(v);
   }
-  const LaunchFacts facts = kernel_facts(sf, si, ks, shapes, strides, addr);
+  const LaunchFacts facts = kernel_facts(sf, si, ks, shapes, strides, addr, &rp.bindings);
   DeviceInfo dev = current_device();
   const CompileOptions options = compile_options(si);
   PreparedKernel pk = prepare_kernel(sf, si, ks, facts, dev, KernelCache::global(), options);
@@ -558,6 +560,7 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
                               const Bindings& b) {
   const Fusion& f = sf.fusion;
   RunPlan rp;
+  rp.bindings = b;
   rp.meta.resize(f.values().size());
   std::vector<uint64_t> align(f.values().size(), 256);  // address mod 256 (allocations are aligned)
   std::vector<char> provided(f.values().size(), 0);
@@ -602,7 +605,7 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
       TensorMeta vm;
       int64_t off = 0;
       auto out_shape = eval_shape(f.value(st.dst).shape, b);
-      bool viewable = view_meta(n, rp.meta[st.src], out_shape, vm, off);
+      bool viewable = view_meta(bounds_at(n, b), rp.meta[st.src], out_shape, vm, off);  // a pad's `before` at b
       if (view_placed[st.src] == st.dst) {  // its kernel wrote it in place: nothing to do
         if (dry)
           described += "segment " + std::to_string(si) + " view: " + op_name(n.op) +
@@ -679,7 +682,7 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
                      (st.pieces_src.size() < n.in.size()
                           ? ", " + std::to_string(n.in.size() - st.pieces_src.size()) + " pieces written in place by their kernels"
                           : "") +
-                     "\n";
+                     "\n    why a cat (not read as pieces in one kernel): " + cat_stays_why(f, n) + "\n";
       if (st.pieces_src.empty()) {  // every piece in place: nothing to launch
         st.kind = Step::View;
         st.src = st.dst;

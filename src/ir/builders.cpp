@@ -162,6 +162,14 @@ Tensor pad(const Tensor& x, int64_t axis, int64_t before, int64_t after) {
   return one(Op::Pad, {x}, a);
 }
 
+Tensor pad(const Tensor& x, int64_t axis, const Dim& before, const Dim& after) {
+  Attrs a;
+  a.axis = axis;
+  a.bound_start = before;
+  a.bound_end = after;
+  return one(Op::Pad, {x}, a);
+}
+
 Tensor cat(const std::vector<Tensor>& xs, int64_t axis) {
   Attrs a;
   a.axis = axis;

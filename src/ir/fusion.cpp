@@ -82,7 +82,7 @@ bool Attrs::operator==(const Attrs& o) const {
   return same_double(value, o.value) && dtype == o.dtype && same_double(lo, o.lo) &&
          same_double(hi, o.hi) && axes == o.axes && keepdim == o.keepdim &&
          correction == o.correction && shape == o.shape && axis == o.axis && start == o.start &&
-         end == o.end && step == o.step;
+         end == o.end && step == o.step && bound_start == o.bound_start && bound_end == o.bound_end;
 }
 
 const Value& Tensor::value() const {
@@ -260,6 +260,8 @@ uint64_t Fusion::hash() const {
     for (auto x : a.axes) h = fnv(h, x);
     h = fnv(h, a.keepdim); h = fnv(h, a.correction); h = fnv(h, shape_str(a.shape));
     h = fnv(h, a.axis); h = fnv(h, a.start); h = fnv(h, a.end); h = fnv(h, a.step);
+    if (!a.bound_start.is_const() || !a.bound_end.is_const())
+      h = fnv(h, a.bound_start.str() + ":" + a.bound_end.str());
   }
   for (int id : outputs_) h = fnv(h, id);
   return h;
@@ -312,6 +314,28 @@ void check_reshape_counts(const Fusion& f, const Bindings& b) {
       throw Error("reshape(" + x.name + " " + shape_str(x.shape) + ") to " + shape_str(y.shape) + ": " + x.name + " holds " +
                   std::to_string(have) + " elements, the target " + std::to_string(want) + ", for " + bound_sizes(b) +
                   " (a reshape the builder made where operands' dims differ as expressions: they must be equal)");
+  }
+}
+
+// Symbolic pad and window bounds (a cat of pieces of symbolic sizes, passes/cat_pieces.cpp):
+// a pad adds >= 0 elements on each side, a window lies inside its dim.
+void check_window_bounds(const Fusion& f, const Bindings& b) {
+  for (const Node& n : f.nodes()) {
+    if (n.op != Op::Pad && n.op != Op::Window) continue;
+    const bool constant = n.attrs.bound_start.is_const() && n.attrs.bound_end.is_const() &&
+                          (n.op == Op::Pad || n.attrs.shape.at(n.attrs.axis).is_const());
+    if (constant) continue;  // checked when built
+    const int64_t s = n.attrs.bound_start.eval(b), e = n.attrs.bound_end.eval(b);
+    const std::string what = std::string(op_name(n.op)) + " " + f.value(n.out[0]).name + " (start=" +
+                             n.attrs.bound_start.str() + ", end=" + n.attrs.bound_end.str() + ")";
+    if (n.op == Op::Pad && (s < 0 || e < 0))
+      throw Error(what + ": pads " + std::to_string(s) + " and " + std::to_string(e) + " elements for " + bound_sizes(b));
+    if (n.op == Op::Window) {
+      const int64_t size = n.attrs.shape.at(n.attrs.axis).eval(b);
+      if (s < 0 || e < s || e > size)
+        throw Error(what + ": the window [" + std::to_string(s) + ", " + std::to_string(e) + ") is not inside its dim of " +
+                    std::to_string(size) + " for " + bound_sizes(b));
+    }
   }
 }
 
@@ -381,7 +405,17 @@ Bindings bind_shapes(const Fusion& f, const std::vector<std::vector<int64_t>>& s
   }
   check_value_sizes(f, b);
   check_reshape_counts(f, b);
+  check_window_bounds(f, b);
   return b;
+}
+
+Node bounds_at(const Node& n, const Bindings& b) {
+  Node r = n;
+  if (n.op == Op::Pad || n.op == Op::Window) {
+    r.attrs.start = n.attrs.bound_start.eval(b);
+    r.attrs.end = n.attrs.bound_end.eval(b);
+  }
+  return r;
 }
 
 std::vector<int64_t> eval_shape(const Shape& s, const Bindings& b) {

@@ -25,6 +25,28 @@ std::string operands(const Fusion& f, const std::vector<int>& in) {
   throw Error(std::string(op_name(op)) + "(" + operands(f, in) + "): " + why);
 }
 
+// Pad and window bounds: the int fields and the Dims agree where a bound is constant (either
+// may be the one set: builders of constant pads set the ints), and the ints are 0 where it is
+// symbolic.
+void sync_bound(const Fusion& f, Op op, const std::vector<int>& in, int64_t& v, Dim& d, const char* name) {
+  const auto c = d.const_value();
+  if (!c) {
+    v = 0;
+  } else if (*c == 0) {
+    d = Dim(v);
+  } else if (v == 0) {
+    v = *c;
+  } else if (v != *c) {
+    fail(f, op, in, std::string(name) + " is " + std::to_string(v) + " and " + d.str());
+  }
+}
+
+void sync_bounds(const Fusion& f, Op op, const std::vector<int>& in, Attrs& a) {
+  if (a.end == kSliceToEnd) a.end = 0;  // Attrs' default (a slice's): not set
+  sync_bound(f, op, in, a.start, a.bound_start, "start");
+  sync_bound(f, op, in, a.end, a.bound_end, "end");
+}
+
 int64_t norm_axis(const Fusion& f, Op op, const std::vector<int>& in, int64_t axis, int rank) {
   if (axis < -rank || axis >= rank)
     fail(f, op, in, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
@@ -102,9 +124,12 @@ std::vector<Inferred> infer(const Fusion& f, Op op, const std::vector<int>& in, 
         if (r == 0) fail(f, op, in, "a window needs a shape of rank >= 1");
         if (attrs.axis < -r || attrs.axis >= r) fail(f, op, in, "axis " + std::to_string(attrs.axis) + " is out of range");
         if (attrs.axis < 0) attrs.axis += r;
+        sync_bounds(f, op, in, attrs);
         const auto n = attrs.shape[attrs.axis].const_value();
-        if (!n || attrs.start < 0 || attrs.end < attrs.start || attrs.end > *n)
-          fail(f, op, in, "a window needs 0 <= start <= end <= its constant dim");
+        const bool symbolic = !attrs.bound_start.is_const() || !attrs.bound_end.is_const();
+        if (!symbolic && (attrs.start < 0 || attrs.end < attrs.start || (n && attrs.end > *n)))
+          fail(f, op, in, "a window needs 0 <= start <= end <= its dim");
+        // Symbolic bounds, or constant ones in a symbolic dim's end: checked when sizes are bound.
         return {{DType::Bool, attrs.shape}};
       }
       return {{attrs.dtype, {}}};
@@ -270,10 +295,17 @@ std::vector<Inferred> infer(const Fusion& f, Op op, const std::vector<int>& in, 
         }
         case Op::Pad: {
           attrs.axis = norm_axis(f, op, in, attrs.axis, r);
+          sync_bounds(f, op, in, attrs);
           if (attrs.start < 0 || attrs.end < 0 || attrs.start > kMaxPad || attrs.end > kMaxPad)
             fail(f, op, in, "pad sizes must be in [0, " + std::to_string(kMaxPad) + "]");
           Shape out = x.shape;
-          out[attrs.axis] = x.shape[attrs.axis] + Dim(attrs.start + attrs.end);
+          // Symbolic sizes are checked (>= 0) when sizes are bound. Symbolic pads sum in place
+          // order (before, x, after), so a cat's piece padded by the pieces before and after it
+          // spans the cat's dim as the cat's inference wrote it: H+W, not W+H.
+          if (attrs.bound_start.is_const() && attrs.bound_end.is_const())
+            out[attrs.axis] = x.shape[attrs.axis] + Dim(attrs.start + attrs.end);
+          else
+            out[attrs.axis] = attrs.bound_start + x.shape[attrs.axis] + attrs.bound_end;
           return {{x.dtype, out}};
         }
         case Op::Slice: {

@@ -237,9 +237,14 @@ class Parser {
       case kCorrection: a.correction = integer(); break;
       case kShape: a.shape = shape_list(); break;
       case kAxis: a.axis = integer(); break;
-      case kStart: a.start = integer(); break;
+      case kStart:
+        if (op == Op::Pad || op == Op::Window) a.bound_start = dim_value(key);
+        else a.start = integer();
+        break;
       case kEnd:
-        if (peek().is("end") && peek().kind == Token::Ident) {
+        if (op == Op::Pad || op == Op::Window) {
+          a.bound_end = dim_value(key);
+        } else if (peek().is("end") && peek().kind == Token::Ident) {
           next();
           a.end = kSliceToEnd;
         } else {
@@ -291,6 +296,28 @@ class Parser {
   }
 
   // '[' dim (',' dim)* ']' where a dim is any run of tokens up to ',' or ']' ("S*D", "H+-2").
+  // A pad's or window's bound: a size expression up to the ',' or ')' that ends the attribute.
+  Dim dim_value(const Token& key) {
+    TextPos pos = peek().pos;
+    std::string text;
+    TextPos end{0, 0};
+    for (int depth = 0; depth > 0 || !(peek().is(",") || peek().is(")"));) {
+      const Token& t = peek();
+      if (t.kind == Token::End || t.is("{") || t.is("}") || t.is("=") || t.is("[") || t.is("]"))
+        fail(t.pos, "expected ')' after attribute '" + key.text + "', got " + spell(t));
+      depth += t.is("(") - t.is(")");
+      const bool w = t.kind == Token::Ident || t.kind == Token::Number;
+      if (w && end.line > 0 && (t.pos.line != end.line || t.pos.col != end.col)) text += ' ';
+      end = w ? TextPos{t.pos.line, t.pos.col + static_cast<int>(t.text.size())} : TextPos{0, 0};
+      text += next().text;
+    }
+    try {
+      return parse_dim(text);
+    } catch (const std::exception& e) {
+      fail(pos, std::string("bad size '") + text + "': " + e.what());
+    }
+  }
+
   Shape shape_list() {
     expect_punct("[");
     Shape s;

@@ -54,8 +54,9 @@ std::string attr_list(const Node& n) {
   if (bits & kCorrection) put("correction", std::to_string(a.correction));
   if (bits & kShape) put("shape", shape_str(a.shape));
   if (bits & kAxis) put("axis", std::to_string(a.axis));
-  if (bits & kStart) put("start", std::to_string(a.start));
-  if (bits & kEnd) put("end", a.end == kSliceToEnd ? "end" : std::to_string(a.end));
+  const bool bounds = n.op == Op::Pad || n.op == Op::Window;  // size expressions
+  if (bits & kStart) put("start", bounds ? a.bound_start.str() : std::to_string(a.start));
+  if (bits & kEnd) put("end", bounds ? a.bound_end.str() : a.end == kSliceToEnd ? "end" : std::to_string(a.end));
   if (bits & kStep) put("step", std::to_string(a.step));
   return s;
 }

@@ -29,6 +29,7 @@ uint64_t attrs_hash(const Attrs& a) {
   h = mix(mix(h, static_cast<uint64_t>(a.keepdim)), static_cast<uint64_t>(a.correction));
   h = mix(h, shape_str(a.shape));
   for (int64_t x : {a.axis, a.start, a.end, a.step}) h = mix(h, static_cast<uint64_t>(x));
+  if (!a.bound_start.is_const() || !a.bound_end.is_const()) h = mix(h, a.bound_start.str() + ":" + a.bound_end.str());
   return h;
 }
 

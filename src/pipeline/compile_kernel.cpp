@@ -196,7 +196,7 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Kernel
 
 LaunchFacts kernel_facts(const SegmentedFusion& sf, int index, KernelShape& ks,
                          const std::vector<std::vector<int64_t>>& shapes, const std::vector<std::vector<int64_t>>& strides,
-                         const std::vector<uint64_t>& addresses) {
+                         const std::vector<uint64_t>& addresses, const Bindings* b) {
   const Segment& s = sf.segments.at(index);
   const Fusion& f = sf.fusion;
   // The domain's sizes: the largest operand shape of each domain dim (right-aligned); reduction
@@ -221,7 +221,15 @@ LaunchFacts kernel_facts(const SegmentedFusion& sf, int index, KernelShape& ks,
     if (!in_shape.empty() && in_shape.size() == domain.size())
       for (size_t i = 0; i < domain.size(); ++i) domain[i] = std::max(domain[i], in_shape[i]);
   }
-  return make_facts(f, s, ks, domain, shapes, strides, addresses);
+  LaunchFacts facts = make_facts(f, s, ks, domain, shapes, strides, addresses);
+  for (const Dim& d : symbolic_bounds(f, s)) {
+    if (!b)
+      throw Error("schedule: kernel segment " + std::to_string(index) + " reads a pad or window bounded by " + d.str() +
+                  ": its facts need the launch's sizes");
+    facts.bounds.push_back(d.eval(*b));
+  }
+  add_window_facts(f, s, ks, facts);
+  return facts;
 }
 
 LaunchFacts contiguous_facts(const SegmentedFusion& sf, int index, const Bindings& b) {
@@ -238,7 +246,7 @@ LaunchFacts contiguous_facts(const SegmentedFusion& sf, int index, const Binding
     shapes.push_back(sh);
     strides.push_back(st);
   }
-  return kernel_facts(sf, index, ks, shapes, strides, std::vector<uint64_t>(ks.operands.size(), kAlignClass));
+  return kernel_facts(sf, index, ks, shapes, strides, std::vector<uint64_t>(ks.operands.size(), kAlignClass), &b);
 }
 
 int resident_blocks(const DeviceInfo& dev, const PreparedKernel& pk) {
@@ -248,8 +256,9 @@ int resident_blocks(const DeviceInfo& dev, const PreparedKernel& pk) {
 
 std::vector<int64_t> pack_params(const LaunchFacts& facts) {
   const int n = static_cast<int>(facts.operands.size());
-  const ParamLayout L{n};
+  const ParamLayout L{n, static_cast<int>(facts.bounds.size())};
   std::vector<int64_t> params(L.size(), 0);
+  for (size_t i = 0; i < facts.bounds.size(); ++i) params[L.bound(static_cast<int>(i))] = facts.bounds[i];
   params[ParamLayout::kRows] = facts.R;
   params[ParamLayout::kCols] = facts.C;
   for (size_t d = 0; d < facts.dims.size(); ++d) params[ParamLayout::dim(static_cast<int>(d))] = facts.dims[d];

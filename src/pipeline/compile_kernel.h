@@ -44,9 +44,11 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int segment_index, cons
 // Facts of kernel segment `si` for operands (parallel to analyze_kernel's) of these shapes,
 // strides and addresses (or alignment classes). The domain's sizes come from the operands.
 // May refine `ks` for these layouts (see make_facts): pass the same `ks` to prepare_kernel.
+// `b`: the launch's sizes, which a segment that reads pads or windows of symbolic bounds needs
+// (LaunchFacts::bounds; an error without them).
 LaunchFacts kernel_facts(const SegmentedFusion& sf, int segment_index, KernelShape& ks,
                          const std::vector<std::vector<int64_t>>& shapes, const std::vector<std::vector<int64_t>>& strides,
-                         const std::vector<uint64_t>& addresses);
+                         const std::vector<uint64_t>& addresses, const Bindings* b = nullptr);
 // Facts for contiguous operands at aligned addresses, at the sizes `b` binds.
 LaunchFacts contiguous_facts(const SegmentedFusion& sf, int segment_index, const Bindings& b);
 

@@ -166,7 +166,7 @@ std::vector<HostTensor> run_reference(const Fusion& f, const std::vector<HostTen
     const Node& n = nodes[i];
     std::vector<const Buf*> in;
     for (int v : n.in) in.push_back(&vals[v]);
-    auto outs = eval_node(f, n, in, bindings);
+    auto outs = eval_node(f, bounds_at(n, bindings), in, bindings);  // symbolic pad/window bounds evaluated
     for (size_t k = 0; k < outs.size(); ++k) {
       vals[n.out[k]] = std::move(outs[k]);
       vals[n.out[k]].dtype = f.value(n.out[k]).dtype;

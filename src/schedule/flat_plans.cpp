@@ -16,25 +16,13 @@ constexpr int kUnroll = 4;
 // 8 resident blocks of 256 threads fill an SM's 2048 threads.
 constexpr int kFlatThreads = 256;
 
-// Windows and pads (a cat's pieces in one kernel): each `vec` chunk must lie wholly inside or
-// outside every window, since the template tests a vector once. So vec divides the innermost
-// dim (a chunk stays in one index of the outer dims) and, for windows along the innermost dim,
-// both bounds. Whether `vec` keeps that; `windowed` says the segment has any.
+// Windows and pads (a cat's pieces in one kernel): whether `vec` keeps each chunk wholly inside
+// or outside every one (windows_fit: the facts' cuts along the innermost dim, symbolic bounds at
+// their values at this launch: a plan serves the launch signature it was chosen for, and
+// launch_grid refuses it where vec does not divide them); `windowed` says the segment has any.
 bool windows_allow(const ScheduleContext& cx, int vec, bool& windowed) {
-  const int rank = static_cast<int>(cx.shape.dim_order.size());
-  bool ok = true;
-  for (int ni : cx.segment.nodes)  // pads are read by the nodes, windows computed inline for them
-    for (int v : cx.fusion.nodes()[ni].in) {
-      const Node* n = pad_or_window(cx.fusion, v);
-      if (!n) continue;
-      windowed = true;
-      if (rank == 0 || cx.facts.dims.empty()) continue;
-      if (cx.facts.dims[rank - 1] % vec) ok = false;
-      if (window_dim(cx.fusion, cx.shape, v) != rank - 1) continue;
-      const int64_t hi = n->op == Op::Window ? n->attrs.end : cx.facts.dims[rank - 1] - n->attrs.end;
-      if (n->attrs.start % vec || hi % vec) ok = false;
-    }
-  return ok;
+  windowed = windowed || cx.facts.windowed;
+  return windows_fit(cx.facts, vec);
 }
 
 // Phase-shifted rows for flat kernels whose rows do not start vector-aligned (C = 4097, a view
@@ -159,8 +147,11 @@ bool shift_windows_allow(const ScheduleContext& cx, const KernelPlan& plan, int 
       if (kd == rank - 1 && full_input) continue;
       if (cx.facts.dims[rank - 1] % vec) return false;
       if (kd != rank - 1) continue;
-      const int64_t hi = n->op == Op::Window ? n->attrs.end : cx.facts.dims[rank - 1] - n->attrs.end;
-      if (n->attrs.start % vec || hi % vec) return false;
+      const std::vector<Dim> symbolic = symbolic_bounds(cx.fusion, cx.segment);
+      const int64_t lo = bound_value(symbolic, cx.facts, n->attrs.bound_start),
+                    end = bound_value(symbolic, cx.facts, n->attrs.bound_end);
+      const int64_t hi = n->op == Op::Window ? end : cx.facts.dims[rank - 1] - end;
+      if (lo % vec || hi % vec) return false;
     }
   return true;
 }

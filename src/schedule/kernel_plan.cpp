@@ -141,6 +141,23 @@ int window_dim(const Fusion& f, const KernelShape& ks, int v) {
   return static_cast<int>(std::find(ks.dim_order.begin(), ks.dim_order.end(), dom_axis) - ks.dim_order.begin());
 }
 
+std::vector<Dim> symbolic_bounds(const Fusion& f, const Segment& s) {
+  std::vector<Dim> out;
+  for (int ni : s.nodes)
+    for (int v : f.nodes()[ni].in)
+      if (const Node* n = pad_or_window(f, v))
+        for (const Dim* d : {&n->attrs.bound_start, &n->attrs.bound_end})
+          if (!d->is_const() && bound_slot(out, *d) < 0) out.push_back(*d);
+  return out;
+}
+
+int bound_slot(const std::vector<Dim>& bounds, const Dim& d) {
+  if (d.is_const()) return -1;
+  for (size_t i = 0; i < bounds.size(); ++i)
+    if (bounds[i] == d) return static_cast<int>(i);
+  return -1;
+}
+
 KernelShape analyze_kernel(const Fusion& f, const Segment& s) {
   KernelShape k;
   k.category = s.category;

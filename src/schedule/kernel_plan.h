@@ -150,6 +150,14 @@ KernelShape analyze_kernel(const Fusion& f, const Segment& s);
 // -1 for any other value.
 int window_dim(const Fusion& f, const KernelShape& ks, int v);
 
+// The symbolic bounds (size expressions: a cat of pieces of sizes H, K+-64) of the pads and
+// windows kernel segment s reads, each once, in the order the kernel's parameters hold their
+// values (`p.bound[i]`, evaluated from the launch's sizes: LaunchFacts::bounds). Constant
+// bounds stay literals in the code. Empty for most kernels (their parameters have no bounds).
+std::vector<Dim> symbolic_bounds(const Fusion& f, const Segment& s);
+// Slot of symbolic bound d in symbolic_bounds, or -1 (a constant).
+int bound_slot(const std::vector<Dim>& bounds, const Dim& d);
+
 struct KernelPlan {
   KernelShape shape;
   std::vector<OperandPlan> operands;  // parallel to shape.operands

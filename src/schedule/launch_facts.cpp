@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "solder/error.h"
+
 namespace solder {
 
 namespace {
@@ -186,6 +188,8 @@ bool row_steps_divisible(const LaunchFacts& facts, int k, int split, int vec) {
 std::string flat_vectors_misfit(const KernelPlan& plan, const LaunchFacts& facts) {
   const KernelParams& p = plan.params;
   if (p.vec <= 1) return "";
+  if (!windows_fit(facts, p.vec))
+    return "a cat's piece (a pad or window) begins or ends inside a vector along the rows, or the rows are not a multiple of it";
   const int split = plan.shape.split;
   const int rank = static_cast<int>(facts.dims.size());
   if (p.shift && rank - split >= 2 && facts.dims[rank - 1] < p.vec)  // a lane's window index wraps once
@@ -253,6 +257,36 @@ int widest_vec(const KernelPlan& plan, const LaunchFacts& facts, bool tail_ok) {
     if (ok) break;
   }
   return vec;
+}
+
+int64_t bound_value(const std::vector<Dim>& symbolic, const LaunchFacts& facts, const Dim& d) {
+  if (const auto c = d.const_value()) return *c;
+  const int slot = bound_slot(symbolic, d);
+  if (slot < 0 || slot >= static_cast<int>(facts.bounds.size()))
+    throw Error("schedule: the bound " + d.str() + " of a pad or window has no value at this launch");
+  return facts.bounds[slot];
+}
+
+bool windows_fit(const LaunchFacts& facts, int vec) {
+  if (!facts.windowed || facts.dims.empty()) return true;
+  if (facts.dims.back() % vec) return false;
+  return std::all_of(facts.window_cuts.begin(), facts.window_cuts.end(), [&](int64_t c) { return c % vec == 0; });
+}
+
+void add_window_facts(const Fusion& f, const Segment& s, const KernelShape& ks, LaunchFacts& facts) {
+  const std::vector<Dim> symbolic = symbolic_bounds(f, s);
+  const int rank = static_cast<int>(ks.dim_order.size());
+  for (int ni : s.nodes)  // pads are read by the nodes, windows computed inline for them
+    for (int v : f.nodes()[ni].in) {
+      const Node* n = pad_or_window(f, v);
+      if (!n) continue;
+      facts.windowed = true;
+      if (rank == 0 || facts.dims.empty() || window_dim(f, ks, v) != rank - 1) continue;
+      const int64_t lo = bound_value(symbolic, facts, n->attrs.bound_start),
+                    end = bound_value(symbolic, facts, n->attrs.bound_end);
+      facts.window_cuts.push_back(lo);
+      facts.window_cuts.push_back(n->op == Op::Window ? end : facts.dims[rank - 1] - end);
+    }
 }
 
 }  // namespace solder

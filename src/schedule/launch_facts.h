@@ -22,7 +22,23 @@ struct LaunchFacts {
   std::vector<int64_t> dims;  // kernel order
   int64_t R = 1, C = 1;
   std::vector<OperandFacts> operands;  // parallel to KernelShape::operands
+  std::vector<int64_t> bounds;         // values of symbolic_bounds (pads, windows) at these sizes
+  // Pads and windows (a cat's pieces): whether the kernel reads any, and each index along the
+  // innermost kernel dim where one begins or ends (the flat template tests a vector chunk
+  // once, so a vector must not cross one: `windows_fit`).
+  bool windowed = false;
+  std::vector<int64_t> window_cuts;
 };
+
+// Whether vectors of `vec` elements keep every chunk inside or outside each pad and window:
+// vec divides the innermost dim (a chunk stays in one index of the outer dims) and every cut.
+bool windows_fit(const LaunchFacts& facts, int vec);
+// Fills facts.windowed and window_cuts for segment s (facts.bounds already set).
+void add_window_facts(const Fusion& f, const Segment& s, const KernelShape& ks, LaunchFacts& facts);
+
+// Value of a pad's or window's bound `d` (attrs.bound_start / bound_end of a node the kernel
+// reads) at these facts: its constant, or its slot's value (symbolic_bounds order).
+int64_t bound_value(const std::vector<Dim>& symbolic, const LaunchFacts& facts, const Dim& d);
 
 // Allocations are aligned to this many bytes (the caching allocator and cuMemAlloc give at
 // least 256), so `address % kAlignClass` is all a plan may depend on.
