@@ -188,7 +188,9 @@ bool row_steps_divisible(const LaunchFacts& facts, int k, int split, int vec) {
 std::string flat_vectors_misfit(const KernelPlan& plan, const LaunchFacts& facts) {
   const KernelParams& p = plan.params;
   if (p.vec <= 1) return "";
-  if (!windows_fit(facts, p.vec))
+  // Shift plans read a cat's Full pieces at their own phase; their windows are the scheduler's
+  // shift_windows_allow (flat_plans.cpp), checked at these same facts.
+  if (!p.shift && !windows_fit(facts, p.vec))
     return "a cat's piece (a pad or window) begins or ends inside a vector along the rows, or the rows are not a multiple of it";
   const int split = plan.shape.split;
   const int rank = static_cast<int>(facts.dims.size());
