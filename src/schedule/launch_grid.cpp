@@ -55,6 +55,8 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     return g;
   }
   if (plan.shape.category == KernelCategory::Inner) {
+    if (p.index32 && !fits_index32(facts))
+      throw Error("kernel " + plan.name + " (index32) cannot address operands of these sizes in 32 bits");
     // Persistent kernels assume every batch but the last lies inside the row (see write_inner);
     // phase-shifted ones that the batches cover the row and that at every phase the batches but
     // the last hold whole vectors (slots 1 .. (batch - 1) * tpr). A cluster's blocks share a row.
