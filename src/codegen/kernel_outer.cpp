@@ -382,7 +382,6 @@ class OuterWriter {
     c_ += "    __syncthreads();\n    if (!olast) return;\n    __threadfence();\n";
     c_ += "    // The last block: split y in thread row y % TY, in split order, then across the rows.\n";
     init_accs(2);
-    // Two splits' loads in flight: each round is a trip to L2 while the rest of the device idles.
     c_ += "    for (int y = ty; y < (int)gridDim.y; y += TY) {\n";
     if (any_welford_) c_ += "      const float ny = (float)(min(RR, (i64)(y + 1) * rps) - min(RR, (i64)y * rps));\n";
     c_ += "#pragma unroll\n      for (int j = 0; j < VEC; ++j)\n        if (" + col_ok("j") + ") {\n"
