@@ -33,6 +33,7 @@ struct Dim3 { unsigned x = 0, y = 0, z = 0; };
 #include "exec/view_meta.h"
 #include "solder/error.h"
 #include "../../../tests/support/shift_programs.h"
+#include "../../../tests/support/symbolic_cat_programs.h"
 
 using namespace solder;
 using namespace solder::testing;
@@ -145,7 +146,7 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
         Buffer vb = input_buffer(input_index(u));
         TensorMeta m{f.value(u).dtype, vb.shape, vb.strides};
         for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-          const Node& n = f.nodes()[*it];
+          const Node n = bounds_at(f.nodes()[*it], b);  // symbolic pad/window bounds at these sizes
           TensorMeta out;
           int64_t o = 0;
           if (!view_meta(n, m, eval_shape(f.value(n.out[0]).shape, b), out, o)) throw Error("a view strides cannot express");
@@ -164,7 +165,7 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
     addr.push_back(((a % 256) + 256) % 256 ? ((a % 256) + 256) % 256 : 256);
   }
   // malloc alignment is 16: make the address classes honest (mod 16 only matters for vectors <= 16 B)
-  LaunchFacts facts = kernel_facts(sf, si, ks, shapes, strides, addr);
+  LaunchFacts facts = kernel_facts(sf, si, ks, shapes, strides, addr, &b);
   DeviceInfo dev = h100_profile();
   CompileOptions co;
   co.plan = plan_pin;
@@ -372,7 +373,14 @@ int main(int argc, char** argv) {
             Bindings{{"B", 2}, {"M", 4}}, std::vector<Layout>{l, C, C}, std::vector<Layout>{C}, 1 << 30, "pointwise");
       }
     }
+    // Symbolic pieces (pads' bounds as kernel parameters) under shift plans: halves of a
+    // symbolic head dim at odd lengths.
     g_expect_param = "";
+    for (auto [h, k] : std::vector<std::pair<int64_t, int64_t>>{{65, 130}, {65, 131}, {2049, 4098}, {9, 17}})
+      for (const Layout& l : {Layout{}, Layout{{}, 0, 1}})
+        run("symshift_rope_H" + std::to_string(h) + "_K" + std::to_string(k) + "_mis" + std::to_string(l.mis) + "_" + tn,
+            rope_sym(tn, h), Bindings{{"B", 2}, {"M", 40}, {"K", k}}, std::vector<Layout>{l, C, C}, std::vector<Layout>{C}, 1 << 30,
+            "pointwise");
     run("shift_rope_size1_" + tn, rope_halves(t, 4098), Bindings{{"B", 1}, {"M", 1}}, std::vector<Layout>{C, C, C},
         std::vector<Layout>{C}, 1 << 30, "pointwise");
     g_expect_param = t == DType::F32 ? "" : " shift";
