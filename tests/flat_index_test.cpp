@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "support/flat_programs.h"
+#include "support/first_plan.h"
 
 #include "pipeline/compile_kernel.h"
 #include "pipeline/pipeline.h"
@@ -24,58 +25,6 @@ using namespace solder;
 using namespace solder::testing;
 
 namespace {
-
-// How an input is laid out: its innermost dim padded by `pad` elements (a slice of a wider
-// tensor: row stride != row length) and its first element `offset` elements past alignment.
-struct InputLayout {
-  int64_t pad = 0, offset = 0;
-};
-
-struct Scheduled {
-  std::string scheduler;
-  KernelPlan plan;  // the first candidate
-  LaunchFacts facts;
-  KernelShape shape;
-  PreparedKernel prepared;  // with `compile`
-};
-
-Scheduled schedule(const Fusion& f0, const Bindings& sizes, const std::map<int, InputLayout>& layouts = {},
-                   bool compile = false) {
-  SegmentedFusion sf = lower(f0);
-  const Fusion& f = sf.fusion;
-  const Bindings b = bind_shapes(f, resolve_input_shapes(f0, {}, sizes));
-  int si = 0;
-  while (sf.segments.at(si).kind != SegmentKind::Kernel) ++si;
-  const Segment& s = sf.segments.at(si);
-  KernelShape ks = analyze_kernel(f, s);
-  std::vector<std::vector<int64_t>> shapes, strides;
-  std::vector<uint64_t> addresses;
-  for (int v : ks.operands) {
-    shapes.push_back(eval_shape(f.value(v).shape, b));
-    InputLayout l;
-    for (size_t i = 0; i < f.inputs().size(); ++i)
-      if (f.inputs()[i] == v && layouts.count(static_cast<int>(i))) l = layouts.at(static_cast<int>(i));
-    const std::vector<int64_t>& sh = shapes.back();
-    std::vector<int64_t> st(sh.size(), 1);
-    int64_t acc = 1;
-    for (int d = static_cast<int>(sh.size()) - 1; d >= 0; --d) {
-      st[d] = acc;
-      acc *= sh[d] + (d + 1 == static_cast<int>(sh.size()) ? l.pad : 0);
-    }
-    strides.push_back(st);
-    addresses.push_back(kAlignClass + static_cast<uint64_t>(l.offset * dtype_size(f.value(v).dtype)));
-  }
-  Scheduled c;
-  c.facts = kernel_facts(sf, si, ks, shapes, strides, addresses, &b);
-  c.shape = ks;
-  const DeviceInfo dev = h100_profile();
-  const ScheduleContext cx{f, s, si, ks, c.facts, dev};
-  const SchedulerChoice sc = choose_scheduler(cx);
-  c.scheduler = sc.scheduler->name();
-  c.plan = sc.scheduler->candidates(cx).front();
-  if (compile) c.prepared = prepare_kernel(sf, si, ks, c.facts, dev, KernelCache::global());
-  return c;
-}
 
 Fusion full_reduction(DType t, bool use_mean) {
   Fusion f("slice_reduce");

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "support/shift_programs.h"
+#include "support/first_plan.h"
 
 #include "pipeline/compile_kernel.h"
 #include "pipeline/pipeline.h"
@@ -23,53 +24,6 @@ using namespace solder;
 using namespace solder::testing;
 
 namespace {
-
-// An input's innermost dim padded by `pad` elements, its first element `offset` past alignment.
-struct InputLayout {
-  int64_t pad = 0, offset = 0;
-};
-
-struct Scheduled {
-  KernelPlan plan;  // the first candidate
-  LaunchFacts facts;
-  PreparedKernel prepared;  // with `compile`
-};
-
-Scheduled schedule(const Fusion& f0, const Bindings& sizes, const std::map<int, InputLayout>& layouts = {},
-                   bool compile = false) {
-  SegmentedFusion sf = lower(f0);
-  const Fusion& f = sf.fusion;
-  const Bindings b = bind_shapes(f, resolve_input_shapes(f0, {}, sizes));
-  int si = 0;
-  while (sf.segments.at(si).kind != SegmentKind::Kernel) ++si;
-  const Segment& s = sf.segments.at(si);
-  KernelShape ks = analyze_kernel(f, s);
-  std::vector<std::vector<int64_t>> shapes, strides;
-  std::vector<uint64_t> addresses;
-  for (int v : ks.operands) {
-    // A view's facts come from its input's layout (kernel_facts applies the view's offset).
-    shapes.push_back(eval_shape(f.value(v).shape, b));
-    InputLayout l;
-    for (size_t i = 0; i < f.inputs().size(); ++i)
-      if (f.inputs()[i] == v && layouts.count(static_cast<int>(i))) l = layouts.at(static_cast<int>(i));
-    const std::vector<int64_t>& sh = shapes.back();
-    std::vector<int64_t> st(sh.size(), 1);
-    int64_t acc = 1;
-    for (int d = static_cast<int>(sh.size()) - 1; d >= 0; --d) {
-      st[d] = acc;
-      acc *= sh[d] + (d + 1 == static_cast<int>(sh.size()) ? l.pad : 0);
-    }
-    strides.push_back(st);
-    addresses.push_back(kAlignClass + static_cast<uint64_t>(l.offset * dtype_size(f.value(v).dtype)));
-  }
-  Scheduled c;
-  c.facts = kernel_facts(sf, si, ks, shapes, strides, addresses);
-  const DeviceInfo dev = h100_profile();
-  const ScheduleContext cx{f, s, si, ks, c.facts, dev};
-  c.plan = choose_scheduler(cx).scheduler->candidates(cx).front();
-  if (compile) c.prepared = prepare_kernel(sf, si, ks, c.facts, dev, KernelCache::global());
-  return c;
-}
 
 // The pointwise kernel's launch record for contiguous inputs of these sizes, planned and compiled
 // as a run would (a program's views at their real offsets and strides).
