@@ -409,7 +409,7 @@ int main(int argc, char** argv) {
     {
       Tensor x0 = fe.input("x0", t, {Dim(1), Dim::sym("M"), Dim::sym("K")});
       Tensor y0 = fe.input("y0", t, {Dim(1), Dim::sym("M"), Dim(1)});
-      fe.output(maximum(expand(x0, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")}), y0) + constant(fe, -3, t));
+      fe.output(maximum(expand(x0, {Dim(3), Dim::sym("M"), Dim::sym("K")}), y0) + constant(fe, -3, t));  // B: no input binds it
     }
     Fusion fb("fit_bcast");
     {
@@ -437,6 +437,18 @@ int main(int argc, char** argv) {
       }
       run("fit_bcast_pinned256" + kn, fb, sz, std::vector<Layout>{C, C, C, C}, std::vector<Layout>{C}, 3, "pointwise", "threads=256");
       run("fit_div_pinned64" + kn, fd, sz, std::vector<Layout>{C, C}, std::vector<Layout>{C}, 3, "pointwise", "threads=64");
+      // The 2-D plan (small R takes one row of R x C) at widths that cover the row in one pass or
+      // not, over misaligned inputs too.
+      // M = 8: the [1, M, K] operands' rows at the output's phase (M * K a multiple of 8), as at
+      // the sweep's sizes, so the phased 2-D plan fits.
+      if (k == 1024) continue;
+      const Bindings sz8{{"B", 3}, {"M", 8}, {"K", k}};
+      for (const char* th : {"64", "96"}) {
+        const std::string pin = std::string("one_row=0,threads=") + th, pn = std::string("fit2d_") + th;
+        run(pn + "_expand" + kn, fe, sz8, std::vector<Layout>{C, C}, std::vector<Layout>{C}, 5, "pointwise", pin);
+        run(pn + "_bcast" + kn, fb, sz8, std::vector<Layout>{C, C, C, C}, std::vector<Layout>{C}, 5, "pointwise", pin);
+        run(pn + "_div" + kn, fd, sz8, std::vector<Layout>{C, C}, std::vector<Layout>{C}, 5, "pointwise", pin);
+      }
     }
   }
   g_exact = false;
