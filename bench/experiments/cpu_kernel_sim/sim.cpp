@@ -440,14 +440,14 @@ int main(int argc, char** argv) {
       // The 2-D plan (small R takes one row of R x C) at widths that cover the row in one pass or
       // not, over misaligned inputs too.
       // M = 8: the [1, M, K] operands' rows at the output's phase (M * K a multiple of 8), as at
-      // the sweep's sizes, so the phased 2-D plan fits.
+      // the sweep's sizes, so the phased 2-D plan fits (a [B, 1, K] operand's rows are at K's
+      // phase: fit_div has no phased 2-D plan at these K, launch_grid refuses the pin).
       if (k == 1024) continue;
       const Bindings sz8{{"B", 3}, {"M", 8}, {"K", k}};
       for (const char* th : {"64", "96"}) {
         const std::string pin = std::string("one_row=0,threads=") + th, pn = std::string("fit2d_") + th;
         run(pn + "_expand" + kn, fe, sz8, std::vector<Layout>{C, C}, std::vector<Layout>{C}, 5, "pointwise", pin);
         run(pn + "_bcast" + kn, fb, sz8, std::vector<Layout>{C, C, C, C}, std::vector<Layout>{C}, 5, "pointwise", pin);
-        run(pn + "_div" + kn, fd, sz8, std::vector<Layout>{C, C}, std::vector<Layout>{C}, 5, "pointwise", pin);
       }
     }
   }
