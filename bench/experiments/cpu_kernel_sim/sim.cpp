@@ -407,6 +407,58 @@ int main(int argc, char** argv) {
         std::vector<Layout>{C}, 1 << 30, "pointwise", v + ",unroll=1,one_row=0,col_vec=0,shift=1");
     g_expect_param = "";
   }
+  // 2-D pointwise plans whose rows fit one pass: blocks as wide as the row's vectors (seed 8
+  // #012, #142, #127 at small sizes): phased rows of odd lengths with [1, M, 1], [1, M, K],
+  // [1, 1, K] and expanded operands, aligned rows with a [B, 1, K] one; a grid of 3 rows at a
+  // time (the row loop), misaligned and padded inputs; the pinned 256-thread plans beside.
+  for (DType t : {DType::F32, DType::F16, DType::BF16}) {
+    const std::string tn(dtype_name(t));
+    Fusion fe("fit_expand");
+    {
+      Tensor x0 = fe.input("x0", t, {Dim(1), Dim::sym("M"), Dim::sym("K")});
+      Tensor y0 = fe.input("y0", t, {Dim(1), Dim::sym("M"), Dim(1)});
+      fe.output(maximum(expand(x0, {Dim(3), Dim::sym("M"), Dim::sym("K")}), y0) + constant(fe, -3, t));  // B: no input binds it
+    }
+    Fusion fb("fit_bcast");
+    {
+      Tensor x = fb.input("x", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+      Tensor y0 = fb.input("y0", t, {Dim(1), Dim::sym("M"), Dim(1)});
+      Tensor y1 = fb.input("y1", t, {Dim(1), Dim::sym("M"), Dim::sym("K")});
+      Tensor y2 = fb.input("y2", t, {Dim(1), Dim(1), Dim::sym("K")});
+      fb.output((y0 - x) * y1 + y2);
+    }
+    Fusion fd("fit_div");
+    {
+      Tensor x = fd.input("x", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+      Tensor y4 = fd.input("y4", t, {Dim::sym("B"), Dim(1), Dim::sym("K")});
+      Tensor a = constant(fd, 2, t) - clamp(silu(x * constant(fd, -3, t)), -1.5, 2);
+      fd.output(a / (abs(y4) + constant(fd, 1, t)));
+    }
+    for (int64_t k : {333, 37, 1024, 130}) {
+      const std::string kn = "_K" + std::to_string(k) + "_" + tn;
+      const Bindings sz{{"B", 3}, {"M", 5}, {"K", k}};
+      for (const Layout& l : {Layout{}, Layout{{}, 0, 1}, Layout{{}, 3, 0}}) {
+        const std::string ln = "_pad" + std::to_string(l.pad) + "_mis" + std::to_string(l.mis);
+        run("fit_expand" + kn + ln, fe, sz, std::vector<Layout>{l, C}, std::vector<Layout>{C}, 1 << 30, "pointwise");
+        run("fit_bcast" + kn + ln, fb, sz, std::vector<Layout>{l, C, l, C}, std::vector<Layout>{C}, 3, "pointwise");
+        run("fit_div" + kn + ln, fd, sz, std::vector<Layout>{l, l}, std::vector<Layout>{C}, 3, "pointwise");
+      }
+      run("fit_bcast_pinned256" + kn, fb, sz, std::vector<Layout>{C, C, C, C}, std::vector<Layout>{C}, 3, "pointwise", "threads=256");
+      run("fit_div_pinned64" + kn, fd, sz, std::vector<Layout>{C, C}, std::vector<Layout>{C}, 3, "pointwise", "threads=64");
+      // The 2-D plan (small R takes one row of R x C) at widths that cover the row in one pass or
+      // not, over misaligned inputs too.
+      // M = 8: the [1, M, K] operands' rows at the output's phase (M * K a multiple of 8), as at
+      // the sweep's sizes, so the phased 2-D plan fits (a [B, 1, K] operand's rows are at K's
+      // phase: fit_div has no phased 2-D plan at these K, launch_grid refuses the pin).
+      if (k == 1024) continue;
+      const Bindings sz8{{"B", 3}, {"M", 8}, {"K", k}};
+      for (const char* th : {"64", "96"}) {
+        const std::string pin = std::string("one_row=0,threads=") + th, pn = std::string("fit2d_") + th;
+        run(pn + "_expand" + kn, fe, sz8, std::vector<Layout>{C, C}, std::vector<Layout>{C}, 5, "pointwise", pin);
+        run(pn + "_bcast" + kn, fb, sz8, std::vector<Layout>{C, C, C, C}, std::vector<Layout>{C}, 5, "pointwise", pin);
+      }
+    }
+  }
   g_exact = false;
   const Layout T2m{{1, 0}}, Cm{};
   run("mixed_staged_in", mixed(), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2m, T2m, T2m}, std::vector<Layout>{Cm, Cm}, 1 << 30, "transpose");
