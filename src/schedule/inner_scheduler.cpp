@@ -228,10 +228,10 @@ RowModel::RowModel(const ScheduleContext& c) : cx(c) {
         widest = es;
       }
       for (int k : general) base.operands[k].segments = vec > 1 && general_segments(facts, k, vec);
-      // Those still read element by element divide per element: in 32 bits where every
-      // index and offset fits (a 64-bit division is several times the instructions).
-      const bool per_element = std::any_of(general.begin(), general.end(), [&](int k) { return !base.operands[k].segments; });
-      base.params.index32 = per_element && fits_index32(facts);
+      // Their offsets (per element, or per vector in runs) come from a division chain: in 32
+      // bits where every index and offset fits (a 64-bit division is several times the
+      // instructions; seed 8 #130's runs of 768 paid it per vector of 4).
+      base.params.index32 = fits_index32(facts);
     }
   }
   // Rows that do not start vec-aligned (C = 5140 or 4098 f16 elements, a view at an odd offset)
