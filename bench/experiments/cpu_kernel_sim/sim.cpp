@@ -6,6 +6,7 @@
 // any memory order, padding and misalignment; an operand that is a view of an input (a slice, a
 // cat's pad) shares its input's memory at the view's strides and offset. `shift_` cases: the
 // pointwise shift plans (inputs read at their own phase, tests/support/shift_programs.h).
+// `onorm_` cases: the outer_norm template's General inputs (warp shuffles mocked block-wide).
 // Not part of the build (an experiment):
 //   W=$PWD; g++ -std=gnu++20 -O1 -g -DNDEBUG -DFMT_HEADER_ONLY=1 -fsanitize=address -rdynamic \
 //     -DSIM_DIR=\"$W/bench/experiments/cpu_kernel_sim\" -I$W/src -I$W/include -isystem /usr/local/cuda/include \
@@ -20,10 +21,12 @@ struct Dim3 { unsigned x = 0, y = 0, z = 0; };
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <sstream>
 #include <thread>
 #include <vector>
 
 #include "codegen/device_runtime.h"
+#include "ir/parser.h"
 #include "pipeline/compile_kernel.h"
 #include "pipeline/pipeline.h"
 #include "programs/run_inputs.h"
@@ -321,6 +324,28 @@ int main(int argc, char** argv) {
     run("tall_T_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 300}, {"B", 100}}, std::vector<Layout>{T2, C}, std::vector<Layout>{C}, 1 << 30, "transpose", "tile_rows=128,threads=512,min_blocks=2");
     run("wide_mis_T_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 97}, {"B", 130}}, std::vector<Layout>{Layout{{1, 0}, 0, 1}, Layout{{}, 3, 0}}, std::vector<Layout>{C}, 1 << 30, "transpose", "tile_cols=128,threads=256,min_blocks=2");
     run("conservative_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2, C}, std::vector<Layout>{C}, 1 << 30, "transpose", "vec=1,tile_vec=1,tile_rows=32,min_blocks=1");
+  }
+  // The outer_norm template with a General input (seed 7 #068: a layer norm of x + r + pb, x
+  // transposed, the residual r along the rows, read element by element): the scheduler's plan
+  // and pinned held / re-read forms, f16 (held in pairs) and f32, r padded and misaligned.
+  {
+    std::ifstream in(SIM_DIR "/../../programs/layer_norm_T_res_pb_f16.fusion");
+    std::stringstream text;
+    text << in.rdbuf();
+    for (const std::string tn : {"f16", "f32"}) {
+      std::string src = text.str();
+      if (tn == "f32")
+        for (size_t at; (at = src.find("f16[")) != std::string::npos;) src.replace(at, 4, "f32[");
+      const Fusion f = parse_fusion(src);
+      for (const Layout& rl : {C, Layout{{}, 3, 1}})
+        for (const std::string pin : {std::string(), std::string("vec=8,threads=256,rows_per_block=256,unroll=2,persistent_batch=0,min_blocks=1"),
+                                      std::string("vec=8,threads=256,rows_per_block=128,persistent_batch=3,min_blocks=1"),
+                                      std::string("vec=4,threads=128,rows_per_block=32,persistent_batch=10,min_blocks=1"),
+                                      std::string("vec=1,threads=128,rows_per_block=4,unroll=1,persistent_batch=0,min_blocks=1,staged=0")}) {
+          const std::string name = "onorm_general_" + tn + "_pad" + std::to_string(rl.pad) + (pin.empty() ? "" : "_" + pin);
+          run(name, f, Bindings{{"B", 64}, {"H", 301}}, std::vector<Layout>{C, rl, C}, std::vector<Layout>{C}, 1 << 30, "outer_norm", pin);
+        }
+    }
   }
   // The outer template (phase-shifted kept columns and the aligned form; block and grid form):
   // exact allocations, misaligned and padded inputs, odd runs.
