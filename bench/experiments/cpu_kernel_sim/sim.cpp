@@ -345,6 +345,9 @@ int main(int argc, char** argv) {
           const std::string name = "onorm_general_" + tn + "_pad" + std::to_string(rl.pad) + (pin.empty() ? "" : "_" + pin);
           run(name, f, Bindings{{"B", 64}, {"H", 301}}, std::vector<Layout>{C, rl, C}, std::vector<Layout>{C}, 1 << 30, "outer_norm", pin);
         }
+      // The roles swapped: x stored along the rows (General), r transposed (Full).
+      run("onorm_general_swapped_" + tn, f, Bindings{{"B", 64}, {"H", 301}}, std::vector<Layout>{T2, T2, C}, std::vector<Layout>{C}, 1 << 30,
+          "outer_norm");
     }
   }
   // The outer template (phase-shifted kept columns and the aligned form; block and grid form):
