@@ -85,6 +85,36 @@ TEST(FlatIndex, BroadcastRowsWithUnitColumnsLoadAsVectors) {
   EXPECT_EQ(odd.plan.params.col_vec, 1) << operand_text(odd, f);
 }
 
+// 2-D pointwise rows that fit one pass of 256 threads take blocks as wide as their vectors
+// (row_fit_threads; seed 8 #142: f32 rows of 333 phased in vectors of 4, 84 a row; #127: f16
+// rows of 1024 in vectors of 8); rows of several passes keep 256.
+TEST(FlatIndex, BlocksAsWideAsShortRows) {
+  Fusion f("sub_mul_add");
+  Tensor x = f.input("x", DType::F32, dims({"B", "M", "K"}));
+  Tensor y0 = f.input("y0", DType::F32, dims({"1", "M", "1"}));
+  Tensor y1 = f.input("y1", DType::F32, dims({"1", "M", "K"}));
+  Tensor y2 = f.input("y2", DType::F32, dims({"1", "1", "K"}));
+  f.output((y0 - x) * y1 + y2);
+  const Scheduled a = schedule(f, {{"B", 128}, {"M", 512}, {"K", 333}});
+  EXPECT_FALSE(a.plan.params.one_row) << operand_text(a, f);
+  EXPECT_EQ(a.plan.params.col_vec, 1) << operand_text(a, f);
+  EXPECT_EQ(a.plan.params.vec, 4) << operand_text(a, f);
+  EXPECT_EQ(a.plan.params.threads, 96) << operand_text(a, f);
+  const Scheduled b = schedule(f, {{"B", 4}, {"M", 64}, {"K", 4097}});
+  EXPECT_EQ(b.plan.params.threads, 256) << operand_text(b, f);
+
+  Fusion g("div_rows");
+  Tensor gx = g.input("x", DType::F16, dims({"B", "M", "K"}));
+  Tensor gy = g.input("y4", DType::F16, dims({"B", "1", "K"}));
+  g.output(gx / (abs(gy) + 1.0));
+  const Scheduled c = schedule(g, {{"B", 64}, {"M", 128}, {"K", 1024}});
+  EXPECT_EQ(c.plan.params.vec, 8) << operand_text(c, g);
+  EXPECT_EQ(c.plan.params.threads, 128) << operand_text(c, g);
+  // Rows of 40 vectors: no fewer than 64 threads (32 resident blocks fill an SM's 2048).
+  const Scheduled d = schedule(g, {{"B", 64}, {"M", 128}, {"K", 320}});
+  if (!d.plan.params.one_row) EXPECT_EQ(d.plan.params.threads, 64) << operand_text(d, g);
+}
+
 // Which form takes rows that fit 256-thread chunks badly (the model: thread slots that hold
 // elements, in the widest vectors): one row of R x C where the 2-D grid leaves a fifth of its
 // lanes idle and nothing is read element by element (seed 3 #127); the 2-D grid, phase-shifted
@@ -112,7 +142,8 @@ TEST(FlatIndex, RowsThatFitChunksBadly) {
 
   const Scheduled c = schedule(masked(DType::F16, {"1", "M", "1"}), {{"B", 64}, {"M", 1000}, {"K", 512}});
   EXPECT_FALSE(c.plan.params.one_row) << operand_text(c, {});
-  EXPECT_EQ(c.plan.params.threads, 256) << operand_text(c, {});
+  // A row of 128 vectors in one pass: a block as wide as the row (row_fit_threads).
+  EXPECT_EQ(c.plan.params.threads, 128) << operand_text(c, {});
   const Grid gc = launch_grid(c.plan, c.facts, h100_profile(), 32, 0);
   EXPECT_EQ(gc.x, 1u);
 

@@ -112,6 +112,17 @@ Fusion norm_of_transposed(DType t, bool rms) {
   return f;
 }
 
+// A layer norm of x + r where x is transposed (xt is [H, B] in memory) and the residual r lies
+// along the rows ([B, H]: its reduced rows unit-stride, its kept columns not; seed 7 #068).
+Fusion norm_of_transposed_res(DType t) {
+  Fusion f("ln_T_res");
+  Tensor xt = f.input("xt", t, {Dim::sym("H"), Dim::sym("B")});
+  Tensor r = f.input("r", t, {Dim::sym("B"), Dim::sym("H")});
+  Tensor w = f.input("w", t, {Dim::sym("H")});
+  f.output(layer_norm(permute(xt, {1, 0}) + r, 1, w, f.input("b", t, {Dim::sym("H")})));
+  return f;
+}
+
 }  // namespace
 
 int tx_of(const KernelParams& p) { return p.threads / p.rows_per_block; }
@@ -251,6 +262,47 @@ TEST(OuterNormScheduler, NormOfATransposedViewPlansItsSegments) {
   EXPECT_LE(p.params.cluster, 8) << p.params.str();
   const Grid g = launch_grid(p, c.facts, h100_profile(), 1);
   EXPECT_GE(g.x, 8u * 128u) << "8 waves of the SMs that clusters of 8 take";
+}
+
+// A contiguous residual beside a transposed input whose rows are too long for the inner
+// scheduler's staged tiles: outer_norm reads it General, element by element (a warp's lanes of
+// a column walk contiguous rows), never through shared memory (cp.async copies whole vectors);
+// its layout used to send the segment to inner, which read the transposed x element by element,
+// a sector per element. Shorter rows stay with inner, which stages x.
+TEST(OuterNormScheduler, ContiguousResidualOfATransposedInputIsGeneral) {
+  for (DType t : {DType::F16, DType::F32}) {
+    const Scheduled c = choice_for(norm_of_transposed_res(t), {{"B", 1024}, {"H", 16384}});
+    EXPECT_EQ(c.scheduler, "outer_norm") << c.passed_over;
+    EXPECT_NE(c.passed_over.find("outer: input r: its innermost kept dims are not contiguous"), std::string::npos) << c.passed_over;
+    const Scheduled shorter = choice_for(norm_of_transposed_res(t), {{"B", 16384}, {"H", 3000}});
+    EXPECT_EQ(shorter.scheduler, "inner");
+    EXPECT_NE(shorter.passed_over.find("inner stages it"), std::string::npos) << shorter.passed_over;
+    ASSERT_FALSE(c.plans.empty());
+    const KernelPlan& p = c.plans.front();
+    int general_in = 0, full_in = 0;
+    for (const OperandPlan& o : p.operands) {
+      if (o.is_output) continue;
+      general_in += o.access == Access::General;
+      full_in += o.access == Access::Full;
+    }
+    EXPECT_EQ(general_in, 1) << "r";
+    EXPECT_EQ(full_in, 1) << "x";
+    for (const KernelPlan& q : c.plans) EXPECT_EQ(q.params.smem_rows, 0) << q.params.str();
+  }
+  // Every plan the executor takes compiles without spills, held and re-read, odd sizes included.
+  for (DType t : {DType::F16, DType::BF16, DType::F32})
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 1024}, {"H", 16384}}, {{"B", 64}, {"H", 15001}}, {{"B", 77}, {"H", 20000}},
+                                                   {{"B", 16}, {"H", 100003}}, {{"B", 64}, {"H", 3000}}}) {
+      Fusion f = norm_of_transposed_res(t);
+      std::string what = std::string(dtype_name(t));
+      for (const auto& [k, v] : b) what += " " + k + "=" + std::to_string(v);
+      Executor ex(f);
+      for (const auto& r : ex.compile_for(resolve_input_shapes(f, {}, b))) {
+        EXPECT_EQ(r.spill_bytes, 0) << what << ": " << r.params;
+        // Rows whose 16-byte runs fit a block's shared memory: inner stages r (measured plans).
+        EXPECT_EQ(r.category, b.at("H") >= 15000 ? "outer-reduction" : "inner-reduction") << what;
+      }
+    }
 }
 
 TEST(OuterNormScheduler, PlansPrintParseValidateAndCoverTheirRows) {

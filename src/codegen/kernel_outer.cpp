@@ -330,18 +330,33 @@ class OuterWriter {
       c_ += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
       for (size_t pl = 0; pl < planes.size(); ++pl)
         c_ += I(ind + 1) + sm[pl] + "[(ty * VEC + j) * TX + tx] = " + planes[pl].first + "[j];\n";
-      c_ += I(ind) + "}\n" + I(ind) + "__syncthreads();\n" + I(ind) + "if (ty == 0) {\n#pragma unroll\n" + I(ind + 1) +
-            "for (int j = 0; j < VEC; ++j) {\n";
+      c_ += I(ind) + "}\n" + I(ind) + "__syncthreads();\n" + I(ind) + "if (ty == 0) {\n";
       if (a.welford()) {
-        c_ += I(ind + 2) + "Welford x = {wn, " + a.m() + "[j], " + a.q() + "[j]};\n";
-        // Not unrolled: a chain of merges gains nothing from it, and TY = 16 unrolled spilled.
-        c_ += "#pragma unroll 1\n" + I(ind + 2) + "for (int t = 1; t < TY; ++t) x = welford_merge(x, {osn[t], " + sm[0] +
-              "[(t * VEC + j) * TX + tx], " + sm[1] + "[(t * VEC + j) * TX + tx]});\n";
-        c_ += I(ind + 2) + a.m() + "[j] = x.mean;\n" + I(ind + 2) + a.q() + "[j] = x.m2;\n";
-      } else {
-        c_ += I(ind + 2) + "for (int t = 1; t < TY; ++t) " + a.a() + "[j] = " +
-              combine(partial_op(*a.st), a.a() + "[j]", sm[0] + "[(t * VEC + j) * TX + tx]") + ";\n";
+        // The rows' partials (n_t, mean_t, M2_t) in two passes, not a chain of Chan merges:
+        // mean = sum n_t mean_t / N, then M2 = sum M2_t + n_t (mean_t - mean)^2. Deviations are
+        // from the final mean (no cancellation, as Chan's) and there is no reciprocal per merge;
+        // rows outer, columns inner, so a row's VEC columns are independent (a chain of TY merges
+        // per column, one column after another, held thread row 0 for thousands of cycles at the
+        // end of every block). Rows not unrolled: unrolled, their loads spilled under 64 registers.
+        const std::string m = a.m(), q = a.q(), at = "[(t * VEC + j) * TX + tx]";
+        c_ += I(ind + 1) + "float s" + num(a.i) + "[VEC], n = wn;\n";
+        c_ += "#pragma unroll\n" + I(ind + 1) + "for (int j = 0; j < VEC; ++j) s" + num(a.i) + "[j] = wn * " + m + "[j];\n";
+        c_ += "#pragma unroll 1\n" + I(ind + 1) + "for (int t = 1; t < TY; ++t) {\n" + I(ind + 2) + "const float nt = osn[t];\n" +
+              I(ind + 2) + "n += nt;\n#pragma unroll\n" + I(ind + 2) + "for (int j = 0; j < VEC; ++j) s" + num(a.i) + "[j] += nt * " +
+              sm[0] + at + ";\n" + I(ind + 1) + "}\n";
+        c_ += "#pragma unroll\n" + I(ind + 1) + "for (int j = 0; j < VEC; ++j) {\n" + I(ind + 2) + "const float mean = n > 0.f ? s" +
+              num(a.i) + "[j] / n : 0.f, d = " + m + "[j] - mean;\n" + I(ind + 2) + q + "[j] += wn * d * d;\n" + I(ind + 2) + m +
+              "[j] = mean;\n" + I(ind + 1) + "}\n";
+        c_ += "#pragma unroll 1\n" + I(ind + 1) + "for (int t = 1; t < TY; ++t) {\n" + I(ind + 2) + "const float nt = osn[t];\n" +
+              "#pragma unroll\n" + I(ind + 2) + "for (int j = 0; j < VEC; ++j) {\n" + I(ind + 3) + "const float d = " + sm[0] + at +
+              " - " + m + "[j];\n" + I(ind + 3) + q + "[j] += " + sm[1] + at + " + nt * d * d;\n" + I(ind + 2) + "}\n" + I(ind + 1) +
+              "}\n";
+        c_ += I(ind) + "}\n" + I(ind) + "__syncthreads();\n";
+        continue;
       }
+      c_ += "#pragma unroll\n" + I(ind + 1) + "for (int j = 0; j < VEC; ++j) {\n";
+      c_ += I(ind + 2) + "for (int t = 1; t < TY; ++t) " + a.a() + "[j] = " +
+            combine(partial_op(*a.st), a.a() + "[j]", sm[0] + "[(t * VEC + j) * TX + tx]") + ";\n";
       c_ += I(ind + 1) + "}\n" + I(ind) + "}\n" + I(ind) + "__syncthreads();\n";
     }
     if (any_welford_) c_ += I(ind) + "if (ty == 0)\n" + I(ind + 1) + "for (int t = 1; t < TY; ++t) wn += osn[t];\n";

@@ -9,7 +9,11 @@
 // are stored by thread row 0. Element math is recomputed in every pass from the inputs: with
 // `batch` > 0 those are held in registers, read from memory once; with batch 0 each pass reads
 // them again (rows too long to hold); with `smem_rows` = S the first S held slots are in dynamic
-// shared memory (cp.async), the rest in registers. Inputs that vary along the rows only (weights) are read
+// shared memory (cp.async), the rest in registers. General inputs (their reduced rows
+// unit-stride, their kept columns not: a contiguous residual beside a transposed input) are
+// read element by element, VEC loads a row, held like a Full input's vector (never in shared
+// memory); a warp's TY = 32 / TX lanes of a column read contiguous rows, whole sectors at TX
+// <= 2 for 16-bit types. Inputs that vary along the rows only (weights) are read
 // where used. var_mean is one Welford step (Chan's merge across threads), so a layer norm takes
 // two passes.
 //
@@ -81,6 +85,8 @@ class OuterNormWriter {
 
  private:
   bool is(int k, Access a) const { return w_.op(k).access == a; }
+  // A General input of 16-bit elements held in pairs (VEC even).
+  bool general_pairs(int k) const { return is(k, Access::General) && P_.vec % 2 == 0 && t_of(k) == "u16"; }
   std::string t_of(int k) const { return storage_type(w_.dt(w_.op(k).value)); }
   // Operand k's offset of this thread's column kc0 + j (VEC divides HK: one outer kept index).
   std::string kept_off(int k, const std::string& j) const {
@@ -127,6 +133,10 @@ class OuterNormWriter {
     c_ += "  const i64 ka = kc0 / HK, kr = kc0 % HK;\n";
     for (int k = 0; k < static_cast<int>(w_.plan.operands.size()); ++k)
       if (is(k, Access::Full)) c_ += "  const i64 kb" + num(k) + " = ka * sa" + num(k) + " + kr;\n";
+    // A General input's column kc0 (its elements j at j * si: VEC divides HK).
+    for (int k : ins_)
+      if (is(k, Access::General))
+        c_ += "  const " + t_of(k) + "* const gb" + num(k) + " = " + w_.ptr(k) + " + ka * sa" + num(k) + " + kr * si" + num(k) + ";\n";
     // The block combine: per plane, the warps' partials [W][VEC][TX] then the totals [VEC][TX];
     // the staged outputs' tiles alias it (outer_norm_smem).
     const OuterNormSmem sm = outer_norm_smem(P_, nb_);
@@ -162,12 +172,26 @@ class OuterNormWriter {
                                               : "ld_vec<" + t_of(k) + ", VEC>(" + base + " + kb" + num(k) + ")";
         c_ += I(ind) + prefix + num(k) + "[" + s + "] = " + ld + ";\n";
       }
+      // General inputs (reduced rows unit-stride, kept columns not): VEC element loads, a warp's
+      // lanes of one column reading TY = 32 / TX contiguous rows.
+      // 16-bit elements packed in pairs (half the held registers).
+      if (is(k, Access::General)) {
+        const std::string g = "(gb" + num(k) + " + (i64)(" + r + ") * rs" + num(k) + ")";
+        if (general_pairs(k))
+          c_ += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC / 2; ++j) " + prefix + num(k) + "[" + s + "].e[j] = (unsigned)" + g +
+                "[(2 * j) * si" + num(k) + "] | (unsigned)" + g + "[(2 * j + 1) * si" + num(k) + "] << 16;\n";
+        else
+          c_ += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) " + prefix + num(k) + "[" + s + "].e[j] = " + g + "[j * si" +
+                num(k) + "];\n";
+      }
       if (is(k, Access::Row) && prefix != "h") c_ += I(ind) + prefix + "r" + num(k) + "[" + s + "] = (" + base + ")[0];\n";
     }
   }
   void row_decls(int ind, const std::string& n, const std::string& prefix) {
     for (int k : ins_) {
       if (is(k, Access::Full)) c_ += I(ind) + w_.in_vec_type(k) + " " + prefix + num(k) + "[" + n + "];\n";
+      if (is(k, Access::General))
+        c_ += I(ind) + (general_pairs(k) ? std::string("Vec<unsigned, VEC / 2> ") : "Vec<" + t_of(k) + ", VEC> ") + prefix + num(k) + "[" + n + "];\n";
       if (is(k, Access::Row) && prefix != "h") c_ += I(ind) + t_of(k) + " " + prefix + "r" + num(k) + "[" + n + "];\n";
     }
   }
@@ -188,6 +212,9 @@ class OuterNormWriter {
       c_ += "  }\n";
       return;
     }
+    for (int k : ins_)
+      if (is(k, Access::General))
+        throw Error("codegen: " + w_.plan.name + ": smem_rows holds Full inputs' vectors only (input " + num(k) + " is General)");
     c_ += "  constexpr int SR = " + num(sr) + ";  // of them, slots i < SR in shared memory, the rest in registers\n";
     c_ += "  extern __shared__ __align__(16) unsigned char dyn_smem[];\n";
     c_ += "  const unsigned dsm = (unsigned)__cvta_generic_to_shared(dyn_smem);\n";
@@ -247,6 +274,10 @@ class OuterNormWriter {
         case Access::Full: {
           const std::string v = prefix == "h" ? held_ref(k, s) : prefix + num(k) + "[" + s + "]";
           return load_convert(t, w_.in_pairs(k) ? "half_of(" + v + ".e[j / 2], j & 1)" : v + ".e[j]");
+        }
+        case Access::General: {
+          const std::string v = prefix + num(k) + "[" + s + "]";
+          return load_convert(t, general_pairs(k) ? "half_of(" + v + ".e[j / 2], j & 1)" : v + ".e[j]");
         }
         case Access::Row:
           return load_convert(t, prefix == "h" ? w_.ptr(k) + "[r * rs" + num(k) + "]" : prefix + "r" + num(k) + "[" + s + "]");

@@ -217,6 +217,20 @@ struct Writer {
     code += ParamLayout{static_cast<int>(plan.operands.size()), static_cast<int>(bounds.size())}.struct_text();
     const int rank = static_cast<int>(ks.dim_order.size());
     // General addressing: split row and column indices back into kernel dims.
+    if (plan.params.index32 && plan.shape.category == KernelCategory::Inner) {
+      // Inner plans reading General inputs per element: every index and offset fits 31 bits
+      // (fits_index32), so the divisions are 32-bit.
+      code += "__device__ __forceinline__ i64 goff(const Params& p, int k, i64 row64, i64 col64) {\n"
+              "  int off = 0;\n  unsigned row = (unsigned)row64, col = (unsigned)col64;\n";
+      for (int d = rank - 1; d >= ks.split; --d)
+        code += "  off += (int)(col % (unsigned)p.dims[" + num(d) + "]) * (int)p.stride[k][" + num(d) + "]; col /= (unsigned)p.dims[" +
+                num(d) + "];\n";
+      for (int d = ks.split - 1; d >= 0; --d)
+        code += "  off += (int)(row % (unsigned)p.dims[" + num(d) + "]) * (int)p.stride[k][" + num(d) + "]; row /= (unsigned)p.dims[" +
+                num(d) + "];\n";
+      code += "  return off;\n}\n";
+      return;
+    }
     code += "__device__ __forceinline__ i64 goff(const Params& p, int k, i64 row, i64 col) {\n  i64 off = 0;\n";
     for (int d = rank - 1; d >= ks.split; --d)
       code += "  off += (col % p.dims[" + num(d) + "]) * p.stride[k][" + num(d) + "]; col /= p.dims[" + num(d) + "];\n";

@@ -63,6 +63,21 @@ double lanes_used(const LaunchFacts& facts, const KernelParams& p, int full_vec)
   return static_cast<double>(facts.C) / full_vec / static_cast<double>(chunks * p.threads);
 }
 
+// Threads of a 2-D pointwise plan (a block per row, THREADS vectors per pass) whose row's
+// vectors fit one pass of kFlatThreads: the fewest warps that cover them, but no fewer than fill
+// an SM at its resident-block limit (64 on the H100: 32 blocks of 64). At kFlatThreads such rows
+// idle most of each block, and an idle thread holds a resident slot that another row's vectors
+// could use (seed 8: bf16 rows of 333 in vectors of 8 kept 43 of 256 threads busy, 8 blocks an
+// SM, so 16 busy warps; f16 rows of 1024, half of them). Rows of several passes keep
+// kFlatThreads (at most one pass's share idles).
+int row_fit_threads(const KernelParams& p, const LaunchFacts& facts, const DeviceInfo& dev) {
+  const bool phased = p.col_vec > 0;
+  const int64_t nv = (facts.C + (phased ? p.vec - 1 : 0) + p.vec - 1) / p.vec;
+  if (nv >= kFlatThreads) return kFlatThreads;
+  const int64_t floor = std::clamp<int64_t>(dev.max_threads_per_sm / std::max(1, dev.max_blocks_per_sm), 32, kFlatThreads);
+  return static_cast<int>(std::clamp<int64_t>((nv + 31) / 32 * 32, floor, kFlatThreads));
+}
+
 // One row of R x C elements (KernelParams::one_row) where every Full operand with rows at one
 // stride is dense over [R, C] (ld == C): vectors (16 bytes, or as wide as their addresses allow)
 // then stay aligned across row ends. Where rows are vec-aligned too, every operand keeps its
@@ -296,6 +311,12 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
     else p.vec /= 2;
     out.push_back(plan);
   }
+  // 2-D pointwise plans without a recorded choice: blocks as wide as their rows (the choice of
+  // one row of R x C above compared against kFlatThreads, as measured).
+  if (!pick && plan.shape.category == KernelCategory::Pointwise)
+    for (KernelPlan& c : out)
+      if (!c.params.one_row && c.params.unroll == 1 && c.params.threads == kFlatThreads)
+        c.params.threads = row_fit_threads(c.params, cx.facts, cx.device);
   return out;
 }
 

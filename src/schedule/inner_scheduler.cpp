@@ -7,6 +7,7 @@
 #include <numeric>
 #include <set>
 
+#include "schedule/launch_grid.h"
 #include "schedule/registry.h"
 #include "schedule/stages.h"
 
@@ -227,6 +228,10 @@ RowModel::RowModel(const ScheduleContext& c) : cx(c) {
         widest = es;
       }
       for (int k : general) base.operands[k].segments = vec > 1 && general_segments(facts, k, vec);
+      // Their offsets (per element, or per vector in runs) come from a division chain: in 32
+      // bits where every index and offset fits (a 64-bit division is several times the
+      // instructions; seed 8 #130's runs of 768 paid it per vector of 4).
+      base.params.index32 = fits_index32(facts);
     }
   }
   // Rows that do not start vec-aligned (C = 5140 or 4098 f16 elements, a view at an odd offset)

@@ -265,8 +265,9 @@ std::vector<std::string> KernelPlan::problems() const {
     }
   if (shape.category != KernelCategory::Transpose) {
     need(p.tile_rows == 0 && p.tile_cols == 0 && p.tile_vec == 0, "tile_rows, tile_cols and tile_vec are transpose plans' parts");
-    need(!p.index32 || shape.category == KernelCategory::Pointwise || shape.category == KernelCategory::Full,
-         "index32 is a transpose or flat plan's part");
+    need(!p.index32 || shape.category == KernelCategory::Pointwise || shape.category == KernelCategory::Full ||
+             shape.category == KernelCategory::Inner,
+         "index32 is a transpose, flat or inner plan's part");
   }
   if (shape.category == KernelCategory::Transpose) {
     auto pow2_in = [](int v, int lo, int hi) { return v >= lo && v <= hi && (v & (v - 1)) == 0; };

@@ -16,7 +16,7 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     // Kernel order [kept | reduced]: R kept columns, C reduced rows (see outer_scheduler.cpp).
     // A block takes TX x VEC kept columns; in the grid form its rows are one of gridDim.y
     // splits, each thread taking at least 8 steps of `unroll` rows per split (4 where that is
-    // what fills one wave). Blocks do equal work, so the grid is whole waves of resident blocks
+    // what fills one wave, 2 where 4 leave SMs without a block). Blocks do equal work, so the grid is whole waves of resident blocks
     // (one, or two where the rows allow): 768 blocks where 528 are resident would take two
     // waves' time for 1.45 waves' work.
     const int64_t ty = p.rows_per_block, tx = p.threads / p.rows_per_block;
@@ -40,7 +40,10 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
       const int64_t resident = int64_t{dev.sm_count} * std::max(1, resident_per_sm);
       auto most = [&](int64_t steps) { return std::clamp<int64_t>(facts.C / (ty * p.unroll * steps), 1, 65535); };
       const int64_t waves = std::clamp<int64_t>(gx * most(8) / resident, 1, 2);
-      gy = std::clamp<int64_t>(waves * resident / gx, 1, waves > 1 ? most(8) : most(4));
+      // Few kept tiles (a column var of 16384 x 128: one tile) with 4 steps per split left half
+      // the SMs without a block: down to 2 steps per split where that gives every SM one.
+      const int64_t fill = std::min(most(2), (int64_t{dev.sm_count} + gx - 1) / gx);
+      gy = std::clamp<int64_t>(waves * resident / gx, 1, waves > 1 ? most(8) : std::max(most(4), fill));
     }
     g.x = static_cast<unsigned>(gx * p.cluster);
     g.y = static_cast<unsigned>(gy);
@@ -55,6 +58,8 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     return g;
   }
   if (plan.shape.category == KernelCategory::Inner) {
+    if (p.index32 && !fits_index32(facts))
+      throw Error("kernel " + plan.name + " (index32) cannot address operands of these sizes in 32 bits");
     // Persistent kernels assume every batch but the last lies inside the row (see write_inner);
     // phase-shifted ones that the batches cover the row and that at every phase the batches but
     // the last hold whole vectors (slots 1 .. (batch - 1) * tpr). A cluster's blocks share a row.

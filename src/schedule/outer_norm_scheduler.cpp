@@ -85,7 +85,8 @@ struct TileModel {
   bool hopper = false, can_stage = false;
   bool smem_ok = false;                   // every Full input's vector is a cp.async size (4, 8, 16 bytes)
   int64_t smem_per_sm = 0, smem_optin = 0;
-  double read_bytes = 0;                  // per element: the Full inputs
+  double read_bytes = 0;                  // per element: the Full and General inputs (held alike: VEC elements a row)
+  std::vector<int> general_ins;           // bytes of each General input (read element by element)
   int full_in_bytes = 0;                  // the same, as an integer
   std::vector<std::pair<int, bool>> outs;  // element outputs: (bytes, General)
   int64_t l2_bytes = 0;
@@ -146,14 +147,19 @@ struct TileModel {
   double cost(const TileShape& t) const {
     const double seg = double(t.tx) * vec * widest, eff = segment_eff(seg, false);
     const int64_t blocks = tiles(t.tx) * t.cluster;
-    double reads = read_bytes;
+    double mult = 1;
     if (t.batch == 0) {
       const int64_t ty = t.threads / t.tx, rows = (RR + t.cluster - 1) / t.cluster;
       const int64_t running = std::min<int64_t>(blocks, int64_t{sms} * t.per_sm);
       const double live = double(running) * double(std::max(rows, ty)) * t.tx * vec * read_bytes;
-      reads *= 1 + (passes - 1) * (live <= l2_bytes / 2.0 ? kL2Reread : 1.0);
+      mult = 1 + (passes - 1) * (live <= l2_bytes / 2.0 ? kL2Reread : 1.0);
     }
-    double c = reads / eff;
+    // A General input's element loads: a warp's lanes of one column read TY = 32 / TX rows, a
+    // contiguous run of (32 / TX) elements, whole sectors at 32 bytes or more (as the General
+    // stores below).
+    double c = (read_bytes - general_bytes()) / eff;
+    for (int b : general_ins) c += b / std::min(1.0, 32.0 / t.tx * b / kSectorBytes);
+    c *= mult;
     for (const auto& [bytes, general] : outs)
       c += bytes / (!general ? segment_eff(seg, true) : t.staged ? kStagedStoreEff : std::min(1.0, 32.0 / t.tx * bytes / kSectorBytes));
     const int64_t rows_per_thread = (RR + int64_t{t.cluster} * (t.threads / t.tx) - 1) / (int64_t{t.cluster} * (t.threads / t.tx));
@@ -176,7 +182,18 @@ struct TileModel {
     };
     return key(a) < key(b);
   }
-  int held_regs() const { return std::max(1, static_cast<int>((vec * read_bytes + 3) / 4)); }
+  double general_bytes() const {
+    double b = 0;
+    for (int g : general_ins) b += g;
+    return b;
+  }
+  // A held row's registers: the Full inputs' vectors, and a register per element of a General
+  // input (its element loads land in a register each; all of a row's are in flight at once).
+  int held_regs() const {
+    int regs = static_cast<int>((vec * (read_bytes - general_bytes()) + 3) / 4);
+    for (int b : general_ins) regs += vec * ((b + 3) / 4);
+    return std::max(1, regs);
+  }
   int stats_regs() const { return vec * std::max(0, nb.exchange_per_column / 4 - welford_steps); }
   int tx_line() const {
     const int64_t vectors = (K + vec - 1) / vec;
@@ -254,7 +271,23 @@ class OuterNormScheduler final : public Scheduler {
   std::optional<std::string> cannot_schedule(const ScheduleContext& cx) const override {
     int ki = 0;
     int64_t hk = 1;
-    if (auto why = outer_inputs_problem(cx, ki, hk)) return why;
+    if (auto why = outer_inputs_problem(cx, ki, hk, true)) return why;
+    // General inputs (reduced rows unit-stride, kept columns not): only where the inner
+    // scheduler cannot stage them, i.e. where a tile of the rows that makes a column's run 16
+    // bytes (16 / element bytes rows of RR elements each) overflows a block's shared memory
+    // (inner's staged plans, measured on seed 6 #056, #045, #084, keep the rows that fit; seed 7
+    // #068's rows of 16384 do not).
+    int64_t tile = 0;
+    std::string general;
+    for (size_t k = 0; k < static_cast<size_t>(cx.shape.num_inputs); ++k)
+      if (general_row_input(view_of(cx, k, ki))) {
+        const int es = dtype_size(cx.facts.operands[k].dtype);
+        tile += (16 + es - 1) / es * cx.facts.C * es;
+        general += (general.empty() ? "" : ", ") + cx.fusion.value(cx.shape.operands[k]).name;
+      }
+    if (tile > 0 && tile + 1024 <= cx.device.smem_per_block_optin)
+      return "input " + general + ": unit-stride along the reduced rows only, and a 16-byte run of them fits shared memory (" +
+             std::to_string(tile) + " bytes: inner stages it)";
     bool element_output = false;
     for (size_t k = cx.shape.num_inputs; k < cx.shape.operands.size(); ++k) {
       const OperandView v = view_of(cx, k, ki);
@@ -322,6 +355,10 @@ class OuterNormScheduler final : public Scheduler {
       vectorized.push_back(a == Access::Full);
       const int bytes = dtype_size(facts.operands[k].dtype);
       if (a == Access::Full && !plan.operands[k].is_output) m.read_bytes += bytes, m.full_in_bytes += bytes;
+      // General inputs (outer_inputs_problem: reduced rows unit-stride): element loads, held as
+      // VEC elements a row like a Full input's vector; never in shared memory (no cp.async of
+      // single elements).
+      if (a == Access::General && !plan.operands[k].is_output) m.read_bytes += bytes, m.general_ins.push_back(bytes);
       if (plan.operands[k].is_output && (a == Access::Full || a == Access::General)) {
         m.outs.emplace_back(bytes, a == Access::General);
         if (a == Access::General) {
@@ -337,7 +374,7 @@ class OuterNormScheduler final : public Scheduler {
     for (const auto& [b, general] : m.outs) bytes += b;
     m.busy = std::clamp(bytes * static_cast<double>(m.K) * static_cast<double>(m.RR) / kBytesPerSm, 1.0, double(m.sms));
     m.vec = outer_vec(cx, views, vectorized, hk);
-    m.smem_ok = m.hopper || cx.device.cc_major >= 8;  // cp.async: sm_80 and later
+    m.smem_ok = (m.hopper || cx.device.cc_major >= 8) && m.general_ins.empty();  // cp.async: sm_80 and later
     for (size_t k = 0; k < views.size(); ++k) {
       if (vectorized[k]) m.widest = std::max(m.widest, dtype_size(facts.operands[k].dtype));
       const int vb = m.vec * dtype_size(facts.operands[k].dtype);

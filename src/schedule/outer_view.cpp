@@ -29,9 +29,15 @@ int kept_split(const ScheduleContext& cx, int64_t& hk) {
     for (int d = 0; d < rank; ++d)
       if (cx.facts.dims[d] > 1 && of.strides[d] != 0) (d < split ? kept : reduced) = true;
     if (!kept || !reduced) continue;
+    // The first such input with a kept dim as its memory-innermost (a residual laid out along
+    // the reduced rows may come before a transposed input).
     int d = split;
-    while (d > 0 && (cx.facts.dims[d - 1] == 1 || of.strides[d - 1] == hk)) hk *= cx.facts.dims[--d];
-    return d;
+    int64_t h = 1;
+    while (d > 0 && (cx.facts.dims[d - 1] == 1 || of.strides[d - 1] == h)) h *= cx.facts.dims[--d];
+    if (h > 1) {
+      hk = h;
+      return d;
+    }
   }
   return split;
 }
@@ -50,7 +56,7 @@ std::optional<std::string> kept_addressable(const OperandView& v, const std::str
   return std::nullopt;
 }
 
-std::optional<std::string> outer_inputs_problem(const ScheduleContext& cx, int& ki, int64_t& hk) {
+std::optional<std::string> outer_inputs_problem(const ScheduleContext& cx, int& ki, int64_t& hk, bool general_inputs) {
   if (cx.segment.category != KernelCategory::Inner) return "no reduction with kept dims";
   ki = kept_split(cx, hk);
   if (hk <= 1) return "no input has a kept dim as its memory-innermost (a reduction over the innermost dims: inner)";
@@ -61,7 +67,7 @@ std::optional<std::string> outer_inputs_problem(const ScheduleContext& cx, int& 
     if (v.reduced.varies && !v.reduced.linear) return name + ": the reduced dims do not collapse to one row stride";
     if (v.reduced.varies && v.outer.varies && !v.inner.varies)
       return name + ": varies along the reduced and the outer kept dims but not the innermost kept ones";
-    if (auto why = kept_addressable(v, name)) return why;
+    if (auto why = kept_addressable(v, name, !(general_inputs && general_row_input(v)))) return why;
     column_input |= v.reduced.varies && v.inner.varies;
   }
   if (!column_input) return "no input varies along both the reduced dims and the innermost kept dims";

@@ -3,7 +3,8 @@
 // outer_norm_scheduler.cpp: normalizations) take of an Inner segment whose reduced dims are
 // not the memory-innermost: [reduced rows, kept columns], the kept dims split into an *inner
 // kept run* (trailing kept dims that the first input varying along the reduced and the kept
-// dims lays out contiguously at unit stride, HK elements) and the *outer kept dims* before it.
+// dims, with a kept dim as its memory-innermost, lays out contiguously at unit stride, HK
+// elements) and the *outer kept dims* before it.
 // Column kc of an operand lies at (kc / HK) x (outer stride) + (kc % HK) x (inner stride).
 #include <algorithm>
 #include <optional>
@@ -41,8 +42,18 @@ std::optional<std::string> kept_addressable(const OperandView& v, const std::str
 
 // Checks shared by both outer schedulers: the segment is Inner, some input has a kept dim as
 // its memory-innermost, every input's groups collapse, and one input varies along the reduced
-// dims and the inner kept run. Why not, or nothing; `ki`, `hk` receive the split.
-std::optional<std::string> outer_inputs_problem(const ScheduleContext& cx, int& ki, int64_t& hk);
+// dims and the inner kept run. Why not, or nothing; `ki`, `hk` receive the split. With
+// `general_inputs` (outer_norm), an input whose reduced rows are unit-stride may have kept
+// columns that are not (a contiguous residual beside a transposed input): it is read General,
+// element by element, a warp's rows of a column being contiguous.
+std::optional<std::string> outer_inputs_problem(const ScheduleContext& cx, int& ki, int64_t& hk, bool general_inputs = false);
+
+// An input read General by outer_norm: varies along the reduced rows at unit stride and along
+// the inner kept run at another (linear) stride.
+inline bool general_row_input(const OperandView& v) {
+  return v.reduced.varies && v.reduced.linear && v.reduced.stride == 1 && v.inner.varies && v.inner.linear &&
+         v.inner.stride != 1;
+}
 
 // The widest vector (16 bytes of the widest `vectorized` operand at most) that divides HK and
 // every such operand's address, row stride and outer kept stride allow.

@@ -145,13 +145,30 @@ extern "C" __global__ void __launch_bounds__(256, 2) solder_outer_cast_var_mean_
   }
   __syncthreads();
   if (ty == 0) {
+    float s0[VEC], n = wn;
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) s0[j] = wn * wm0[j];
+#pragma unroll 1
+    for (int t = 1; t < TY; ++t) {
+      const float nt = osn[t];
+      n += nt;
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) s0[j] += nt * swm0[(t * VEC + j) * TX + tx];
+    }
 #pragma unroll
     for (int j = 0; j < VEC; ++j) {
-      Welford x = {wn, wm0[j], wq0[j]};
+      const float mean = n > 0.f ? s0[j] / n : 0.f, d = wm0[j] - mean;
+      wq0[j] += wn * d * d;
+      wm0[j] = mean;
+    }
 #pragma unroll 1
-      for (int t = 1; t < TY; ++t) x = welford_merge(x, {osn[t], swm0[(t * VEC + j) * TX + tx], swq0[(t * VEC + j) * TX + tx]});
-      wm0[j] = x.mean;
-      wq0[j] = x.m2;
+    for (int t = 1; t < TY; ++t) {
+      const float nt = osn[t];
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) {
+        const float d = swm0[(t * VEC + j) * TX + tx] - wm0[j];
+        wq0[j] += swq0[(t * VEC + j) * TX + tx] + nt * d * d;
+      }
     }
   }
   __syncthreads();
@@ -224,13 +241,30 @@ extern "C" __global__ void __launch_bounds__(256, 2) solder_outer_cast_var_mean_
     }
     __syncthreads();
     if (ty == 0) {
+      float s0[VEC], n = wn;
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) s0[j] = wn * wm0[j];
+#pragma unroll 1
+      for (int t = 1; t < TY; ++t) {
+        const float nt = osn[t];
+        n += nt;
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) s0[j] += nt * swm0[(t * VEC + j) * TX + tx];
+      }
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
-        Welford x = {wn, wm0[j], wq0[j]};
+        const float mean = n > 0.f ? s0[j] / n : 0.f, d = wm0[j] - mean;
+        wq0[j] += wn * d * d;
+        wm0[j] = mean;
+      }
 #pragma unroll 1
-        for (int t = 1; t < TY; ++t) x = welford_merge(x, {osn[t], swm0[(t * VEC + j) * TX + tx], swq0[(t * VEC + j) * TX + tx]});
-        wm0[j] = x.mean;
-        wq0[j] = x.m2;
+      for (int t = 1; t < TY; ++t) {
+        const float nt = osn[t];
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) {
+          const float d = swm0[(t * VEC + j) * TX + tx] - wm0[j];
+          wq0[j] += swq0[(t * VEC + j) * TX + tx] + nt * d * d;
+        }
       }
     }
     __syncthreads();

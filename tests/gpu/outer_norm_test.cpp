@@ -3,7 +3,8 @@
 // axis, layer and rms norms of transposed views (outputs staged through shared memory), a
 // reduction over two axes of a permuted view; the reduced rows split over thread-block
 // clusters of 2 to 16 blocks (the scheduler's and pinned plans, blocks without rows, held and
-// re-read rows; held rows in shared memory); f32/f16/bf16, odd sizes, size-1 dims, padded-row, transposed and misaligned
+// re-read rows; held rows in shared memory); a contiguous residual beside a transposed input
+// (read General); f32/f16/bf16, odd sizes, size-1 dims, padded-row, transposed and misaligned
 // inputs; replays give the same bits.
 #include <gtest/gtest.h>
 
@@ -57,6 +58,17 @@ Fusion norm_of_transposed(DType t, bool rms) {
   Tensor x = permute(xt, {1, 0});
   if (rms) f.output(rms_norm(x, 1, w));
   else f.output(layer_norm(x, 1, w, f.input("b", t, {Dim::sym("H")})));
+  return f;
+}
+
+// A layer norm of x + r, x transposed (xt is [H, B] in memory), the residual r along the rows:
+// r is read General (seed 7 #068).
+Fusion norm_of_transposed_res(DType t) {
+  Fusion f("ln_T_res");
+  Tensor xt = f.input("xt", t, {Dim::sym("H"), Dim::sym("B")});
+  Tensor r = f.input("r", t, {Dim::sym("B"), Dim::sym("H")});
+  Tensor w = f.input("w", t, {Dim::sym("H")});
+  f.output(layer_norm(permute(xt, {1, 0}) + r, 1, w, f.input("b", t, {Dim::sym("H")})));
   return f;
 }
 
@@ -119,6 +131,33 @@ TEST(GpuOuterNorm, NormsOfTransposedViews) {
           if (b.at("B") > 1 && b.at("H") > 1 && l == Layout::Contiguous)
             EXPECT_NE(params.find("outer-reduction"), std::string::npos) << what << ": " << params;
         }
+}
+
+// A contiguous residual beside a transposed input (seed 7 #068): the residual read General,
+// element by element, in the scheduler's plans (re-read rows at 1024 x 16384) and pinned held
+// plans in clusters of 16; odd and size-1 sizes, every layout (transposed: x along the rows
+// read General, r Full); rows under 15000 stay with inner (x staged).
+TEST(GpuOuterNorm, NormOfTransposedPlusResidual) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<Bindings> sizes = {{{"B", 1024}, {"H", 16384}}, {{"B", 77}, {"H", 15001}}, {{"B", 64}, {"H", 20000}},
+                                       {{"B", 8}, {"H", 3}}, {{"B", 1}, {"H", 999}}, {{"B", 64}, {"H", 3000}}};
+  for (DType t : kTypes)
+    for (const Bindings& b : sizes)
+      for (Layout l : kLayouts) {
+        if (b.at("B") * b.at("H") > (1 << 22) && l != Layout::Contiguous) continue;
+        const std::string what = describe("layer_norm T + r", t, b, l);
+        const std::string params = check(norm_of_transposed_res(t), b, l, what);
+        // Rows under 15000: inner stages x (its 16-byte runs of rows fit shared memory).
+        if (b.at("B") > 1 && b.at("H") >= 15000 && l == Layout::Contiguous)
+          EXPECT_NE(params.find("outer-reduction"), std::string::npos) << what << ": " << params;
+      }
+  for (const std::string plan : {"vec=8,threads=256,rows_per_block=256,unroll=1,persistent_batch=4,cluster=16,min_blocks=2",
+                                 "vec=8,threads=512,rows_per_block=512,unroll=1,persistent_batch=2,cluster=16,min_blocks=2",
+                                 "vec=8,threads=1024,rows_per_block=1024,unroll=2,persistent_batch=0,min_blocks=1,cluster=2"}) {
+    const Bindings b = {{"B", 1024}, {"H", 16384}};
+    check(norm_of_transposed_res(DType::F16), b, Layout::Contiguous, describe("layer_norm T + r [" + plan + "]", DType::F16, b, Layout::Contiguous),
+          plan);
+  }
 }
 
 // Tall inputs with few kept columns: the scheduler's cluster plans (held rows at 8192 x 64,

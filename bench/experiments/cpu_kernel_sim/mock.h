@@ -65,10 +65,25 @@ inline float tanhf_(float x) { return std::tanh(x); }
 using std::max;
 using std::min;
 inline float __fdividef(float a, float b) { return a / b; }
+inline float rsqrtf(float x) { return 1.f / std::sqrt(x); }
 struct Welford { float n, mean, m2; };
 inline Welford welford_merge(const Welford& a, const Welford& b) {
   const float n = a.n + b.n, f = n > 0.f ? __fdividef(b.n, n) : 0.f, d = b.mean - a.mean;
   return {n, a.mean + d * f, a.m2 + b.m2 + d * d * a.n * f};
+}
+// Warp shuffles (the outer_norm template's lane combine): every thread of the block calls them
+// together (uniform code), so a block-wide exchange through one slot per thread stands in.
+inline unsigned long long g_shfl_slots[1024];
+template <class T> inline T __shfl_xor_sync(unsigned, T v, int o) {
+  unsigned long long u = 0;
+  std::memcpy(&u, &v, sizeof v);
+  g_shfl_slots[threadIdx.x] = u;
+  g_barrier->arrive_and_wait();
+  const unsigned long long w = g_shfl_slots[threadIdx.x ^ (unsigned)o];
+  g_barrier->arrive_and_wait();
+  T r;
+  std::memcpy(&r, &w, sizeof r);
+  return r;
 }
 inline unsigned atomicAdd(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }

@@ -6,6 +6,7 @@
 // any memory order, padding and misalignment; an operand that is a view of an input (a slice, a
 // cat's pad) shares its input's memory at the view's strides and offset. `shift_` cases: the
 // pointwise shift plans (inputs read at their own phase, tests/support/shift_programs.h).
+// `onorm_` cases: the outer_norm template's General inputs (warp shuffles mocked block-wide).
 // Not part of the build (an experiment):
 //   W=$PWD; g++ -std=gnu++20 -O1 -g -DNDEBUG -DFMT_HEADER_ONLY=1 -fsanitize=address -rdynamic \
 //     -DSIM_DIR=\"$W/bench/experiments/cpu_kernel_sim\" -I$W/src -I$W/include -isystem /usr/local/cuda/include \
@@ -20,10 +21,12 @@ struct Dim3 { unsigned x = 0, y = 0, z = 0; };
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <sstream>
 #include <thread>
 #include <vector>
 
 #include "codegen/device_runtime.h"
+#include "ir/parser.h"
 #include "pipeline/compile_kernel.h"
 #include "pipeline/pipeline.h"
 #include "programs/run_inputs.h"
@@ -322,6 +325,34 @@ int main(int argc, char** argv) {
     run("wide_mis_T_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 97}, {"B", 130}}, std::vector<Layout>{Layout{{1, 0}, 0, 1}, Layout{{}, 3, 0}}, std::vector<Layout>{C}, 1 << 30, "transpose", "tile_cols=128,threads=256,min_blocks=2");
     run("conservative_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2, C}, std::vector<Layout>{C}, 1 << 30, "transpose", "vec=1,tile_vec=1,tile_rows=32,min_blocks=1");
   }
+  // The outer_norm template with a General input (seed 7 #068: a layer norm of x + r + pb, x
+  // transposed, the residual r along the rows, read element by element; rows too long for the
+  // inner scheduler's staged tiles): held and re-read pins without a cluster (not mocked), f16
+  // (held in pairs) and f32, r padded and misaligned; and the roles swapped.
+  {
+    std::ifstream in(SIM_DIR "/../../programs/layer_norm_T_res_pb_f16.fusion");
+    std::stringstream text;
+    text << in.rdbuf();
+    for (const std::string tn : {"f16", "f32"}) {
+      std::string src = text.str();
+      if (tn == "f32")
+        for (size_t at; (at = src.find("f16[")) != std::string::npos;) src.replace(at, 4, "f32[");
+      const Fusion f = parse_fusion(src);
+      const Bindings sz{{"B", 16}, {"H", 15001}};
+      for (const Layout& rl : {C, Layout{{}, 3, 1}})
+        for (const std::string pin : {std::string("vec=8,threads=256,rows_per_block=256,unroll=2,persistent_batch=0,min_blocks=1,cluster=1,staged=0"),
+                                      std::string("vec=8,threads=1024,rows_per_block=1024,persistent_batch=15,min_blocks=1,cluster=1,staged=0"),
+                                      std::string("vec=4,threads=1024,rows_per_block=512,persistent_batch=30,min_blocks=1,cluster=1,staged=0"),
+                                      std::string("vec=1,threads=128,rows_per_block=4,unroll=1,persistent_batch=0,min_blocks=1,cluster=1,staged=0")}) {
+          if (tn == "f32" && rl.pad == 0) continue;  // keep it quick
+          const std::string name = "onorm_general_" + tn + "_pad" + std::to_string(rl.pad) + "_" + pin;
+          run(name, f, sz, std::vector<Layout>{C, rl, C}, std::vector<Layout>{C}, 1 << 30, "outer_norm", pin);
+        }
+      // The roles swapped: x stored along the rows (General), r transposed (Full).
+      run("onorm_general_swapped_" + tn, f, sz, std::vector<Layout>{T2, T2, C}, std::vector<Layout>{C}, 1 << 30, "outer_norm",
+          "vec=8,threads=1024,rows_per_block=1024,persistent_batch=15,min_blocks=1,cluster=1,staged=0");
+    }
+  }
   // The outer template (phase-shifted kept columns and the aligned form; block and grid form):
   // exact allocations, misaligned and padded inputs, odd runs.
   g_exact = true;
@@ -406,6 +437,58 @@ int main(int argc, char** argv) {
     run("shift_pinned_rope4096_" + tn, rope_halves(t, 4096), Bindings{{"B", 2}, {"M", 2}}, std::vector<Layout>{C, C, C},
         std::vector<Layout>{C}, 1 << 30, "pointwise", v + ",unroll=1,one_row=0,col_vec=0,shift=1");
     g_expect_param = "";
+  }
+  // 2-D pointwise plans whose rows fit one pass: blocks as wide as the row's vectors (seed 8
+  // #012, #142, #127 at small sizes): phased rows of odd lengths with [1, M, 1], [1, M, K],
+  // [1, 1, K] and expanded operands, aligned rows with a [B, 1, K] one; a grid of 3 rows at a
+  // time (the row loop), misaligned and padded inputs; the pinned 256-thread plans beside.
+  for (DType t : {DType::F32, DType::F16, DType::BF16}) {
+    const std::string tn(dtype_name(t));
+    Fusion fe("fit_expand");
+    {
+      Tensor x0 = fe.input("x0", t, {Dim(1), Dim::sym("M"), Dim::sym("K")});
+      Tensor y0 = fe.input("y0", t, {Dim(1), Dim::sym("M"), Dim(1)});
+      fe.output(maximum(expand(x0, {Dim(3), Dim::sym("M"), Dim::sym("K")}), y0) + constant(fe, -3, t));  // B: no input binds it
+    }
+    Fusion fb("fit_bcast");
+    {
+      Tensor x = fb.input("x", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+      Tensor y0 = fb.input("y0", t, {Dim(1), Dim::sym("M"), Dim(1)});
+      Tensor y1 = fb.input("y1", t, {Dim(1), Dim::sym("M"), Dim::sym("K")});
+      Tensor y2 = fb.input("y2", t, {Dim(1), Dim(1), Dim::sym("K")});
+      fb.output((y0 - x) * y1 + y2);
+    }
+    Fusion fd("fit_div");
+    {
+      Tensor x = fd.input("x", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+      Tensor y4 = fd.input("y4", t, {Dim::sym("B"), Dim(1), Dim::sym("K")});
+      Tensor a = constant(fd, 2, t) - clamp(silu(x * constant(fd, -3, t)), -1.5, 2);
+      fd.output(a / (abs(y4) + constant(fd, 1, t)));
+    }
+    for (int64_t k : {333, 37, 1024, 130}) {
+      const std::string kn = "_K" + std::to_string(k) + "_" + tn;
+      const Bindings sz{{"B", 3}, {"M", 5}, {"K", k}};
+      for (const Layout& l : {Layout{}, Layout{{}, 0, 1}, Layout{{}, 3, 0}}) {
+        const std::string ln = "_pad" + std::to_string(l.pad) + "_mis" + std::to_string(l.mis);
+        run("fit_expand" + kn + ln, fe, sz, std::vector<Layout>{l, C}, std::vector<Layout>{C}, 1 << 30, "pointwise");
+        run("fit_bcast" + kn + ln, fb, sz, std::vector<Layout>{l, C, l, C}, std::vector<Layout>{C}, 3, "pointwise");
+        run("fit_div" + kn + ln, fd, sz, std::vector<Layout>{l, l}, std::vector<Layout>{C}, 3, "pointwise");
+      }
+      run("fit_bcast_pinned256" + kn, fb, sz, std::vector<Layout>{C, C, C, C}, std::vector<Layout>{C}, 3, "pointwise", "threads=256");
+      run("fit_div_pinned64" + kn, fd, sz, std::vector<Layout>{C, C}, std::vector<Layout>{C}, 3, "pointwise", "threads=64");
+      // The 2-D plan (small R takes one row of R x C) at widths that cover the row in one pass or
+      // not, over misaligned inputs too.
+      // M = 8: the [1, M, K] operands' rows at the output's phase (M * K a multiple of 8), as at
+      // the sweep's sizes, so the phased 2-D plan fits (a [B, 1, K] operand's rows are at K's
+      // phase: fit_div has no phased 2-D plan at these K, launch_grid refuses the pin).
+      if (k == 1024) continue;
+      const Bindings sz8{{"B", 3}, {"M", 8}, {"K", k}};
+      for (const char* th : {"64", "96"}) {
+        const std::string pin = std::string("one_row=0,threads=") + th, pn = std::string("fit2d_") + th;
+        run(pn + "_expand" + kn, fe, sz8, std::vector<Layout>{C, C}, std::vector<Layout>{C}, 5, "pointwise", pin);
+        run(pn + "_bcast" + kn, fb, sz8, std::vector<Layout>{C, C, C, C}, std::vector<Layout>{C}, 5, "pointwise", pin);
+      }
+    }
   }
   g_exact = false;
   const Layout T2m{{1, 0}}, Cm{};
