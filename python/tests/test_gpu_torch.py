@@ -97,6 +97,28 @@ class FastCall(unittest.TestCase):
             self.assertEqual(len(kernels), 1, kernels)
             self.assertTrue(kernels[0].startswith("solder_transpose_"), kernels)
 
+    def test_outputs_keep_a_transposed_inputs_layout(self):
+        # Eager keeps a transposed input's layout in pointwise results and in softmax; so do new
+        # outputs here: the kernels then read and write in one memory order (no transpose kernel).
+        f = solder.Fusion("t_layout")
+        x = f.input("x", "f32", ["B", "H"])
+        y = f.input("y", "f32", ["B", "H"])
+        f.output(solder.softmax(x * 2.0 + y, 1))
+        f.output(solder.sum(x, [1]))
+        ex = solder.Executor(f)
+        for rows, cols in ((1000, 512), (37, 301)):
+            x_t = torch.randn(cols, rows, device="cuda").t()
+            y_c = torch.randn(rows, cols, device="cuda")
+            sm, s = ex(x_t, y_c)
+            want = torch.softmax(x_t * 2 + y_c, 1)
+            self.assertEqual(sm.stride(), want.stride())
+            self.assertTrue(s.is_contiguous())
+            torch.testing.assert_close(sm, want)
+            torch.testing.assert_close(s, x_t.sum(1))
+            self.assertFalse(any(k.startswith("solder_transpose_") for k in ex.launches()), ex.launches())
+            sm, _ = ex(y_c, x_t)  # the first input of the output's sizes decides: row-major
+            self.assertTrue(sm.is_contiguous())
+
     def test_a_callers_cuda_graph_replays_solder_kernels(self):
         ex = solder.Executor(residual_norm_fusion())
         x, r = (torch.randn(32, 4096, device="cuda").bfloat16() for _ in range(2))
