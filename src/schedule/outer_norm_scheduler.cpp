@@ -167,7 +167,10 @@ struct TileModel {
                                            kWelfordPerClusterDoubling * std::log2(double(t.cluster)));
     const double cluster = t.cluster > kPortableCluster ? kNonPortableCluster : 1.0;
     const int per_sm = t.per_sm;
-    const double in_flight = double(per_sm) * t.threads * (t.batch ? t.batch : kRereadUnroll) * vec * read_bytes;
+    // Only thread rows that have a row load: over fewer rows than TY (a log_softmax over 3) the
+    // rest of the block idles.
+    const int64_t busy = int64_t{t.tx} * std::min<int64_t>(t.threads / t.tx, (RR + t.cluster - 1) / t.cluster);
+    const double in_flight = double(per_sm) * double(busy) * (t.batch ? t.batch : kRereadUnroll) * vec * read_bytes;
     const double need = std::min(kBytesInFlight, read_bytes * double(K) * double(RR) / sms);  // a small problem has less
     const double latency = std::max(1.0, need / in_flight);
     return c * (1 + merges) * cluster * latency / util(blocks, t.cluster, per_sm);
@@ -204,32 +207,46 @@ struct TileModel {
     return cl == 1 || (hopper && cl <= max_cluster && (cl - 1) * int64_t{ty} < RR && (tx * vec) % 4 == 0);
   }
 
+  // Tiles wider than a warp's line: over fewer rows than a line's tile has thread rows (a
+  // log_softmax over 3 rows left 13 of a block's 16 thread rows idle), TY is the rows rounded
+  // up to a power of two and TX the rest of the block. Not in clusters (rows that few fit one).
+  std::vector<int> wide_tx(int threads) const {
+    std::vector<int> out;
+    const int64_t ty = pow2ceil(RR);
+    if (ty >= threads / tx_line()) return out;
+    const int tx = static_cast<int>(threads / ty);
+    if (int64_t{tx} * vec <= K) out.push_back(tx);
+    return out;
+  }
   std::vector<TileShape> held() const {
     std::vector<TileShape> out;
+    auto add = [&](int tx, int threads, int cl) {
+      const int ty = threads / tx;
+      if (!cluster_ok(tx, ty, cl)) return;
+      const int64_t batch = (RR + int64_t{cl} * ty - 1) / (int64_t{cl} * ty);
+      if (batch > kMaxBatch) return;
+      for (int resident : {1024, 512}) {
+        const int cap = resident == 1024 ? kHeldRegs64 : kHeldRegs128;
+        if (threads > resident || stats_regs() > cap) continue;
+        // Rows the registers hold beside the statistics; the rest, or all, in shared memory.
+        const int fit = (cap - stats_regs()) / held_regs();
+        TileShape t{.tx = tx, .threads = threads, .cluster = cl, .batch = static_cast<int>(batch), .resident = resident};
+        if (batch <= fit && finish(t)) out.push_back(t);
+        if (!smem_ok) continue;
+        for (int sr : {static_cast<int>(batch), static_cast<int>(batch) - fit}) {
+          if (sr <= 0 || sr > batch || (sr < batch && batch <= fit)) continue;
+          TileShape u = t;
+          u.smem_rows = sr;
+          if (finish(u)) out.push_back(u);
+          if (fit <= 0) break;
+        }
+      }
+    };
+    for (int threads : {256, 512, 1024})
+      for (int tx : wide_tx(threads)) add(tx, threads, 1);
     for (int tx = tx_line(); tx >= 1; tx /= 2)
       for (int threads : {256, 512, 1024})
-        for (int cl = 1; cl <= kMaxCluster; cl *= 2) {
-          const int ty = threads / tx;
-          if (!cluster_ok(tx, ty, cl)) continue;
-          const int64_t batch = (RR + int64_t{cl} * ty - 1) / (int64_t{cl} * ty);
-          if (batch > kMaxBatch) continue;
-          for (int resident : {1024, 512}) {
-            const int cap = resident == 1024 ? kHeldRegs64 : kHeldRegs128;
-            if (threads > resident || stats_regs() > cap) continue;
-            // Rows the registers hold beside the statistics; the rest, or all, in shared memory.
-            const int fit = (cap - stats_regs()) / held_regs();
-            TileShape t{.tx = tx, .threads = threads, .cluster = cl, .batch = static_cast<int>(batch), .resident = resident};
-            if (batch <= fit && finish(t)) out.push_back(t);
-            if (!smem_ok) continue;
-            for (int sr : {static_cast<int>(batch), static_cast<int>(batch) - fit}) {
-              if (sr <= 0 || sr > batch || (sr < batch && batch <= fit)) continue;
-              TileShape u = t;
-              u.smem_rows = sr;
-              if (finish(u)) out.push_back(u);
-              if (fit <= 0) break;
-            }
-          }
-        }
+        for (int cl = 1; cl <= kMaxCluster; cl *= 2) add(tx, threads, cl);
     return out;
   }
   std::vector<TileShape> reread() const {
