@@ -88,17 +88,63 @@ TEST(SplitRows, ALoopedFallbackAfterASpilledClusterIsSpreadToo) {
   EXPECT_TRUE(spread) << "no spread plan between the spilled cluster and the looped row";
 }
 
-TEST(SplitRows, FewLongRowsSplitOverAClusterWhereEightBlocksDo) {
-  // 64 rows of 409,700 bf16 elements: a cluster of 8 blocks of 1024 threads per row (its
-  // exchange is cheaper than the grid's); aligned vectors of 4, not the phase-shifted 8.
+TEST(SplitRows, FewLongPlainReductionsStreamTheirShares) {
+  // 64 rows of 409,700 bf16 elements reduced to their variance, nothing else stored (seed 4
+  // #045): holding a share saves no bytes, so each row is split over blocks of 512 threads that
+  // stream their shares (looped), the register cap keeping 2048 threads per SM (min_blocks=4),
+  // the grid resident at once (at most 4 blocks per SM) and every SM with two blocks or more.
+  // Was a cluster of 8 blocks of 1024 threads holding 13 vectors each, one block per SM.
   const auto p = plans(split_var12(DType::BF16), {{"B", 64}, {"M", 100}, {"K", 4097}});
+  ASSERT_GE(p.size(), 2u);
   const KernelParams& k = p.front().params;
-  EXPECT_EQ(k.cluster, 8) << k.str();
-  EXPECT_EQ(k.row_split, 1);
-  EXPECT_EQ(k.threads_per_row, 1024);
+  EXPECT_EQ(k.batch, 0) << k.str();
+  EXPECT_EQ(k.cluster, 1);
+  EXPECT_GT(k.row_split, 1);
+  EXPECT_EQ(k.threads_per_row, 512);
+  EXPECT_EQ(k.min_blocks, 4);
   EXPECT_EQ(k.vec, 4);
   EXPECT_EQ(k.col_vec, 0);
-  EXPECT_NE(p.front().why.find("a cluster"), std::string::npos) << p.front().why;
+  EXPECT_GE(64 * k.row_split, 2 * 132);
+  EXPECT_LE(64 * k.row_split, 4 * 132);
+  EXPECT_NE(p.front().why.find("nothing held"), std::string::npos) << p.front().why;
+  EXPECT_TRUE(p.front().problems().empty());
+  EXPECT_EQ(parse_params(k.str()), k);
+  // The retry after spills under the 32-register cap: the same split, 1024 threads resident.
+  EXPECT_EQ(p[1].params.row_split, k.row_split);
+  EXPECT_EQ(p[1].params.min_blocks, 2);
+}
+
+// Seed 9 #038 and #128: plain reductions over dims [1, 2] of an input stored [K, B, M] (the
+// sweep's "perm" layout: General, element by element). Its bytes count in the split model (they
+// counted 0, and #128 ran on 32 blocks, one per row); both stream over the grid without spills.
+TEST(SplitRows, PlainReductionsOfPermutedInputsStreamOverTheGrid) {
+  {
+    Fusion f("fewrows_mean_mul_perm");
+    Tensor xs = f.input("xs", DType::F32, {Dim::sym("K"), Dim::sym("B"), Dim::sym("M")});
+    Tensor y = f.input("y", DType::F32, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+    f.output(sqrt(abs(mean(permute(xs, {1, 2, 0}) * y, {1, 2}))));
+    const auto r = compiled(f, {{"B", 32}, {"M", 1000}, {"K", 512}});
+    ASSERT_FALSE(r.empty());
+    const LaunchRecord& k = r[0].category == "view" ? r.at(1) : r[0];
+    EXPECT_EQ(k.category, "inner-reduction");
+    EXPECT_NE(k.params.find("looped row_split="), std::string::npos) << k.params;
+    EXPECT_EQ(k.spill_bytes, 0) << k.params;
+    EXPECT_GE(k.grid_x, 2u * 132) << k.params;
+  }
+  {
+    Fusion f("fewrows_amin_abs_perm");
+    Tensor xs = f.input("xs", DType::F32, {Dim::sym("K"), Dim::sym("B"), Dim::sym("M")});
+    f.output(min(abs(permute(xs, {1, 2, 0})), {1, 2}));
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 32}, {"M", 128}, {"K", 4097}}, {{"B", 7}, {"M", 33}, {"K", 5001}}}) {
+      const auto r = compiled(f, b);
+      ASSERT_FALSE(r.empty());
+      const LaunchRecord& k = r[0].category == "view" ? r.at(1) : r[0];
+      EXPECT_EQ(k.category, "inner-reduction");
+      EXPECT_NE(k.params.find("looped row_split="), std::string::npos) << k.params;
+      EXPECT_EQ(k.spill_bytes, 0) << k.params;
+      EXPECT_GT(k.grid_x, static_cast<unsigned>(b.at("B"))) << k.params;
+    }
+  }
 }
 
 TEST(SplitRows, LayerNormOfSixteenRowsOfAMillion) {

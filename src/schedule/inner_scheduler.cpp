@@ -98,6 +98,8 @@ int estimate_registers(int64_t batch, int vec, double held_per_element, int inpu
   return static_cast<int>(32 + held_per_element * elems + (prefetch_in_registers ? elems * input_bytes / 4 : 0));
 }
 
+int looped_passes(const ScheduleContext& cx);
+
 // One plan shape to try: named parts of KernelParams that the candidates differ in.
 struct Try {
   int64_t tpr = 0;        // threads per row (before trimming to the fewest warps)
@@ -108,6 +110,7 @@ struct Try {
   int ring = 0;           // weight ring slots
   int cluster = 1;        // blocks per cluster sharing one row
   int split = 1;          // blocks of the grid sharing one row (exchanging through scratch)
+  int resident = 0;       // streamed plain reductions: blocks per SM the register cap keeps (0: 1024 threads)
 };
 
 // What the inner plans of one segment are computed from: the row's vectors, the registers a
@@ -128,6 +131,7 @@ struct RowModel {
   int64_t tpr = 0;      // base threads per row
   std::optional<Choice> pick;
   bool pick_looped = false;
+  bool plain = false;   // no element outputs and one streamed pass: holding the row saves nothing
 
   explicit RowModel(const ScheduleContext& c);
 
@@ -247,6 +251,8 @@ RowModel::RowModel(const ScheduleContext& c) : cx(c) {
   reductions = stages.steps.size();
   for (const ReductionStep& st : stages.steps) exchanges += !(st.kind == Op::VarMean && !st.var_step && !st.welford);
   looped_exchanges = static_cast<int>(plan_stages(cx.fusion, cx.segment, cx.shape, false, false).steps.size());
+  plain = reductions > 0 && looped_passes(cx) == 1 &&
+          std::all_of(cx.segment.outputs.begin(), cx.segment.outputs.end(), [&](int v) { return stages.row_level[v] != 0; });
   if (int g = phase_step(base, facts, 16 / widest);
       widest == 2 && g >= 2 && g < 16 / widest && vec < 16 / widest && facts.C >= 16 / widest && weights <= 1) {
     const int pv = 16 / widest;
@@ -435,7 +441,7 @@ KernelPlan plan_for(const RowModel& m, const Try& pick_now) {
   // Register cap: keep >= 1024 threads resident (64 registers per thread). Without it ptxas
   // took 69 registers at H = 12288 (512 threads): one block per SM instead of two, 40% slower.
   // A plan that then spills gives way to the next candidate.
-  p.min_blocks = static_cast<int>(min_resident_blocks(p.threads));
+  p.min_blocks = static_cast<int>(pick_now.resident ? pick_now.resident : min_resident_blocks(p.threads));
   add_resident_weights(m, plan);
   // Row tickets (see write_inner): prefetching blocks take their later rows from a counter. Not
   // where one block fills an SM and no weight is read (the order of the rows measured slower),
@@ -481,7 +487,9 @@ struct RowTraffic {
     for (size_t k = 0; k < m.base.operands.size(); ++k) {
       const OperandPlan& o = m.base.operands[k];
       const double b = static_cast<double>(dtype_size(cx.facts.operands[k].dtype) * cx.facts.C);
-      if (o.access == Access::Full) (o.is_output ? out : in) += b;
+      // General operands too (reduced dims apart in memory): before, their rows counted 0 bytes
+      // and were never split (seed 9 #128: 32 rows of 2 MB on 32 blocks).
+      if (o.access == Access::Full || o.access == Access::General) (o.is_output ? out : in) += b;
       if (o.access == Access::Col && !o.is_output) in += b;
     }
     held = in + out;
@@ -533,6 +541,30 @@ std::vector<SplitOption> looped_options(const RowModel& m, const RowTraffic& tr)
   return out;
 }
 
+// Plain reductions (RowModel::plain: no element outputs, one streamed pass): holding a share
+// saves no bytes, and a held share of 1024 threads at ~64 registers kept one block per SM with
+// one batch of loads in flight (seed 9 #038: 1056 blocks of 1024 threads, a batch of 4 each, 8
+// waves). Streamed shares instead: blocks of 512 threads looping over their share, the register
+// cap keeping 2048 threads per SM (retry: 1024), S blocks per row such that the whole grid is
+// resident at once (R * S <= 4 blocks per SM: the exchange waits for the blocks' skew, not for
+// a later wave) and, where the rows allow, every SM has two blocks or more (R * S >= 2 SMs).
+// Cost as split_cost with one wait.
+std::vector<SplitOption> plain_options(const RowModel& m, const RowTraffic& tr) {
+  std::vector<SplitOption> out;
+  const int64_t sms = m.cx.device.sm_count, R = m.cx.facts.R, t = 512, resident = 4;
+  const int64_t nvec = (m.cx.facts.C + m.aligned_vec - 1) / m.aligned_vec;
+  bool filled = false;
+  for (int64_t parts = 2; parts <= sms && R * parts <= resident * sms; ++parts)
+    if (t * parts <= nvec) {
+      filled |= R * parts >= 2 * sms;
+      out.push_back({.t = {.tpr = t, .looped = true, .split = static_cast<int>(parts), .resident = static_cast<int>(resident)},
+                     .cost = static_cast<double>((R * parts + sms - 1) / sms) * tr.streamed / static_cast<double>(parts) +
+                             m.looped_exchanges * tr.sm_bytes_per_us});
+    }
+  if (filled) std::erase_if(out, [&](const SplitOption& o) { return R * o.t.split < 2 * sms; });
+  return out;
+}
+
 std::string megabytes(double b) {
   char s[32];
   std::snprintf(s, sizeof s, b >= 1e6 ? "%.1f MB" : "%.0f KB", b >= 1e6 ? b / 1e6 : b / 1e3);
@@ -578,7 +610,10 @@ SplitPlan plan_split(const RowModel& base, const Try& unsplit) {
       m.recompute = true;
       held = cheapest_first(held_options(m, tr));
     }
-  const std::vector<SplitOption> looped = cheapest_first(looped_options(m, tr));
+  // Plain reductions stream their shares (plain_options) where any fits; held shares only where none.
+  const std::vector<SplitOption> plain = m.plain ? cheapest_first(plain_options(m, tr)) : std::vector<SplitOption>();
+  if (!plain.empty()) held.clear();
+  const std::vector<SplitOption> looped = plain.empty() ? cheapest_first(looped_options(m, tr)) : plain;
   const std::string rows = std::to_string(R) + " rows of " + megabytes(tr.held) + " on " + std::to_string(sms) + " SMs: ";
   if (held.empty() && looped.empty()) {
     out.why = rows + "not split (shorter than a block's threads)";
@@ -598,7 +633,7 @@ SplitPlan plan_split(const RowModel& base, const Try& unsplit) {
   }
   out.why = rows + "each split over " + std::to_string(parts) + " blocks of " + std::to_string(best.t.tpr) + " threads (" +
             (best.t.cluster > 1 ? "a cluster" : "the grid, partials through scratch") +
-            (best.t.looped ? ", each streaming its share per pass" : "") + "), " + std::to_string(R * parts) + " blocks; " +
+            (best.t.resident ? ", each streaming its share: no element outputs, nothing held" : best.t.looped ? ", each streaming its share per pass" : "") + "), " + std::to_string(R * parts) + " blocks; " +
             busiest;
   // Spill retries (the register model is an estimate): the cheapest holding at most half the
   // vectors per thread of the one before, twice; then the cheapest streamed split.
@@ -611,6 +646,11 @@ SplitPlan plan_split(const RowModel& base, const Try& unsplit) {
         break;
       }
   if (best.batch > 0 && !looped.empty()) out.tries.push_back(looped.front().t);
+  if (best.t.resident > 2) {  // a streamed plain share that spilled under the 32-register cap: 64
+    Try t = best.t;
+    t.resident = 2;
+    out.tries.push_back(t);
+  }
   out.model.emplace(m);
   return out;
 }

@@ -86,6 +86,23 @@ TEST(GpuSplitRows, SweepCases) {
   EXPECT_TRUE(split(check(split_row_program(DType::F32, "layer_norm"), b, Layout::Contiguous, what))) << what;
 }
 
+// Plain reductions of permuted inputs (seed 9 #038, #128: General rows streamed over the grid),
+// odd sizes and size-1 dims, contiguous and misaligned storage.
+TEST(GpuSplitRows, PlainReductionsOfPermutedInputs) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : kTypes)
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 32}, {"M", 1000}, {"K", 512}}, {{"B", 32}, {"M", 128}, {"K", 4097}},
+                                                   {{"B", 7}, {"M", 33}, {"K", 5001}}, {{"B", 1}, {"M", 1}, {"K", 300001}}})
+      for (Layout l : {Layout::Contiguous, Layout::Misaligned}) {
+        const std::string what = describe("perm_amin_abs", t, b, l);
+        const std::string params = check(perm_amin_abs(t), b, l, what);
+        if (l == Layout::Contiguous) EXPECT_TRUE(split(params)) << what << ": " << params;
+        const std::string what2 = describe("perm_mean_mul", t, b, l);
+        const std::string params2 = check(perm_mean_mul(t), b, l, what2);
+        if (l == Layout::Contiguous) EXPECT_TRUE(split(params2)) << what2 << ": " << params2;
+      }
+}
+
 // NaN and inf propagate through the exchanges: row 0 has a NaN (in the middle of a later
 // block's share), row 1 +inf and -inf, row 2 is finite.
 TEST(GpuSplitRows, NanAndInfPropagate) {

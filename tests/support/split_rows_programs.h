@@ -50,6 +50,23 @@ inline Fusion split_var12(DType t) {
   return f;
 }
 
+// Plain reductions over dims [1, 2] of an input stored [K, B, M] and viewed [B, M, K] (the
+// variant sweep's "perm" layout: rows read General), seed 9 #038 (sqrt |mean(x * y)|, y
+// contiguous) and #128 (amin |x|).
+inline Fusion perm_mean_mul(DType t) {
+  Fusion f("perm_mean_mul");
+  Tensor xs = f.input("xs", t, {Dim::sym("K"), Dim::sym("B"), Dim::sym("M")});
+  Tensor y = f.input("y", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+  f.output(sqrt(abs(mean(permute(xs, {1, 2, 0}) * y, {1, 2}))));
+  return f;
+}
+inline Fusion perm_amin_abs(DType t) {
+  Fusion f("perm_amin_abs");
+  Tensor xs = f.input("xs", t, {Dim::sym("K"), Dim::sym("B"), Dim::sym("M")});
+  f.output(min(abs(permute(xs, {1, 2, 0})), {1, 2}));
+  return f;
+}
+
 // Plans pinned by hand: many rows split (several waves of blocks taking their rows by ticket),
 // a split of short rows, streamed shares, blocks of 128 threads.
 struct SplitPin {
