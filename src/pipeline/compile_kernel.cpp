@@ -112,6 +112,20 @@ KernelPlan pinned_plan(const KernelPlan& first, const std::string& text, const L
     if (p.prefetch_smem) p.prefetch_smem = p.ldg_weights = false, p.weight_ring = 0, p.dyn_smem = 0;
     if (!given.count("resident") && p.resident) p.resident = 0, p.dyn_smem = 0;
   }
+  // Resident weights kept or named at another shape: their copies sized for the pinned one (a
+  // pinned plan with the prefetch named kept the scheduler's dynamic shared memory, too small
+  // where the pinned shape holds more vectors per row than the scheduler's plan).
+  if (p.resident && !p.prefetch_smem && !given.count("dyn_smem") && (reshaped || given.count("resident"))) {
+    int64_t bytes = 0;
+    int i = 0;
+    for (size_t k = 0; k < plan.operands.size(); ++k)
+      if (!plan.operands[k].is_output && plan.operands[k].access == Access::Col) {
+        if (p.resident >> i & 1)
+          bytes += int64_t{p.batch} * p.threads_per_row * p.vec * dtype_size(facts.operands[k].dtype);
+        ++i;
+      }
+    p.dyn_smem = static_cast<int>(bytes);
+  }
   if (!given.count("tickets"))
     p.tickets = p.tickets && p.prefetch && !p.prefetch_smem && p.cluster == 1 && p.threads_per_row > 32;
   // Staged inputs: their tiles at the pinned shape are the dynamic shared memory.

@@ -59,14 +59,25 @@ int phase_step(const KernelPlan& plan, const LaunchFacts& facts, int v) {
 // Threads per row for rows of `nvec` vectors of `vec`: the fewest (at least a warp) that give
 // each thread at most 32 row elements (4 vectors of 8). Autotune on the H200 (2026-11-23,
 // perf-notes) found 4 vectors per thread best or within 2% at every W1, softmax and rms size
-// from 2048 to 32768.
+// from 2048 to 32768. Where the row spans warps anyway, also at most 8 vectors (the 32 elements
+// of f32 quads): the cap counts load instructions, which narrow vectors multiply. Rows of
+// 8-byte f32 pairs at 9 vectors a thread (W1 f32 H=4098: 256 x 9; H=8194: 480 x 9, whose
+// register prefetch spilled, so it ran without) measured 5 and 27 % slower than 5 vectors a
+// thread with the prefetch (H100, 2026-11-27), and f16 pairs at 17 vectors 77 % of a copy
+// against 87.7 at 9 (perf-notes). Rows one warp holds stay in one warp (their reductions take
+// no barrier).
 int64_t base_threads_per_row(int64_t nvec, int vec) {
   int64_t tpr = 32;
   if (nvec <= 16) tpr = std::max<int64_t>(1, pow2ceil(nvec));  // very short rows: several per warp
-  while (tpr < 1024 && ((nvec + tpr - 1) / tpr) * vec > 32) tpr *= 2;
+  int64_t most = 32 / vec;  // vectors per thread
+  while (tpr < 1024 && (nvec + tpr - 1) / tpr > most) tpr *= 2;
+  if (tpr > 32) {
+    most = std::min<int64_t>(most, 8);
+    while (tpr < 1024 && (nvec + tpr - 1) / tpr > most) tpr *= 2;
+  }
   // Past 512 threads, whole warps rather than a power of two: H = 20480 f16 takes 640 threads
   // with 4 vectors each, where 1024 threads x 3 left a third of the last batch empty.
-  if (tpr == 1024) tpr = std::min<int64_t>(1024, ((nvec + 32 / vec - 1) / (32 / vec) + 31) / 32 * 32);
+  if (tpr == 1024) tpr = std::min<int64_t>(1024, ((nvec + most - 1) / most + 31) / 32 * 32);
   return tpr;
 }
 

@@ -110,8 +110,10 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
       p.prefetch = p.prefetch_smem = true;
       p.dyn_smem = number(val.substr(5));
     } else if (key == "prefetch") {
+      // As printed: `prefetch` is the next row in registers, `prefetch=smem:BYTES` in shared
+      // memory (a pinned `prefetch=1` over a shared-memory first plan kept its copy and size).
       p.prefetch = flag();
-      if (!p.prefetch) p.prefetch_smem = false;
+      if (p.prefetch_smem) p.prefetch_smem = p.ldg_weights = false, p.weight_ring = 0, p.dyn_smem = 0;
     } else {
       throw Error("plan: unknown part '" + key +
                   "' (vec, threads, threads_per_row, rows_per_block, batch, looped, unroll, min_blocks, cluster, row_split, "

@@ -134,6 +134,8 @@ TEST(GpuExecutor, NormsOverTheHiddenSweep) {
   // and with plain weight loads (bf16 32768, f32 20480 and 32768, f16 65536), phased and f32 rows.
   for (const char* name : {"w1_layer_norm_fused_bf16", "w1_layer_norm_fused_f32"})
     for (int64_t h : {768, 770, 4098, 4100, 5140, 8192, 20480, 32768, 65536}) run(name, 512, h);
+  // f32 rows of pairs (H = 2 mod 4) at 8 vectors a thread: 224 x 5, one block of 544 x 8 and 800 x 8 per SM.
+  for (int64_t h : {2050, 8194, 12290}) run("w1_layer_norm_fused_f32", 512, h);
   for (int64_t h : {776, 5140}) run("w1_layer_norm_fused", 8195, h);
   run("w5_softmax_bf16", 8195, 1000);
   run("w5_rms_norm_bf16", 4099, 4100);
