@@ -207,17 +207,6 @@ struct TileModel {
     return cl == 1 || (hopper && cl <= max_cluster && (cl - 1) * int64_t{ty} < RR && (tx * vec) % 4 == 0);
   }
 
-  // Tiles wider than a warp's line: over fewer rows than a line's tile has thread rows (a
-  // log_softmax over 3 rows left 13 of a block's 16 thread rows idle), TY is the rows rounded
-  // up to a power of two and TX the rest of the block. Not in clusters (rows that few fit one).
-  std::vector<int> wide_tx(int threads) const {
-    std::vector<int> out;
-    const int64_t ty = pow2ceil(RR);
-    if (ty >= threads / tx_line()) return out;
-    const int tx = static_cast<int>(threads / ty);
-    if (int64_t{tx} * vec <= K) out.push_back(tx);
-    return out;
-  }
   std::vector<TileShape> held() const {
     std::vector<TileShape> out;
     auto add = [&](int tx, int threads, int cl) {
@@ -242,8 +231,6 @@ struct TileModel {
         }
       }
     };
-    for (int threads : {256, 512, 1024})
-      for (int tx : wide_tx(threads)) add(tx, threads, 1);
     for (int tx = tx_line(); tx >= 1; tx /= 2)
       for (int threads : {256, 512, 1024})
         for (int cl = 1; cl <= kMaxCluster; cl *= 2) add(tx, threads, cl);

@@ -102,7 +102,7 @@ TEST(GpuOuterNorm, SoftmaxOverTheMiddleAxis) {
   const std::vector<Bindings> sizes = {{{"B", 16}, {"M", 128}, {"K", 4097}}, {{"B", 64}, {"M", 100}, {"K", 1024}},
                                        {{"B", 3}, {"M", 17}, {"K", 333}},    {{"B", 1}, {"M", 1000}, {"K", 8}},
                                        {{"B", 2}, {"M", 1}, {"K", 5}},       {{"B", 7}, {"M", 3000}, {"K", 1}},
-                                       {{"B", 64}, {"M", 3}, {"K", 333}},    {{"B", 5}, {"M", 2}, {"K", 1000}}};  // wide tiles
+                                       {{"B", 64}, {"M", 3}, {"K", 333}},    {{"B", 5}, {"M", 2}, {"K", 1000}}};  // few rows
   for (DType t : kTypes)
     for (int variant = 0; variant < 3; ++variant)
       for (const Bindings& b : sizes)
