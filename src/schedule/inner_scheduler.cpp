@@ -59,19 +59,18 @@ int phase_step(const KernelPlan& plan, const LaunchFacts& facts, int v) {
 // Threads per row for rows of `nvec` vectors of `vec`: the fewest (at least a warp) that give
 // each thread at most 32 row elements (4 vectors of 8). Autotune on the H200 (2026-11-23,
 // perf-notes) found 4 vectors per thread best or within 2% at every W1, softmax and rms size
-// from 2048 to 32768. Where the row spans warps anyway, also at most 8 vectors (the 32 elements
-// of f32 quads): the cap counts load instructions, which narrow vectors multiply. Rows of
-// 8-byte f32 pairs at 9 vectors a thread (W1 f32 H=4098: 256 x 9; H=8194: 480 x 9, whose
-// register prefetch spilled, so it ran without) measured 5 and 27 % slower than 5 vectors a
-// thread with the prefetch (H100, 2026-11-27), and f16 pairs at 17 vectors 77 % of a copy
-// against 87.7 at 9 (perf-notes). Rows one warp holds stay in one warp (their reductions take
-// no barrier).
-int64_t base_threads_per_row(int64_t nvec, int vec) {
+// from 2048 to 32768. Where the row spans warps anyway and vectors are 8 bytes or more, also at
+// most 8 vectors (64 bytes of row, as 32 16-bit elements): rows of f32 pairs at 9 vectors a
+// thread (W1 f32 H=4098: 256 x 9; H=8194: 480 x 9, whose register prefetch spilled, so it ran
+// without) measured 9 and 37 % slower than 416 x 5 and 544 x 8 with the prefetch, while f16
+// pairs (4 bytes) at 9 vectors measured 8 % faster than at 5 (H100, 2026-11-27, perf-notes).
+// Rows one warp holds stay in one warp (their reductions take no barrier).
+int64_t base_threads_per_row(int64_t nvec, int vec, int elem_bytes) {
   int64_t tpr = 32;
   if (nvec <= 16) tpr = std::max<int64_t>(1, pow2ceil(nvec));  // very short rows: several per warp
   int64_t most = 32 / vec;  // vectors per thread
   while (tpr < 1024 && (nvec + tpr - 1) / tpr > most) tpr *= 2;
-  if (tpr > 32) {
+  if (tpr > 32 && vec * elem_bytes >= 8) {
     most = std::min<int64_t>(most, 8);
     while (tpr < 1024 && (nvec + tpr - 1) / tpr > most) tpr *= 2;
   }
@@ -268,10 +267,10 @@ RowModel::RowModel(const ScheduleContext& c) : cx(c) {
       widest == 2 && g >= 2 && g < 16 / widest && vec < 16 / widest && facts.C >= 16 / widest && weights <= 1) {
     const int pv = 16 / widest;
     const int64_t pn = (facts.C + pv - g + pv - 1) / pv;
-    int64_t t = base_threads_per_row(pn, pv);
+    int64_t t = base_threads_per_row(pn, pv, widest);
     while (t < 1024 && !phase_covers(t, pn, pv, facts.C)) t *= 2;
     if (phase_covers(t, pn, pv, facts.C) &&
-        (t <= 32 || reductions <= 1 || base_threads_per_row((facts.C + vec - 1) / vec, vec) > 32)) {
+        (t <= 32 || reductions <= 1 || base_threads_per_row((facts.C + vec - 1) / vec, vec, widest) > 32)) {
       vec = pv;
       col_vec = g;
     }
@@ -279,7 +278,7 @@ RowModel::RowModel(const ScheduleContext& c) : cx(c) {
   // Vectors a row overlaps: up to vec - col_vec more elements when shifted.
   nvec = (facts.C + (col_vec ? vec - col_vec : 0) + vec - 1) / vec;
   held = held_per_element(stages);
-  tpr = base_threads_per_row(nvec, vec);
+  tpr = base_threads_per_row(nvec, vec, widest);
   // Few rows (fewer than SMs): each row over more threads, fewer vectors each, down to one
   // vector per thread, so the few blocks there are finish sooner.
   while (tpr < 512 && facts.R < cx.device.sm_count && 2 * tpr <= nvec) tpr *= 2;
@@ -321,7 +320,7 @@ std::vector<Try> cluster_tries(const RowModel& m) {
     for (int n : {2, 4, 8}) {
       if (n > most) break;
       const int64_t share = (nvec + n - 1) / n;
-      for (int64_t t = std::max<int64_t>(256, base_threads_per_row(share, m.vec)); t <= 512; t *= 2)
+      for (int64_t t = std::max<int64_t>(256, base_threads_per_row(share, m.vec, m.widest)); t <= 512; t *= 2)
         if (m.fits(t, prefetch, share)) {
           tries.push_back({.tpr = t, .prefetch = prefetch, .cluster = n});
           break;
