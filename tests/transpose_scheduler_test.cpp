@@ -56,7 +56,7 @@ struct Scheduled {
 // The scheduler choice for the (first) kernel segment of `f` at `sizes`, each operand laid out
 // as `layouts` says (contiguous otherwise); `raw`: no passes (as the copy executor).
 Scheduled choice_for(const Fusion& f0, const Bindings& sizes, const Layouts& layouts = {}, bool raw = false,
-                     bool compile = false) {
+                     bool compile = false, bool output_order = false) {
   SegmentedFusion sf = raw ? segment_fusion(f0) : lower(f0);
   const Fusion& f = sf.fusion;
   const Bindings b = bind_shapes(f, resolve_input_shapes(f0, {}, sizes));
@@ -80,6 +80,10 @@ Scheduled choice_for(const Fusion& f0, const Bindings& sizes, const Layouts& lay
       if (f.outputs()[i] == v && layouts.out.count(static_cast<int>(i))) order = layouts.out.at(static_cast<int>(i));
     strides.push_back(strides_in(shapes.back(), order));
     addresses.push_back(address);
+  }
+  if (output_order) {  // as the executor: a pointwise kernel walks its first output's memory order
+    const size_t out = static_cast<size_t>(ks.num_inputs);
+    ks = analyze_kernel(f, s, memory_order(shapes[out], strides[out]));
   }
   Scheduled c;
   c.facts = kernel_facts(sf, si, ks, shapes, strides, addresses);
@@ -204,6 +208,24 @@ TEST(TransposeScheduler, BroadcastsAreNotTransposes) {
   for (const OperandPlan& o : c.plans.front().operands) seen.insert(o.access);
   EXPECT_TRUE(seen.count(Access::Staged) && seen.count(Access::Col) && seen.count(Access::Row) && seen.count(Access::Full))
       << c.plans.front().describe(lower(g).fusion);
+}
+
+TEST(TransposeScheduler, OperandsInTheOutputsLayoutArePointwise) {
+  // x.t() + y.t() into an output in their layout (eager's, as the Python call gives it): the
+  // kernel walks the output's memory order, so every operand is read at unit stride, no tile staged.
+  const Layouts all_t{{{0, {1, 0}}, {1, {1, 0}}}, {{0, {1, 0}}}, {}};
+  const Scheduled c = choice_for(binary(DType::BF16, {"B", "H"}, {"B", "H"}), {{"B", 4096}, {"H", 4097}}, all_t, false,
+                                 true, true);
+  EXPECT_EQ(c.scheduler, "pointwise");
+  for (int k = 0; k < 3; ++k)  // one flat run of memory: unit stride along the walked order
+    EXPECT_TRUE(access_of(c, k) == Access::Col || access_of(c, k) == Access::Full) << k;
+  EXPECT_EQ(c.plans.front().shape.dim_order, (std::vector<int>{1, 0}));
+  EXPECT_EQ(c.prepared.compiled->ptxas.spill_store_bytes, 0);
+  // One input in the other layout: a transpose kernel still, whichever order it walks.
+  const Layouts one_t{{{0, {1, 0}}}, {{0, {1, 0}}}, {}};
+  EXPECT_EQ(choice_for(binary(DType::F32, {"B", "H"}, {"B", "H"}), {{"B", 1000}, {"H", 8192}}, one_t, false, false, true)
+                .scheduler,
+            "transpose");
 }
 
 TEST(TransposeScheduler, TransposedOutputsAreStaged) {

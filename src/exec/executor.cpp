@@ -262,11 +262,21 @@ void Executor::Impl::push_kernel_step(RunPlan& rp, KernelParts&& kp) {
   rp.steps.push_back(std::move(kp.st));
 }
 
+// A pointwise segment walks its first output's memory order (a kernel writing an output in a
+// transposed layout, eager's as the caller gives it, then reads the inputs in that layout at
+// unit stride too); the declared order otherwise.
+static std::vector<int> pointwise_order(const Segment& s, const std::vector<TensorMeta>& meta) {
+  if (s.category != KernelCategory::Pointwise || s.outputs.empty()) return {};
+  const TensorMeta& m = meta[s.outputs.front()];
+  if (m.shape.size() != s.domain.size()) return {};
+  return memory_order(m.shape, m.strides);
+}
+
 Executor::Impl::KernelParts Executor::Impl::kernel_parts(RunPlan& rp, int si, const std::vector<uint64_t>& align,
                                                          const std::vector<char>& provided) {
   const Segment& s = sf.segments[si];
   const Fusion& f = sf.fusion;
-  KernelShape ks = analyze_kernel(f, s);
+  KernelShape ks = analyze_kernel(f, s, pointwise_order(s, rp.meta));
   Step st;
   std::vector<std::vector<int64_t>> shapes, strides;
   std::vector<uint64_t> addr;

@@ -160,7 +160,20 @@ int bound_slot(const std::vector<Dim>& bounds, const Dim& d) {
   return -1;
 }
 
-KernelShape analyze_kernel(const Fusion& f, const Segment& s) {
+std::vector<int> memory_order(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
+  const int rank = static_cast<int>(shape.size());
+  std::vector<int> order;
+  for (int d = 0; d < rank; ++d)
+    if (shape[d] <= 1) order.push_back(d);
+  const auto big = order.end() - order.begin();
+  for (int d = 0; d < rank; ++d)
+    if (shape[d] > 1) order.push_back(d);
+  std::stable_sort(order.begin() + big, order.end(), [&](int a, int b) { return strides[a] > strides[b]; });
+  if (std::is_sorted(order.begin() + big, order.end())) return {};
+  return order;
+}
+
+KernelShape analyze_kernel(const Fusion& f, const Segment& s, const std::vector<int>& order) {
   KernelShape k;
   k.category = s.category;
   const int rank = static_cast<int>(s.domain.size());
@@ -169,10 +182,14 @@ KernelShape analyze_kernel(const Fusion& f, const Segment& s) {
   std::vector<char> red(rank, 0);
   if (s.category == KernelCategory::Inner)
     for (auto a : s.reduce_axes) red[a] = 1;
-  for (int d = 0; d < rank; ++d)
-    if (!red[d]) k.dim_order.push_back(d);
-  for (int d = 0; d < rank; ++d)
-    if (red[d]) k.dim_order.push_back(d);
+  if (s.category == KernelCategory::Pointwise && static_cast<int>(order.size()) == rank) {
+    k.dim_order = order;
+  } else {
+    for (int d = 0; d < rank; ++d)
+      if (!red[d]) k.dim_order.push_back(d);
+    for (int d = 0; d < rank; ++d)
+      if (red[d]) k.dim_order.push_back(d);
+  }
   k.split = s.category == KernelCategory::Inner ? rank - static_cast<int>(s.reduce_axes.size())
             : s.category == KernelCategory::Full ? 0
                                                  : rank;  // pointwise: refined below

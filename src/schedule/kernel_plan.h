@@ -143,8 +143,13 @@ struct KernelShape {
   TileDims tile;               // transpose plans only (set by the transpose scheduler)
 };
 
-// Analyzes a kernel segment: kernel dim order (rows then reduced dims), split, spans.
-KernelShape analyze_kernel(const Fusion& f, const Segment& s);
+// Analyzes a kernel segment: kernel dim order (rows then reduced dims), split, spans. `order`:
+// for a pointwise segment, its domain dims outermost first (its outputs' memory order, so that
+// a permuted output and the inputs in its layout are walked at unit stride); empty: as declared.
+KernelShape analyze_kernel(const Fusion& f, const Segment& s, const std::vector<int>& order = {});
+// A tensor's dims from the largest stride to the smallest (size-1 dims first, ties in declared
+// order); empty where that is the declared order.
+std::vector<int> memory_order(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides);
 
 // The kernel dim (kernel order) along which value v, a pad or a window (a cat's pieces), masks;
 // -1 for any other value.
