@@ -3,7 +3,6 @@
 // run costs plus reading the arguments and making the outputs.
 #include "fast_call.h"
 
-#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -95,75 +94,22 @@ struct Made {
     tensors.push_back(m);
     return m;
   }
-  // A tensor of `shape` whose memory holds its dims in `order` (empty: row-major): made
-  // contiguous in that order, returned as the strided view of it that the kernels write.
-  solder::DeviceTensor make_in_order(DType dtype, const std::vector<int64_t>& shape, const std::vector<int>& order,
-                                     int32_t device_type, int32_t device_id);
-  // The framework's tensors; those made in an order are given back permuted to their sizes.
-  nb::list release(const std::vector<std::vector<int>>& orders = {}) {
+  nb::list release() {
     nb::list l;
-    for (size_t i = 0; i < tensors.size(); ++i) {
+    for (auto*& m : tensors) {
       void* py = nullptr;
-      SolderDLManagedTensorVersioned* owned = tensors[i];
-      tensors[i] = nullptr;  // the framework owns it now, whatever happens
+      SolderDLManagedTensorVersioned* owned = m;
+      m = nullptr;  // the framework owns it now, whatever happens
       if (api->managed_tensor_to_py_object_no_sync(owned, &py) != 0) throw nb::python_error();
-      nb::object t = nb::steal(static_cast<PyObject*>(py));
-      if (i < orders.size() && !orders[i].empty()) {
-        nb::list dims;  // logical dim d is memory dim k where order[k] = d
-        std::vector<int> at(orders[i].size());
-        for (size_t k = 0; k < at.size(); ++k) at[orders[i][k]] = static_cast<int>(k);
-        for (int k : at) dims.append(k);
-        t = t.attr("permute")(*dims);
-      }
-      l.append(t);
+      l.append(nb::steal(static_cast<PyObject*>(py)));
     }
     return l;
   }
 };
 
-// The memory order eager gives a new output of these sizes: the first input of the same sizes
-// that is not broadcast decides (eager's pointwise ops and empty_like keep an input's layout),
-// its dims of more than one element from the largest stride to the smallest. Empty where that is
-// row-major (or no input decides): the output is made contiguous. A transposed input's output is
-// then written in its layout, as torch.compile's is, not transposed on the way.
-std::vector<int> eager_order(const std::vector<solder::DeviceTensor>& in, const std::vector<int64_t>& shape) {
-  for (const auto& t : in) {
-    if (t.shape != shape) continue;
-    bool broadcast = false;
-    std::vector<int> order;  // dims of more than one element
-    for (int d = 0; d < static_cast<int>(shape.size()); ++d)
-      if (shape[d] > 1) {
-        broadcast |= t.strides[d] == 0;
-        order.push_back(d);
-      }
-    if (broadcast) continue;
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return t.strides[a] > t.strides[b]; });
-    if (std::is_sorted(order.begin(), order.end())) return {};
-    std::vector<int> full;  // size-1 dims outermost, then the rest in memory order
-    for (int d = 0; d < static_cast<int>(shape.size()); ++d)
-      if (shape[d] <= 1) full.push_back(d);
-    full.insert(full.end(), order.begin(), order.end());
-    return full;
-  }
-  return {};
-}
-
 solder::DeviceTensor device_tensor_of(const SolderDLManagedTensorVersioned* m) {
   solder::DeviceTensor t;
   view_of(m->dl_tensor, 0, t);
-  return t;
-}
-
-solder::DeviceTensor Made::make_in_order(DType dtype, const std::vector<int64_t>& shape, const std::vector<int>& order,
-                                         int32_t device_type, int32_t device_id) {
-  if (order.empty()) return device_tensor_of(make(dtype, shape, device_type, device_id));
-  std::vector<int64_t> memory(order.size());
-  for (size_t k = 0; k < order.size(); ++k) memory[k] = shape[order[k]];
-  solder::DeviceTensor t = device_tensor_of(make(dtype, memory, device_type, device_id));
-  std::vector<int64_t> strides(order.size());
-  for (size_t k = 0; k < order.size(); ++k) strides[order[k]] = t.strides[k];
-  t.shape = shape;
-  t.strides = std::move(strides);
   return t;
 }
 
@@ -201,12 +147,11 @@ nb::list call_host(PyExecutor& pe, const SolderDLPackExchangeAPI* api, const std
     return nb::list(out_obj);
   }
   Made made{api, {}};
-  std::vector<std::vector<int>> orders;
   for (const auto& r : res) {
-    orders.push_back(eager_order(in, r.shape));
-    copy_into(r, made.make_in_order(r.dtype, r.shape, orders.back(), kSolderDLCPU, 0));
+    SolderDLManagedTensorVersioned* m = made.make(r.dtype, r.shape, kSolderDLCPU, 0);
+    copy_into(r, device_tensor_of(m));
   }
-  return made.release(orders);
+  return made.release();
 }
 
 }  // namespace
@@ -295,14 +240,10 @@ std::optional<nb::list> call_exchange(PyExecutor& pe, nb::args args, nb::handle 
   for (size_t i = 0; i < n; ++i) sizes[i] = in[i].shape;
   const auto& shapes = pe.output_shapes(sizes);
   Made made{api, {}};
-  thread_local std::vector<std::vector<int>> orders;
-  orders.resize(shapes.size());
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    orders[i] = eager_order(in, shapes[i]);
-    outs.push_back(made.make_in_order(f.value(f.outputs()[i]).dtype, shapes[i], orders[i], kSolderDLCUDA, dev.id));
-  }
+  for (size_t i = 0; i < shapes.size(); ++i)
+    outs.push_back(device_tensor_of(made.make(f.value(f.outputs()[i]).dtype, shapes[i], kSolderDLCUDA, dev.id)));
   pe.ex.run(in, s, &outs);
-  return made.release(orders);
+  return made.release();
 }
 
 DType dtype_of_dlpack(uint8_t code, uint8_t bits, uint16_t lanes, size_t index) {

@@ -262,14 +262,25 @@ void Executor::Impl::push_kernel_step(RunPlan& rp, KernelParts&& kp) {
   rp.steps.push_back(std::move(kp.st));
 }
 
-// A pointwise segment walks its first output's memory order (a kernel writing an output in a
-// transposed layout, eager's as the caller gives it, then reads the inputs in that layout at
-// unit stride too); the declared order otherwise.
+// A pointwise segment walks its first output's memory order where its inputs over the whole
+// domain (not broadcast) are all in that layout too: a kernel writing a transposed output (as a
+// torch.compile caller gives eager's layout) from inputs in that layout reads and writes at unit
+// stride, not through a transpose kernel or element by element. Where an input disagrees, the
+// transpose scheduler's declared order stays. Empty: the declared order.
 static std::vector<int> pointwise_order(const Segment& s, const std::vector<TensorMeta>& meta) {
   if (s.category != KernelCategory::Pointwise || s.outputs.empty()) return {};
   const TensorMeta& m = meta[s.outputs.front()];
   if (m.shape.size() != s.domain.size()) return {};
-  return memory_order(m.shape, m.strides);
+  std::vector<int> order = memory_order(m.shape, m.strides);
+  if (order.empty()) return {};
+  for (int v : s.inputs) {
+    const TensorMeta& in = meta[v];
+    if (in.shape != m.shape) continue;
+    bool broadcast = false;
+    for (size_t d = 0; d < in.shape.size(); ++d) broadcast |= in.shape[d] > 1 && in.strides[d] == 0;
+    if (!broadcast && memory_order(in.shape, in.strides) != order) return {};
+  }
+  return order;
 }
 
 Executor::Impl::KernelParts Executor::Impl::kernel_parts(RunPlan& rp, int si, const std::vector<uint64_t>& align,
