@@ -81,7 +81,7 @@ Scheduled choice_for(const Fusion& f0, const Bindings& sizes, const Layouts& lay
     strides.push_back(strides_in(shapes.back(), order));
     addresses.push_back(address);
   }
-  if (output_order) {  // as the executor: a pointwise kernel walks its first output's memory order
+  if (output_order) {  // a pointwise kernel walking its first output's memory order (the executor: where inputs agree)
     const size_t out = static_cast<size_t>(ks.num_inputs);
     ks = analyze_kernel(f, s, memory_order(shapes[out], strides[out]));
   }
