@@ -13,6 +13,7 @@
 #include "runtime/kernel_cache.h"
 #include "pipeline/pipeline.h"
 #include "programs/run_inputs.h"
+#include "support/outer_norm_programs.h"
 #include "runtime/device_info.h"
 #include "schedule/launch_grid.h"
 #include "schedule/scheduler.h"
@@ -21,6 +22,9 @@
 #include "solder/reference.h"
 
 using namespace solder;
+using solder::testing::norm_of_transposed;
+using solder::testing::norm_of_transposed_res;
+using solder::testing::softmax_over;
 
 namespace {
 
@@ -83,44 +87,6 @@ Scheduled choice_for(const Fusion& f, const Bindings& sizes) {
   for (const auto& p : sc.passed_over) c.passed_over += p + "\n";
   c.plans = sc.scheduler->candidates(cx);
   return c;
-}
-
-Fusion softmax_over(DType t, int rank, int64_t axis, bool log = false, bool mask = false) {
-  Fusion f("softmax_probe");
-  Shape shape;
-  const char* names[] = {"B", "M", "K"};
-  for (int i = 0; i < rank; ++i) shape.push_back(Dim::sym(names[i]));
-  Tensor x = f.input("x", t, shape);
-  if (mask) {
-    Shape ms(rank, Dim(1));
-    ms[axis] = shape[axis];
-    Tensor m = f.input("mask", DType::Bool, ms);
-    x = where(m, x * 0.125, constant(f, -INFINITY, t));
-  }
-  f.output(log ? log_softmax(x, axis) : softmax(x, axis));
-  return f;
-}
-
-// A layer norm (or rms norm) over the rows of a transposed view: xt is [H, B] in memory.
-Fusion norm_of_transposed(DType t, bool rms) {
-  Fusion f(rms ? "rms_T" : "ln_T");
-  Tensor xt = f.input("xt", t, {Dim::sym("H"), Dim::sym("B")});
-  Tensor w = f.input("w", t, {Dim::sym("H")});
-  Tensor x = permute(xt, {1, 0});
-  if (rms) f.output(rms_norm(x, 1, w));
-  else f.output(layer_norm(x, 1, w, f.input("b", t, {Dim::sym("H")})));
-  return f;
-}
-
-// A layer norm of x + r where x is transposed (xt is [H, B] in memory) and the residual r lies
-// along the rows ([B, H]: its reduced rows unit-stride, its kept columns not; seed 7 #068).
-Fusion norm_of_transposed_res(DType t) {
-  Fusion f("ln_T_res");
-  Tensor xt = f.input("xt", t, {Dim::sym("H"), Dim::sym("B")});
-  Tensor r = f.input("r", t, {Dim::sym("B"), Dim::sym("H")});
-  Tensor w = f.input("w", t, {Dim::sym("H")});
-  f.output(layer_norm(permute(xt, {1, 0}) + r, 1, w, f.input("b", t, {Dim::sym("H")})));
-  return f;
 }
 
 }  // namespace

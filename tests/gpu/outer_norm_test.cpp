@@ -15,9 +15,13 @@
 #include "gpu_compare.h"
 #include "ops/workloads.h"
 #include "programs/run_inputs.h"
+#include "support/outer_norm_programs.h"
 #include "solder/reference.h"
 
 using namespace solder;
+using solder::testing::norm_of_transposed;
+using solder::testing::norm_of_transposed_res;
+using solder::testing::softmax_over;
 using namespace solder::gpu_testing;
 
 namespace {
@@ -34,42 +38,6 @@ std::string describe(const std::string& name, DType t, const Bindings& b, Layout
   std::string s = name + " " + std::string(dtype_name(t));
   for (const auto& [k, v] : b) s += " " + k + "=" + std::to_string(v);
   return s + " layout " + std::to_string(static_cast<int>(l));
-}
-
-Fusion softmax_over(DType t, int rank, int64_t axis, bool log, bool mask) {
-  Fusion f("softmax_probe");
-  Shape shape;
-  const char* names[] = {"B", "M", "K"};
-  for (int i = 0; i < rank; ++i) shape.push_back(Dim::sym(names[i]));
-  Tensor x = f.input("x", t, shape);
-  if (mask) {
-    Shape ms(rank, Dim(1));
-    ms[axis] = shape[axis];
-    x = where(f.input("mask", DType::Bool, ms), x * 0.125, constant(f, -INFINITY, t));
-  }
-  f.output(log ? log_softmax(x, axis) : softmax(x, axis));
-  return f;
-}
-
-Fusion norm_of_transposed(DType t, bool rms) {
-  Fusion f(rms ? "rms_T" : "ln_T");
-  Tensor xt = f.input("xt", t, {Dim::sym("H"), Dim::sym("B")});
-  Tensor w = f.input("w", t, {Dim::sym("H")});
-  Tensor x = permute(xt, {1, 0});
-  if (rms) f.output(rms_norm(x, 1, w));
-  else f.output(layer_norm(x, 1, w, f.input("b", t, {Dim::sym("H")})));
-  return f;
-}
-
-// A layer norm of x + r, x transposed (xt is [H, B] in memory), the residual r along the rows:
-// r is read General (seed 7 #068).
-Fusion norm_of_transposed_res(DType t) {
-  Fusion f("ln_T_res");
-  Tensor xt = f.input("xt", t, {Dim::sym("H"), Dim::sym("B")});
-  Tensor r = f.input("r", t, {Dim::sym("B"), Dim::sym("H")});
-  Tensor w = f.input("w", t, {Dim::sym("H")});
-  f.output(layer_norm(permute(xt, {1, 0}) + r, 1, w, f.input("b", t, {Dim::sym("H")})));
-  return f;
 }
 
 const std::vector<DType> kTypes = {DType::F32, DType::F16, DType::BF16};
