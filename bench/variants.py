@@ -8,6 +8,8 @@ torch.compile on the same tensors in one process.
     python3 bench/variants.py --seed 1 --dry-run          # CPU: build every program, run it on the
                                                           # reference at tiny sizes against torch CPU
     python3 bench/variants.py --seed 1 --list             # the programs, nothing run
+    python3 bench/variants.py --seed 9 --only '^128 ' --explain   # CPU: their plans at the GPU
+                                                          # sizes and the sweep's layouts
 
 On the device: build the module (cmake --build build-device --target _solder), then
 PYTHONPATH=build-device/python python3 bench/variants.py --seed N --time-budget 480 in one
@@ -415,6 +417,21 @@ def context_alive():
         return False
 
 
+def explain_programs(programs):
+    """solder explain for each program at its GPU sizes, its inputs laid out as the sweep lays
+    them out (strides from meta tensors; a slice's one-element offset is not modelled: explain
+    takes strides, and plans the inputs aligned)."""
+    for p in programs:
+        xs = [make_input(i, p.sizes, "meta") for i in p.inputs]
+        print("=====", p.name)
+        try:
+            print(ops.solder.Executor(build_fusion(p, p.sizes)).explain([list(x.shape) for x in xs],
+                                                                        [list(x.stride()) for x in xs]))
+        except Exception as e:
+            print("explain failed:", short_error(e))
+    return 0
+
+
 def main(argv=None):
     global torch, ops
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -428,6 +445,8 @@ def main(argv=None):
     ap.add_argument("--dry-run", action="store_true", help="CPU: reference at tiny sizes against torch CPU")
     ap.add_argument("--compile-check", action="store_true", help="with --dry-run: also plan and compile (NVRTC) at the GPU sizes")
     ap.add_argument("--list", action="store_true", help="print the programs and exit")
+    ap.add_argument("--explain", action="store_true",
+                    help="CPU: each program's plans (solder explain) at its GPU sizes and layouts' strides, then exit")
     ap.add_argument("-o", "--out", default="")
     opts = ap.parse_args(argv)
 
@@ -445,6 +464,8 @@ def main(argv=None):
         return 77  # ctest's skip code
     import variant_ops as _ops  # imports solder
     torch, ops = _torch, _ops
+    if opts.explain:
+        return explain_programs(programs)
     mode = "cpu" if opts.dry_run else "gpu"
     if mode == "gpu" and not torch.cuda.is_available():
         print("variants.py: no CUDA device; use --dry-run for the CPU check", file=sys.stderr)
