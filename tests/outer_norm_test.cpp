@@ -157,6 +157,20 @@ TEST(OuterNormScheduler, FewRowsTakeFewThreads) {
   EXPECT_LE(p.params.threads, 256) << p.params.str();
 }
 
+TEST(OuterNormScheduler, PinnedTilesWiderThanAWarpAreRefused) {
+  // Its block combine pairs a column's lanes inside a warp: TX 64 computed wrong values.
+  const Fusion f = softmax_over(DType::F32, 3, 1, true);
+  ExecutorOptions o;
+  o.plan = "vec=1,threads=256,rows_per_block=4,unroll=1,persistent_batch=1";
+  Executor ex(f, o);
+  try {
+    ex.compile_for(resolve_input_shapes(f, {}, {{"B", 64}, {"M", 3}, {"K", 333}}));
+    ADD_FAILURE() << "a 64-thread-wide outer normalization tile was not refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("at most 32 threads along the kept columns"), std::string::npos) << e.what();
+  }
+}
+
 TEST(OuterNormScheduler, TallInputsWithFewColumnsTakeClusters) {
   // 8192 x 64 f32 (4 MB): held, in clusters; the row segments at least a 32-byte sector.
   Scheduled c = choice_for(softmax_over(DType::F32, 2, 0), {{"B", 8192}, {"M", 64}});

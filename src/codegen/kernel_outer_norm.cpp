@@ -38,6 +38,7 @@
 #include <algorithm>
 
 #include "codegen/kernel_writer.h"
+#include "solder/error.h"
 #include "schedule/outer_view.h"
 
 namespace solder::codegen_detail {
@@ -49,6 +50,11 @@ class OuterNormWriter {
   OuterNormWriter(Writer& w) : w_(w), P_(w.plan.params), c_(w.code), sp_(plan_stages(w.f, w.seg, w.ks, false, false)) {
     ty_n_ = P_.rows_per_block;
     tx_n_ = P_.threads / P_.rows_per_block;
+    // The block combine pairs the lanes of one column inside a warp (TY = 32 / TX of them): a
+    // tile wider than a warp computed wrong values on the H100 (TX 64 over 3 rows).
+    if (tx_n_ > 32)
+      throw Error("plan for kernel " + w.plan.name + " (" + P_.str() + "): an outer normalization takes at most 32 threads along the kept columns (threads / rows_per_block = " +
+                  std::to_string(tx_n_) + ")");
     cl_ = P_.cluster;
     for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k) {
       if (!w.op(k).is_output) continue;
