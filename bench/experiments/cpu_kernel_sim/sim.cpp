@@ -531,12 +531,44 @@ int main(int argc, char** argv) {
     progs.push_back({"rms_f16", load("w5_rms_norm_bf16", "bf16", "f16")});
     progs.push_back({"softmax_bf16", load("w5_softmax_bf16", "", "")});
     progs.push_back({"softmax_f32", load("w5_softmax_bf16", "bf16", "f32")});
-    const std::vector<std::string> pins = {""};
+    // B rows over a grid of at most `cap` blocks, so blocks walk several rows (tickets: the
+    // kernel takes rows by ticket only where R >= 6 x grid x RPB, hence 13 and 25 rows).
+    struct Pin { std::string pin; int64_t rows; int cap; };
+    const std::vector<Pin> pins = {
+        {"", 5, 1 << 30},
+        {"threads_per_row=32,rows_per_block=1,prefetch=0", 5, 2},
+        {"threads_per_row=32,rows_per_block=4,prefetch=0", 5, 1},
+        {"threads_per_row=8,rows_per_block=8,prefetch=0", 5, 1},
+        {"threads_per_row=64,rows_per_block=2,prefetch=0", 5, 2},
+        {"threads_per_row=128,rows_per_block=1,prefetch=0", 5, 2},
+        {"threads_per_row=32,rows_per_block=1,prefetch,tickets=0", 5, 2},
+        {"threads_per_row=16,rows_per_block=4,prefetch,tickets=0", 5, 1},
+        {"threads_per_row=64,rows_per_block=2,prefetch,tickets=0", 5, 2},
+        {"threads_per_row=64,rows_per_block=1,prefetch,tickets", 13, 2},
+        {"threads_per_row=128,rows_per_block=2,prefetch,tickets", 25, 2},
+        {"threads_per_row=256,rows_per_block=1,prefetch,tickets", 7, 1},
+        {"threads_per_row=64,rows_per_block=1,prefetch=smem:65536,resident=0", 5, 2},
+        {"threads_per_row=32,rows_per_block=2,prefetch=smem:65536,resident=0,ldg_weights", 5, 2},
+        {"threads_per_row=64,rows_per_block=1,prefetch=smem:65536,resident=0,weight_ring=2", 5, 2},
+        {"threads_per_row=64,rows_per_block=1,prefetch,tickets=0,resident=1", 5, 2},
+        {"threads_per_row=32,rows_per_block=2,prefetch=0,recompute", 5, 2},
+        {"vec=4,col_vec=1,threads_per_row=16,rows_per_block=2,prefetch=0,resident=0", 5, 2},
+        {"vec=4,col_vec=1,threads_per_row=64,rows_per_block=2,prefetch,tickets=0,resident=0", 5, 2},
+        {"threads_per_row=32,looped,prefetch=0,tickets=0,resident=0,col_vec=0,recompute=0", 5, 2},
+        {"threads_per_row=64,rows_per_block=2,looped,prefetch=0,tickets=0,resident=0,col_vec=0,recompute=0", 5, 2},
+    };
     for (const Prog& pr : progs)
-      for (int64_t h : {37})
-        for (const std::string& pin : pins)
-          run("inner_norm_" + pr.name + "_H" + std::to_string(h) + "_" + (pin.empty() ? "default" : pin), pr.f,
-              Bindings{{"B", 5}, {"H", h}}, std::vector<Layout>{}, std::vector<Layout>{C}, 1 << 30, "inner", pin);
+      for (int64_t h : {37, 130, 1001, 4098})
+        for (const Pin& pin : pins) {
+          if (h == 4098 && !pin.pin.empty()) continue;  // the scheduler's plan only (registers, clusters)
+          // Phased rows of 130 at vec 4: no batch leaves the last one alone partial (launch_grid refuses it).
+          if (h == 130 && pin.pin.find("col_vec=1,threads_per_row=16") != std::string::npos) continue;
+          // Softmax has no weights to keep resident.
+          if (pr.name.rfind("softmax", 0) == 0 && pin.pin.find("resident=1") != std::string::npos) continue;
+          run("inner_norm_" + pr.name + "_H" + std::to_string(h) + "_B" + std::to_string(pin.rows) + "_" +
+                  (pin.pin.empty() ? "default" : pin.pin),
+              pr.f, Bindings{{"B", pin.rows}, {"H", h}}, std::vector<Layout>{}, std::vector<Layout>{C}, pin.cap, "inner", pin.pin);
+        }
   }
   g_exact = false;
   const Layout T2m{{1, 0}}, Cm{};
