@@ -6,7 +6,17 @@
 // any memory order, padding and misalignment; an operand that is a view of an input (a slice, a
 // cat's pad) shares its input's memory at the view's strides and offset. `shift_` cases: the
 // pointwise shift plans (inputs read at their own phase, tests/support/shift_programs.h).
-// `onorm_` cases: the outer_norm template's General inputs (warp shuffles mocked block-wide).
+// `onorm_` cases: the outer_norm template's General inputs. `inner_norm_` cases: the inner
+// template's norms (W1 layer norm f32/f16/bf16, rms norm and softmax f16/bf16/f32, rows of 37,
+// 130, 1001 and 4098) at the scheduler's plan and pinned ones: rows held in registers, one row
+// per block and several, rows within a warp and across warps, the register prefetch with and
+// without tickets (blocks capped so they walk several rows; 13 and 25 rows so tickets are
+// taken), the shared-memory prefetch, weight ring, ldg weights, resident weights, phased rows,
+// recompute, looped rows. Warp shuffles trade through per-warp barriers, shared memory at
+// 32-bit addresses is an offset from an anchor in the kernel's object, cp.async a plain copy.
+// Not run: clusters and split rows (blocks run one after another here, so a block that waits
+// on another would hang): printed as `skip`; pinned plans launch_grid or validate refuses by
+// name: `refused`; pinned plans nothing refuses but whose kernel is known wrong: `known`.
 // Not part of the build (an experiment):
 //   W=$PWD; g++ -std=gnu++20 -O1 -g -DNDEBUG -DFMT_HEADER_ONLY=1 -fsanitize=address -rdynamic \
 //     -DSIM_DIR=\"$W/bench/experiments/cpu_kernel_sim\" -I$W/src -I$W/include -isystem /usr/local/cuda/include \
