@@ -71,20 +71,29 @@ inline Welford welford_merge(const Welford& a, const Welford& b) {
   const float n = a.n + b.n, f = n > 0.f ? __fdividef(b.n, n) : 0.f, d = b.mean - a.mean;
   return {n, a.mean + d * f, a.m2 + b.m2 + d * d * a.n * f};
 }
-// Warp shuffles (the outer_norm template's lane combine): every thread of the block calls them
-// together (uniform code), so a block-wide exchange through one slot per thread stands in.
+// Warp shuffles: the lanes of a warp (every lane calls them together: full masks only) trade
+// values through one slot per thread between two waits on their warp's barrier (a block of
+// fewer than 32 threads: one barrier of them all), so warps that branch apart (warp 0 alone
+// combining the warps' partials) shuffle among themselves.
 inline unsigned long long g_shfl_slots[1024];
-template <class T> inline T __shfl_xor_sync(unsigned, T v, int o) {
+extern std::barrier<>* g_warp_barrier[32];
+template <class T> inline T sim_shfl(T v, unsigned src) {
+  static_assert(sizeof(T) <= 8);
   unsigned long long u = 0;
   std::memcpy(&u, &v, sizeof v);
   g_shfl_slots[threadIdx.x] = u;
-  g_barrier->arrive_and_wait();
-  const unsigned long long w = g_shfl_slots[threadIdx.x ^ (unsigned)o];
-  g_barrier->arrive_and_wait();
+  g_warp_barrier[threadIdx.x / 32]->arrive_and_wait();
+  const unsigned long long w = g_shfl_slots[(threadIdx.x & ~31u) | (src & 31u)];
+  g_warp_barrier[threadIdx.x / 32]->arrive_and_wait();
   T r;
   std::memcpy(&r, &w, sizeof r);
   return r;
 }
+template <class T> inline T __shfl_xor_sync(unsigned, T v, int o) { return sim_shfl(v, (threadIdx.x & 31u) ^ (unsigned)o); }
+template <class T> inline T __shfl_sync(unsigned, T v, int lane, int width = 32) {
+  return sim_shfl(v, ((threadIdx.x & 31u) & ~(unsigned)(width - 1)) + ((unsigned)lane & (unsigned)(width - 1)));
+}
+inline void __syncwarp(unsigned = 0xffffffffu) { g_warp_barrier[threadIdx.x / 32]->arrive_and_wait(); }
 inline unsigned atomicAdd(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 template <class T> inline T __ldcg(const T* p) { return *p; }
@@ -113,3 +122,107 @@ inline float s_gelu_tanh(float x) { return 0.5f * x * (1.0f + std::tanh(0.797884
 inline float fast_sigmoid(float x) { return s_sigmoid(x); }
 inline float fast_silu(float x) { return s_silu(x); }
 inline float fast_gelu_tanh(float x) { return s_gelu_tanh(x); }
+
+// The inner template's needs: shared memory at 32-bit addresses (offsets from an anchor in this
+// object, whose statics, the kernel's __shared__ arrays among them, lie within 2 GiB of it),
+// cp.async as a plain copy (the wait then has nothing to wait for), the read-only and cache-hint
+// loads as plain ones, the reduction kinds and the warp combines.
+inline char g_smem_anchor[16];
+inline unsigned __cvta_generic_to_shared(const void* p) {
+  return (unsigned)(uint64_t)((const char*)p - g_smem_anchor);
+}
+inline char* sim_smem(unsigned s) { return g_smem_anchor + (int32_t)s; }
+template <class T> inline T ld_shared(unsigned s) {
+  check_align(sim_smem(s), sizeof(T) > 16 ? 16 : sizeof(T));
+  T v;
+  std::memcpy(&v, sim_smem(s), sizeof v);
+  return v;
+}
+template <class T> inline void st_shared(unsigned s, T v) {
+  check_align(sim_smem(s), sizeof(T) > 16 ? 16 : sizeof(T));
+  std::memcpy(sim_smem(s), &v, sizeof v);
+}
+template <int B> inline void cp_async(unsigned s, const void* gmem) {
+  check_align(sim_smem(s), B);
+  check_align(gmem, B);
+  std::memcpy(sim_smem(s), gmem, B);
+}
+inline void cp_async_commit() {}
+inline void cp_async_wait_all() {}
+template <int N> inline void cp_async_wait() {}
+struct float4 { float x, y, z, w; };
+struct uint4 { unsigned x, y, z, w; };
+struct uint2 { unsigned x, y; };
+inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+template <class T> inline T __ldg(const T* p) { return *p; }
+template <class T> inline void __stcg(T* p, T v) { *p = v; }
+template <class E, int V> inline Vec<E, V> ld_vec_nc(const E* p) { return ld_vec<E, V>(p); }
+template <int V> inline unsigned row_lanes(int col0, int C) {
+  const int lo = col0 < 0 ? -col0 : 0, hi = C - col0 < V ? C - col0 : V;
+  return hi > lo ? (0xffffffffu >> (32 - hi)) & (0xffffffffu << lo) : 0u;
+}
+template <class E, int V, int G> inline Vec<E, V> ld_row(const E* p, unsigned lanes) {
+  Vec<E, V> v;
+  if (lanes == (1u << V) - 1) {
+    for (int g = 0; g < V; g += G) {
+      const Vec<E, G> part = ld_vec<E, G>(p + g);
+      for (int k = 0; k < G; ++k) v.e[g + k] = part.e[k];
+    }
+  } else {
+    for (int j = 0; j < V; ++j) v.e[j] = (lanes >> j & 1) ? p[j] : E(0);
+  }
+  return v;
+}
+template <int V, int G> inline Vec<unsigned, V / 2> ld_row_pairs(const u16* p, unsigned lanes) {
+  Vec<unsigned, V / 2> v;
+  if (lanes == (1u << V) - 1) {
+    if constexpr (G >= 2) {
+      for (int g = 0; g < V / 2; g += G / 2) {
+        const Vec<unsigned, G / 2> part = ld_vec<unsigned, G / 2>((const unsigned*)(p + 2 * g));
+        for (int k = 0; k < G / 2; ++k) v.e[g + k] = part.e[k];
+      }
+    } else {
+      for (int w = 0; w < V / 2; ++w) v.e[w] = (unsigned)p[2 * w] | ((unsigned)p[2 * w + 1] << 16);
+    }
+  } else {
+    for (int w = 0; w < V / 2; ++w)
+      v.e[w] = (unsigned)((lanes >> (2 * w) & 1) ? p[2 * w] : (u16)0) |
+               ((unsigned)((lanes >> (2 * w + 1) & 1) ? p[2 * w + 1] : (u16)0) << 16);
+  }
+  return v;
+}
+template <class E, int V> inline void st_row(E* p, const Vec<E, V>& v, unsigned lanes) {
+  if (lanes == (1u << V) - 1) {
+    st_vec<E, V>(p, v);
+  } else {
+    for (int j = 0; j < V; ++j)
+      if (lanes >> j & 1) p[j] = v.e[j];
+  }
+}
+inline float s_max(float a, float b) { return (a > b || a != a) ? a : b; }
+inline float s_min(float a, float b) { return (a < b || a != a) ? a : b; }
+inline float s_abs(float a) { return std::fabs(a); }
+struct RedSum { template <class T> static T id() { return T(0); }
+                template <class T> static T op(T a, T b) { return a + b; } };
+struct RedMax { template <class T> static T id() { return -__int_as_float(0x7f800000); }
+                template <class T> static T op(T a, T b) { return s_max(a, b); } };
+struct RedMin { template <class T> static T id() { return __int_as_float(0x7f800000); }
+                template <class T> static T op(T a, T b) { return s_min(a, b); } };
+template <class R, int WIDTH, class T> inline T warp_reduce(T v) {
+  for (int o = WIDTH / 2; o > 0; o >>= 1) v = R::op(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+inline Welford to_welford(float4 v) { return {v.x, v.y, v.z}; }
+inline void welford_add(Welford& w, float x) {
+  w.n += 1.f;
+  const float d = x - w.mean;
+  w.mean += __fdividef(d, w.n);
+  w.m2 += d * (x - w.mean);
+}
+template <int WIDTH> inline Welford warp_welford(Welford w) {
+  for (int o = WIDTH / 2; o > 0; o >>= 1)
+    w = welford_merge(w, {__shfl_xor_sync(0xffffffffu, w.n, o), __shfl_xor_sync(0xffffffffu, w.mean, o),
+                          __shfl_xor_sync(0xffffffffu, w.m2, o)});
+  return {__shfl_sync(0xffffffffu, w.n, 0, WIDTH), __shfl_sync(0xffffffffu, w.mean, 0, WIDTH),
+          __shfl_sync(0xffffffffu, w.m2, 0, WIDTH)};
+}
