@@ -123,6 +123,21 @@ TEST(PlanOverrides, PinAKernelsPlan) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("weight ring"), std::string::npos) << e.what();
   }
+  // Pins the kernel would mishandle over rows of 130 bf16 (phase-shifted: not whole 16-byte
+  // vectors) are refused by name (the CPU kernel simulator found both): a shared-memory prefetch
+  // copies whole vectors from each row's start; a looped pin keeps the phased plan's vec of 8.
+  Fusion rms = make_workload("w5_rms_norm_bf16");
+  const auto odd = resolve_input_shapes(rms, {}, {{"B", 5}, {"H", 130}});
+  for (const auto& [pin, why] : std::vector<std::pair<std::string, std::string>>{
+           {"threads_per_row=64,rows_per_block=1,prefetch=smem:65536,resident=0", "prefetch=smem needs aligned rows"},
+           {"threads_per_row=32,looped=1,prefetch=0,tickets=0,resident=0,col_vec=0,recompute=0", "not whole vectors of 8"}}) {
+    try {
+      Executor(rms, ExecutorOptions{pin}).compile_for(odd);
+      ADD_FAILURE() << pin << ": not refused";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  }
 }
 
 // A register cap the kernel cannot live with spills: it still runs, and explain says so.

@@ -366,6 +366,8 @@ std::vector<std::string> KernelPlan::problems() const {
     need(!p.prefetch && p.cluster == 1 && p.resident == 0 && p.col_vec == 0 && !p.recompute,
          "a looped row has no prefetch, cluster, resident weights, phased rows or recomputed values");
   need(!p.prefetch_smem || p.prefetch, "prefetch=smem needs the prefetch");
+  // Its copies are 16-byte cp.async at the row's start, not at the row's phase.
+  need(!p.prefetch_smem || p.col_vec == 0, "prefetch=smem needs aligned rows (no col_vec)");
   need(!p.ldg_weights || p.prefetch_smem, "ldg_weights goes with prefetch=smem");
   need(p.weight_ring == 0 || (p.prefetch_smem && p.rows_per_block == 1 && p.col_vec == 0),
        "a weight ring needs prefetch=smem, one row per block and aligned rows");

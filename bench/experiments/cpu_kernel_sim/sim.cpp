@@ -16,7 +16,8 @@
 // 32-bit addresses is an offset from an anchor in the kernel's object, cp.async a plain copy.
 // Not run: clusters and split rows (blocks run one after another here, so a block that waits
 // on another would hang): printed as `skip`; pinned plans launch_grid or validate refuses by
-// name: `refused`; pinned plans nothing refuses but whose kernel is known wrong: `known`.
+// name: `refused` (among them the two pins the simulator first found wrong: prefetch=smem over
+// phased rows, and a looped pin keeping a phased plan's vec; both refused since).
 // Not part of the build (an experiment):
 //   W=$PWD; g++ -std=gnu++20 -O1 -g -DNDEBUG -DFMT_HEADER_ONLY=1 -fsanitize=address -rdynamic \
 //     -DSIM_DIR=\"$W/bench/experiments/cpu_kernel_sim\" -I$W/src -I$W/include -isystem /usr/local/cuda/include \
@@ -209,23 +210,6 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
               << ": clusters and split rows wait on other blocks, which run one after another here" << std::endl;
     return true;
   }
-  // A pinned shared-memory prefetch over phase-shifted rows: validate accepts it (the scheduler
-  // never makes it: smem_fits excludes phased rows), but the copies ignore the row's phase
-  // (16-byte cp.async at the row's start plus the slot's vector: misaligned, and not the phased
-  // vectors the row's pass reads back). Known, reported; not run.
-  if (pk.plan.params.prefetch_smem && pk.plan.params.col_vec > 0) {
-    std::cout << "known " << name << " [" << pk.scheduler << "] " << pk.plan.params.str()
-              << ": prefetch=smem over phased rows copies unphased vectors (misaligned cp.async)" << std::endl;
-    return true;
-  }
-  // A pinned plan that keeps the scheduler's vector where the rows' starts do not allow it (a
-  // looped pin over a phased plan keeps its vec, where the scheduler's looped form takes the
-  // aligned one): nothing refuses it and its vector loads are misaligned. Known, reported.
-  if (pk.scheduler == "inner" && pk.plan.params.col_vec == 0 && facts.C % pk.plan.params.vec != 0) {
-    std::cout << "known " << name << " [" << pk.scheduler << "] " << pk.plan.params.str() << ": vec " << pk.plan.params.vec
-              << " over rows of " << facts.C << " unphased (misaligned vectors), not refused" << std::endl;
-    return true;
-  }
   // Source: mock instead of the device runtime, plus a host entry.
   std::string src = pk.source.source;
   // Dynamic shared memory (the inner template's shared-memory prefetch, outer_norm's held rows):
@@ -344,7 +328,7 @@ int main(int argc, char** argv) {
     try { if (!run_case(name, a...)) ++fails; } catch (const std::exception& e) {
       // A pinned plan that launch_grid refuses by name (a batch that cannot cover phased rows):
       // the clear error the contract asks for, not a failure.
-      if (const std::string w = e.what(); w.find("cannot cover rows") != std::string::npos || w.find("is impossible") != std::string::npos) { std::cout << "refused " << name << ": " << e.what() << "\n"; return; }
+      if (const std::string w = e.what(); w.find("cannot cover rows") != std::string::npos || w.find("is impossible") != std::string::npos || w.find("are not whole vectors") != std::string::npos || w.find("do not start on vectors") != std::string::npos) { std::cout << "refused " << name << ": " << e.what() << "\n"; return; }
       std::cout << "FAIL exception " << e.what() << "\n"; ++fails; } };
   const Layout T2{{1, 0}}, C{};
   for (DType t : {DType::F32, DType::F16, DType::BF16}) {
