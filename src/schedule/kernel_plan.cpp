@@ -165,11 +165,11 @@ std::vector<int> memory_order(const std::vector<int64_t>& shape, const std::vect
   std::vector<int> order;
   for (int d = 0; d < rank; ++d)
     if (shape[d] <= 1) order.push_back(d);
-  const auto big = order.end() - order.begin();
+  const auto ones = static_cast<std::ptrdiff_t>(order.size());
   for (int d = 0; d < rank; ++d)
     if (shape[d] > 1) order.push_back(d);
-  std::stable_sort(order.begin() + big, order.end(), [&](int a, int b) { return strides[a] > strides[b]; });
-  if (std::is_sorted(order.begin() + big, order.end())) return {};
+  std::stable_sort(order.begin() + ones, order.end(), [&](int a, int b) { return strides[a] > strides[b]; });
+  if (std::is_sorted(order.begin() + ones, order.end())) return {};
   return order;
 }
 

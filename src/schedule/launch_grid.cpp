@@ -61,21 +61,12 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     if (p.index32 && !fits_index32(facts))
       throw Error("kernel " + plan.name + " (index32) cannot address operands of these sizes in 32 bits");
     // Aligned rows (no col_vec) load whole vectors from each row's start: a pinned vec the rows
-    // or the operands' addresses do not allow (a looped pin over a phased plan) is refused here.
-    if (p.vec > 1 && p.col_vec == 0) {
-      if (facts.C % p.vec)
-        throw Error("kernel " + plan.name + " (" + p.str() + "): rows of " + std::to_string(facts.C) +
-                    " elements are not whole vectors of " + std::to_string(p.vec) + " (pin col_vec or a narrower vec)");
-      for (size_t k = 0; k < plan.operands.size(); ++k) {
-        const OperandPlan& o = plan.operands[k];
-        if (o.access != Access::Full && o.access != Access::Col) continue;
-        const uint64_t bytes = static_cast<uint64_t>(p.vec) * dtype_size(facts.operands[k].dtype);
-        if (facts.operands[k].address % bytes ||
-            (o.access == Access::Full && !row_steps_divisible(facts, static_cast<int>(k), plan.shape.split, p.vec)))
-          throw Error("kernel " + plan.name + " (" + p.str() + "): operand " + std::to_string(k) +
-                      "'s rows do not start on vectors of " + std::to_string(p.vec));
-      }
-    }
+    // or the operands' addresses do not allow (a looped pin over a phased plan) is refused here,
+    // by the test the scheduler picks its vec with.
+    if (p.vec > 1 && p.col_vec == 0 && widest_vec(plan, facts, false) < p.vec)
+      throw Error("kernel " + plan.name + " (" + p.str() + "): rows of " + std::to_string(facts.C) +
+                  " elements, or an operand's row starts, are not whole vectors of " + std::to_string(p.vec) +
+                  " (pin col_vec or a narrower vec)");
     // Persistent kernels assume every batch but the last lies inside the row (see write_inner);
     // phase-shifted ones that the batches cover the row and that at every phase the batches but
     // the last hold whole vectors (slots 1 .. (batch - 1) * tpr). A cluster's blocks share a row.

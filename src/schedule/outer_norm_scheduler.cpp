@@ -209,31 +209,30 @@ struct TileModel {
 
   std::vector<TileShape> held() const {
     std::vector<TileShape> out;
-    auto add = [&](int tx, int threads, int cl) {
-      const int ty = threads / tx;
-      if (!cluster_ok(tx, ty, cl)) return;
-      const int64_t batch = (RR + int64_t{cl} * ty - 1) / (int64_t{cl} * ty);
-      if (batch > kMaxBatch) return;
-      for (int resident : {1024, 512}) {
-        const int cap = resident == 1024 ? kHeldRegs64 : kHeldRegs128;
-        if (threads > resident || stats_regs() > cap) continue;
-        // Rows the registers hold beside the statistics; the rest, or all, in shared memory.
-        const int fit = (cap - stats_regs()) / held_regs();
-        TileShape t{.tx = tx, .threads = threads, .cluster = cl, .batch = static_cast<int>(batch), .resident = resident};
-        if (batch <= fit && finish(t)) out.push_back(t);
-        if (!smem_ok) continue;
-        for (int sr : {static_cast<int>(batch), static_cast<int>(batch) - fit}) {
-          if (sr <= 0 || sr > batch || (sr < batch && batch <= fit)) continue;
-          TileShape u = t;
-          u.smem_rows = sr;
-          if (finish(u)) out.push_back(u);
-          if (fit <= 0) break;
-        }
-      }
-    };
     for (int tx = tx_line(); tx >= 1; tx /= 2)
       for (int threads : {256, 512, 1024})
-        for (int cl = 1; cl <= kMaxCluster; cl *= 2) add(tx, threads, cl);
+        for (int cl = 1; cl <= kMaxCluster; cl *= 2) {
+          const int ty = threads / tx;
+          if (!cluster_ok(tx, ty, cl)) continue;
+          const int64_t batch = (RR + int64_t{cl} * ty - 1) / (int64_t{cl} * ty);
+          if (batch > kMaxBatch) continue;
+          for (int resident : {1024, 512}) {
+            const int cap = resident == 1024 ? kHeldRegs64 : kHeldRegs128;
+            if (threads > resident || stats_regs() > cap) continue;
+            // Rows the registers hold beside the statistics; the rest, or all, in shared memory.
+            const int fit = (cap - stats_regs()) / held_regs();
+            TileShape t{.tx = tx, .threads = threads, .cluster = cl, .batch = static_cast<int>(batch), .resident = resident};
+            if (batch <= fit && finish(t)) out.push_back(t);
+            if (!smem_ok) continue;
+            for (int sr : {static_cast<int>(batch), static_cast<int>(batch) - fit}) {
+              if (sr <= 0 || sr > batch || (sr < batch && batch <= fit)) continue;
+              TileShape u = t;
+              u.smem_rows = sr;
+              if (finish(u)) out.push_back(u);
+              if (fit <= 0) break;
+            }
+          }
+        }
     return out;
   }
   std::vector<TileShape> reread() const {
