@@ -289,7 +289,9 @@ static std::vector<int> inner_order(const Segment& s, const std::vector<TensorMe
   if (s.category != KernelCategory::Inner || s.reduce_axes.size() < 2) return {};
   std::vector<std::vector<int64_t>> shapes, strides;
   std::vector<int> bytes;
-  for (int v : s.inputs) {
+  std::vector<int> operands = s.inputs;
+  operands.insert(operands.end(), s.outputs.begin(), s.outputs.end());
+  for (int v : operands) {
     shapes.push_back(meta[v].shape);
     strides.push_back(meta[v].strides);
     bytes.push_back(static_cast<int>(dtype_size(meta[v].dtype)));

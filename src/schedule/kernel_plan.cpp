@@ -198,26 +198,30 @@ bool inner_order_fits(const Segment& s, const std::vector<int>& order) {
 std::vector<int> inner_reduction_order(const Segment& s, const std::vector<std::vector<int64_t>>& shapes,
                                        const std::vector<std::vector<int64_t>>& strides, const std::vector<int>& elem_bytes) {
   const int rank = static_cast<int>(s.domain.size());
-  if (s.category != KernelCategory::Inner || s.reduce_axes.size() < 2) return {};
+  const size_t inputs = s.inputs.size();
+  if (s.category != KernelCategory::Inner || s.reduce_axes.size() < 2 || shapes.size() < inputs) return {};
   // The domain's sizes: the largest of the full-rank inputs' sizes.
   std::vector<int64_t> domain(rank, 1);
-  for (const auto& sh : shapes)
-    if (static_cast<int>(sh.size()) == rank)
-      for (int d = 0; d < rank; ++d) domain[d] = std::max(domain[d], sh[d]);
+  for (size_t i = 0; i < inputs; ++i)
+    if (static_cast<int>(shapes[i].size()) == rank)
+      for (int d = 0; d < rank; ++d) domain[d] = std::max(domain[d], shapes[i][d]);
+  // Bytes of operand i, none counted along its broadcast (stride 0) dims.
+  auto bytes = [&](size_t i) {
+    int64_t n = elem_bytes[i];
+    for (size_t d = 0; d < shapes[i].size(); ++d)
+      if (strides[i][d] != 0) n *= shapes[i][d];
+    return n;
+  };
   // The dominant input: the whole-domain one (every dim, none broadcast) with the most bytes.
   int ref = -1;
   int64_t ref_bytes = -1;
-  for (size_t i = 0; i < shapes.size(); ++i) {
+  for (size_t i = 0; i < inputs; ++i) {
     if (shapes[i] != domain) continue;
     bool broadcast = false;
-    int64_t numel = 1;
-    for (int d = 0; d < rank; ++d) {
-      broadcast |= domain[d] > 1 && strides[i][d] == 0;
-      numel *= domain[d];
-    }
-    if (broadcast || numel * elem_bytes[i] <= ref_bytes) continue;
+    for (int d = 0; d < rank; ++d) broadcast |= domain[d] > 1 && strides[i][d] == 0;
+    if (broadcast || bytes(i) <= ref_bytes) continue;
     ref = static_cast<int>(i);
-    ref_bytes = numel * elem_bytes[i];
+    ref_bytes = bytes(i);
   }
   if (ref < 0) return {};
   std::vector<int> order;
@@ -232,18 +236,17 @@ std::vector<int> inner_reduction_order(const Segment& s, const std::vector<std::
   // Only where the columns then end in a unit-stride run of the input: a reduction whose reduced
   // dims are all strided (a kept dim innermost: the outer schedulers' case) keeps its order.
   if (key(order.back()) != 1) return {};
-  // And only where more input bytes are then read in unit-stride runs along the innermost column
-  // dim than in the declared order: with x permuted and y contiguous, one of them is strided in
-  // either order, and the declared one stays.
+  // And only where more bytes are then read or written in unit-stride runs along the innermost
+  // column dim than in the declared order: with x permuted and y contiguous (or a norm's
+  // element output contiguous), one of them is strided in either order, and the declared one
+  // stays. Inputs broadcast right-aligned; outputs count where they span the domain (element
+  // outputs, keepdim statistics).
   auto unit_bytes = [&](int last) {
     int64_t n = 0;
     for (size_t i = 0; i < shapes.size(); ++i) {
       const int off = rank - static_cast<int>(shapes[i].size());
-      if (last < off || shapes[i][last - off] <= 1 || strides[i][last - off] != 1) continue;
-      int64_t numel = elem_bytes[i];
-      for (size_t d = 0; d < shapes[i].size(); ++d)
-        if (strides[i][d] != 0) numel *= shapes[i][d];
-      n += numel;
+      if ((i >= inputs && off != 0) || last < off || shapes[i][last - off] <= 1 || strides[i][last - off] != 1) continue;
+      n += bytes(i);
     }
     return n;
   };

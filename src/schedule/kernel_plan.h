@@ -157,9 +157,10 @@ KernelShape analyze_kernel(const Fusion& f, const Segment& s, const std::vector<
 // element by element. Empty (the declared order) where that changes nothing, where no input
 // spans the domain, where the dominant input's last reduced dim is not unit-stride (a kept
 // dim innermost: the outer schedulers' case, left as it was), or where it reads no more input
-// bytes in unit-stride runs than the declared order (a permuted x times a contiguous y: one of
-// them is strided either way). Operands parallel to
-// Segment::inputs: shapes, strides (elements), element bytes.
+// bytes in unit-stride runs than the declared order (a permuted x times a contiguous y, a norm
+// of a permuted x into a contiguous output: one of them is strided either way). Operands
+// parallel to KernelShape::operands (the segment's inputs, then its outputs; the outputs may be
+// left out): shapes, strides (elements), element bytes.
 std::vector<int> inner_reduction_order(const Segment& s, const std::vector<std::vector<int64_t>>& shapes,
                                        const std::vector<std::vector<int64_t>>& strides, const std::vector<int>& elem_bytes);
 // A tensor's dims from the largest stride to the smallest (size-1 dims first, ties in declared

@@ -1,4 +1,4 @@
-// CPU stand-in for the device runtime: just enough to run generated pointwise/transpose kernels
+// CPU stand-in for the device runtime: just enough to run generated pointwise/transpose/reduction kernels
 // on host threads (one block at a time, a std::thread per CUDA thread, __syncthreads a barrier).
 #pragma once
 #include <barrier>
@@ -84,6 +84,38 @@ template <class T> inline T __shfl_xor_sync(unsigned, T v, int o) {
   T r;
   std::memcpy(&r, &w, sizeof r);
   return r;
+}
+template <class T> inline T __shfl_sync(unsigned, T v, int lane, int width = 32) {
+  unsigned long long u = 0;
+  std::memcpy(&u, &v, sizeof v);
+  g_shfl_slots[threadIdx.x] = u;
+  g_barrier->arrive_and_wait();
+  const unsigned long long w = g_shfl_slots[(threadIdx.x & ~(unsigned)(width - 1)) + (unsigned)lane];
+  g_barrier->arrive_and_wait();
+  T r;
+  std::memcpy(&r, &w, sizeof r);
+  return r;
+}
+// The inner template's reductions (as the runtime's, over the mocked shuffles).
+struct RedSum { template <class T> static T id() { return T(0); } template <class T> static T op(T a, T b) { return a + b; } };
+struct RedMax { template <class T> static T id() { return -__int_as_float(0x7f800000); } template <class T> static T op(T a, T b) { return s_max(a, b); } };
+struct RedMin { template <class T> static T id() { return __int_as_float(0x7f800000); } template <class T> static T op(T a, T b) { return s_min(a, b); } };
+template <class R, int WIDTH, class T> inline T warp_reduce(T v) {
+  for (int o = WIDTH / 2; o > 0; o >>= 1) v = R::op(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+inline void welford_add(Welford& w, float x) {
+  w.n += 1.f;
+  const float d = x - w.mean;
+  w.mean += __fdividef(d, w.n);
+  w.m2 += d * (x - w.mean);
+}
+template <int WIDTH> inline Welford warp_welford(Welford w) {
+  for (int o = WIDTH / 2; o > 0; o >>= 1)
+    w = welford_merge(w, {__shfl_xor_sync(0xffffffffu, w.n, o), __shfl_xor_sync(0xffffffffu, w.mean, o),
+                          __shfl_xor_sync(0xffffffffu, w.m2, o)});
+  return {__shfl_sync(0xffffffffu, w.n, 0, WIDTH), __shfl_sync(0xffffffffu, w.mean, 0, WIDTH),
+          __shfl_sync(0xffffffffu, w.m2, 0, WIDTH)};
 }
 inline unsigned atomicAdd(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
