@@ -283,11 +283,27 @@ static std::vector<int> pointwise_order(const Segment& s, const std::vector<Tens
   return order;
 }
 
+// An inner segment reducing several axes walks its reduced dims in its dominant input's memory
+// order (inner_reduction_order): a reduction over a permuted view reads it as unit-stride runs.
+static std::vector<int> inner_order(const Segment& s, const std::vector<TensorMeta>& meta) {
+  if (s.category != KernelCategory::Inner || s.reduce_axes.size() < 2) return {};
+  std::vector<std::vector<int64_t>> shapes, strides;
+  std::vector<int> bytes;
+  std::vector<int> operands = s.inputs;
+  operands.insert(operands.end(), s.outputs.begin(), s.outputs.end());
+  for (int v : operands) {
+    shapes.push_back(meta[v].shape);
+    strides.push_back(meta[v].strides);
+    bytes.push_back(static_cast<int>(dtype_size(meta[v].dtype)));
+  }
+  return inner_reduction_order(s, shapes, strides, bytes);
+}
+
 Executor::Impl::KernelParts Executor::Impl::kernel_parts(RunPlan& rp, int si, const std::vector<uint64_t>& align,
                                                          const std::vector<char>& provided) {
   const Segment& s = sf.segments[si];
   const Fusion& f = sf.fusion;
-  KernelShape ks = analyze_kernel(f, s, pointwise_order(s, rp.meta));
+  KernelShape ks = analyze_kernel(f, s, s.category == KernelCategory::Inner ? inner_order(s, rp.meta) : pointwise_order(s, rp.meta));
   Step st;
   std::vector<std::vector<int64_t>> shapes, strides;
   std::vector<uint64_t> addr;

@@ -173,6 +173,90 @@ std::vector<int> memory_order(const std::vector<int64_t>& shape, const std::vect
   return order;
 }
 
+namespace {
+// An order for an inner segment: its kept dims in declared order, then its reduced dims (any order).
+bool inner_order_fits(const Segment& s, const std::vector<int>& order) {
+  const int rank = static_cast<int>(s.domain.size()), kept = rank - static_cast<int>(s.reduce_axes.size());
+  if (static_cast<int>(order.size()) != rank) return false;
+  std::vector<char> seen(rank, 0);
+  int next_kept = 0;
+  for (int pos = 0; pos < rank; ++pos) {
+    const int d = order[pos];
+    if (d < 0 || d >= rank || seen[d]) return false;
+    seen[d] = 1;
+    const bool reduced = std::find(s.reduce_axes.begin(), s.reduce_axes.end(), d) != s.reduce_axes.end();
+    if (reduced != (pos >= kept)) return false;
+    if (!reduced) {  // the kept dims keep their declared order
+      if (d < next_kept) return false;
+      next_kept = d + 1;
+    }
+  }
+  return true;
+}
+}  // namespace
+
+std::vector<int> inner_reduction_order(const Segment& s, const std::vector<std::vector<int64_t>>& shapes,
+                                       const std::vector<std::vector<int64_t>>& strides, const std::vector<int>& elem_bytes) {
+  const int rank = static_cast<int>(s.domain.size());
+  const size_t inputs = s.inputs.size();
+  if (s.category != KernelCategory::Inner || s.reduce_axes.size() < 2 || shapes.size() < inputs) return {};
+  // The domain's sizes: the largest of the full-rank inputs' sizes.
+  std::vector<int64_t> domain(rank, 1);
+  for (size_t i = 0; i < inputs; ++i)
+    if (static_cast<int>(shapes[i].size()) == rank)
+      for (int d = 0; d < rank; ++d) domain[d] = std::max(domain[d], shapes[i][d]);
+  // Bytes of operand i, none counted along its broadcast (stride 0) dims.
+  auto bytes = [&](size_t i) {
+    int64_t n = elem_bytes[i];
+    for (size_t d = 0; d < shapes[i].size(); ++d)
+      if (strides[i][d] != 0) n *= shapes[i][d];
+    return n;
+  };
+  // The dominant input: the whole-domain one (every dim, none broadcast) with the most bytes.
+  int ref = -1;
+  int64_t ref_bytes = -1;
+  for (size_t i = 0; i < inputs; ++i) {
+    if (shapes[i] != domain) continue;
+    bool broadcast = false;
+    for (int d = 0; d < rank; ++d) broadcast |= domain[d] > 1 && strides[i][d] == 0;
+    if (broadcast || bytes(i) <= ref_bytes) continue;
+    ref = static_cast<int>(i);
+    ref_bytes = bytes(i);
+  }
+  if (ref < 0) return {};
+  std::vector<int> order;
+  for (int d = 0; d < rank; ++d)
+    if (std::find(s.reduce_axes.begin(), s.reduce_axes.end(), d) == s.reduce_axes.end()) order.push_back(d);
+  const auto kept = static_cast<std::ptrdiff_t>(order.size());
+  for (int64_t a : s.reduce_axes) order.push_back(static_cast<int>(a));
+  const std::vector<int64_t>& st = strides[ref];
+  auto key = [&](int d) { return domain[d] > 1 ? st[d] : INT64_MAX; };  // size-1 dims first
+  std::stable_sort(order.begin() + kept, order.end(), [&](int a, int b) { return key(a) > key(b); });
+  if (std::is_sorted(order.begin() + kept, order.end())) return {};
+  // Only where the columns then end in a unit-stride run of the input: a reduction whose reduced
+  // dims are all strided (a kept dim innermost: the outer schedulers' case) keeps its order.
+  if (key(order.back()) != 1) return {};
+  // And only where more bytes are then read or written in unit-stride runs along the innermost
+  // column dim than in the declared order: with x permuted and y contiguous (or a norm's
+  // element output contiguous), one of them is strided in either order, and the declared one
+  // stays. Inputs broadcast right-aligned; outputs count where they span the domain (element
+  // outputs, keepdim statistics).
+  auto unit_bytes = [&](int last) {
+    int64_t n = 0;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const int off = rank - static_cast<int>(shapes[i].size());
+      if ((i >= inputs && off != 0) || last < off || shapes[i][last - off] <= 1 || strides[i][last - off] != 1) continue;
+      n += bytes(i);
+    }
+    return n;
+  };
+  int declared_last = -1;  // the declared order's innermost reduced dim of size > 1
+  for (int64_t a : s.reduce_axes)
+    if (domain[a] > 1) declared_last = static_cast<int>(a);
+  if (declared_last >= 0 && unit_bytes(order.back()) <= unit_bytes(declared_last)) return {};
+  return order;
+}
+
 KernelShape analyze_kernel(const Fusion& f, const Segment& s, const std::vector<int>& order) {
   KernelShape k;
   k.category = s.category;
@@ -182,7 +266,8 @@ KernelShape analyze_kernel(const Fusion& f, const Segment& s, const std::vector<
   std::vector<char> red(rank, 0);
   if (s.category == KernelCategory::Inner)
     for (auto a : s.reduce_axes) red[a] = 1;
-  if (s.category == KernelCategory::Pointwise && static_cast<int>(order.size()) == rank) {
+  if ((s.category == KernelCategory::Pointwise && static_cast<int>(order.size()) == rank) ||
+      (s.category == KernelCategory::Inner && inner_order_fits(s, order))) {
     k.dim_order = order;
   } else {
     for (int d = 0; d < rank; ++d)

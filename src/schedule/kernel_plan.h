@@ -145,8 +145,24 @@ struct KernelShape {
 
 // Analyzes a kernel segment: kernel dim order (rows then reduced dims), split, spans. `order`:
 // for a pointwise segment, its domain dims outermost first (its outputs' memory order, so that
-// a permuted output and the inputs in its layout are walked at unit stride); empty: as declared.
+// a permuted output and the inputs in its layout are walked at unit stride); for an inner
+// segment, its kept dims in declared order then its reduced dims in any order (see
+// inner_reduction_order), ignored where it is not of that form; empty: as declared.
 KernelShape analyze_kernel(const Fusion& f, const Segment& s, const std::vector<int>& order = {});
+// An inner segment's order for analyze_kernel: its kept dims in declared order, then its reduced
+// dims from the largest stride to the smallest (size-1 dims first, ties in declared order) in its
+// dominant input (the input over the whole domain, none of it broadcast, with the most bytes;
+// ties: the first), so that the columns of a reduction over several axes of a permuted input
+// run along its memory and end in a unit-stride run (read as vectors: full or general/seg), not
+// element by element. Empty (the declared order) where that changes nothing, where no input
+// spans the domain, where the dominant input's last reduced dim is not unit-stride (a kept
+// dim innermost: the outer schedulers' case, left as it was), or where it reads no more input
+// bytes in unit-stride runs than the declared order (a permuted x times a contiguous y, a norm
+// of a permuted x into a contiguous output: one of them is strided either way). Operands
+// parallel to KernelShape::operands (the segment's inputs, then its outputs; the outputs may be
+// left out): shapes, strides (elements), element bytes.
+std::vector<int> inner_reduction_order(const Segment& s, const std::vector<std::vector<int64_t>>& shapes,
+                                       const std::vector<std::vector<int64_t>>& strides, const std::vector<int>& elem_bytes);
 // A tensor's dims from the largest stride to the smallest (size-1 dims first, ties in declared
 // order); empty where that is the declared order.
 std::vector<int> memory_order(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides);

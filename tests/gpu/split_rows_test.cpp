@@ -3,7 +3,8 @@
 // exchanges), var_mean (correction 1 and 0), sum/max/min with an epilogue and NaN/inf rows;
 // rows 1, 2, 3, 64, row lengths 4097 x 100 and 1000 x 1024 + 1, size-1 dims, f32/f16/bf16,
 // padded-row and misaligned inputs; three runs give the same bits (the counters reset, so no
-// memset between launches). CPU tier: tests/split_rows_test.cpp.
+// memset between launches); reductions over several axes of permuted inputs. CPU tier:
+// tests/split_rows_test.cpp, tests/reduction_order_test.cpp.
 #include <gtest/gtest.h>
 
 #include "support/split_rows_programs.h"
@@ -101,6 +102,30 @@ TEST(GpuSplitRows, PlainReductionsOfPermutedInputs) {
         const std::string params2 = check(perm_mean_mul(t), b, l, what2);
         if (l == Layout::Contiguous) EXPECT_TRUE(split(params2)) << what2 << ": " << params2;
       }
+}
+
+// Reductions over several axes of permuted inputs, walked in the dominant input's memory order
+// (inner_reduction_order; CPU tier: tests/reduction_order_test.cpp): var_mean with keepdim, a
+// mean of a product of two permuted inputs, amin, a norm's element output (contiguous, written
+// General along the memory-ordered columns), four dims, and a kept dim innermost (declared
+// order); few long rows (split) and many short ones, odd sizes, size-1 dims, misaligned storage.
+TEST(GpuSplitRows, ReductionsOverSeveralAxesOfPermutedInputs) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : kTypes) {
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 32}, {"M", 128}, {"K", 4097}}, {{"B", 4096}, {"M", 8}, {"K", 33}},
+                                                   {{"B", 7}, {"M", 33}, {"K", 501}}, {{"B", 3}, {"M", 1}, {"K", 1001}},
+                                                   {{"B", 1}, {"M", 64}, {"K", 1}}})
+      for (Layout l : {Layout::Contiguous, Layout::Misaligned}) {
+        check(perm_amin_abs(t), b, l, describe("perm_amin_abs", t, b, l));
+        for (const char* kind : {"mean_mul_pp", "var_keep", "norm", "sum_02"})
+          check(perm_reduction(t, kind), b, l, describe(std::string("perm_") + kind, t, b, l));
+      }
+    for (const Bindings& b : std::vector<Bindings>{{{"A", 6}, {"B", 64}, {"C", 5}, {"D", 301}}, {{"A", 2}, {"B", 3}, {"C", 1}, {"D", 7}}})
+      check(perm_reduction(t, "sum4"), b, Layout::Contiguous, describe("perm_sum4", t, b, Layout::Contiguous));
+  }
+  // #128's plan reads x as vector runs.
+  const std::string params = check(perm_amin_abs(DType::F32), {{"B", 32}, {"M", 128}, {"K", 4097}}, Layout::Contiguous, "perm_amin_abs f32 #128");
+  EXPECT_NE(params.find("vec=4 "), std::string::npos) << params;
 }
 
 // NaN and inf propagate through the exchanges: row 0 has a NaN (in the middle of a later

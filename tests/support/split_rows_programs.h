@@ -67,6 +67,42 @@ inline Fusion perm_amin_abs(DType t) {
   return f;
 }
 
+// Reductions over several axes of permuted inputs (the executor walks the reduced dims in the
+// dominant input's memory order: inner_reduction_order). x = permute(xs, {1, 2, 0}) of xs stored
+// [K, B, M]: reduced dims M (stride 1) and K (stride B * M).
+//   mean_mul_pp: sqrt |mean(x * y)| over [1, 2], y permuted too (both read as runs of M)
+//   var_keep:    var_mean over [1, 2] with keepdim (Welford), in f32
+//   norm:        (x + r) less its mean over [1, 2], r permuted too: an element output, contiguous,
+//                written General along the memory-ordered columns
+//   sum_02:      sum over [0, 2] (a kept dim, M, innermost: the order stays declared)
+//   sum4:        sum over [1, 2, 3] of x [A, B, C, D] stored [D, A, C, B]
+inline Fusion perm_reduction(DType t, const std::string& kind) {
+  Fusion f("perm_" + kind);
+  auto f32 = [&](const Tensor& v) { return t == DType::F32 ? v : cast(v, DType::F32); };
+  if (kind == "sum4") {
+    Tensor xs = f.input("xs", t, {Dim::sym("D"), Dim::sym("A"), Dim::sym("C"), Dim::sym("B")});
+    f.output(sum(f32(permute(xs, {1, 3, 2, 0})), {1, 2, 3}));
+    return f;
+  }
+  const Shape stored{Dim::sym("K"), Dim::sym("B"), Dim::sym("M")};
+  Tensor x = permute(f.input("xs", t, stored), {1, 2, 0});
+  if (kind == "mean_mul_pp") {
+    Tensor y = permute(f.input("ys", t, stored), {1, 2, 0});
+    f.output(sqrt(abs(mean(f32(x) * f32(y), {1, 2}))));
+  } else if (kind == "var_keep") {
+    VarMean vm = var_mean(f32(x), {1, 2}, 1, true);
+    f.output(vm.var);
+    f.output(vm.mean);
+  } else if (kind == "norm") {
+    Tensor h = f32(x) + f32(permute(f.input("rs", t, stored), {1, 2, 0}));
+    Tensor c = h - mean(h, {1, 2}, true);
+    f.output(t == DType::F32 ? c : cast(c, t));
+  } else if (kind == "sum_02") {
+    f.output(sum(f32(x), {0, 2}));
+  }
+  return f;
+}
+
 // Plans pinned by hand: many rows split (several waves of blocks taking their rows by ticket),
 // a split of short rows, streamed shares, blocks of 128 threads.
 struct SplitPin {

@@ -1,4 +1,4 @@
-// CPU stand-in for the device runtime: just enough to run generated pointwise/transpose kernels
+// CPU stand-in for the device runtime: just enough to run generated pointwise/transpose/reduction kernels
 // on host threads (one block at a time, a std::thread per CUDA thread, __syncthreads a barrier).
 #pragma once
 #include <barrier>

@@ -152,6 +152,15 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
       } else {
         std::vector<int> chain;  // view nodes from the operand up to an input
         int u = v;
+        const bool kernel_output = std::find(s.outputs.begin(), s.outputs.end(), v) != s.outputs.end();
+        if (kernel_output) {  // read by a view (a reshape) that is the program's output: contiguous
+          bufs.push_back(make_buffer(sh, Layout{}, es));
+          owned.push_back(1);
+          shapes.push_back(bufs.back().shape);
+          strides.push_back(bufs.back().strides);
+          addr.push_back(256);
+          continue;
+        }
         while (input_index(u) < 0) {
           const int p = f.value(u).producer;
           if (p < 0 || op_info(f.nodes()[p].op).kind != OpKind::View) throw Error("operand is neither input, output nor a view of an input");
@@ -178,6 +187,13 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
     strides.push_back(bufs.back().strides);
     const int64_t a = static_cast<int64_t>(reinterpret_cast<uintptr_t>(bufs.back().mem)) + bufs.back().offset * es;
     addr.push_back(((a % 256) + 256) % 256 ? ((a % 256) + 256) % 256 : 256);
+  }
+  // Inner reductions over several axes walk the reduced dims in the dominant input's memory
+  // order, as the executor passes them (inner_reduction_order).
+  {
+    std::vector<int> es;
+    for (int v : ks.operands) es.push_back(dtype_size(f.value(v).dtype));
+    if (s.category == KernelCategory::Inner) ks = analyze_kernel(f, s, inner_reduction_order(s, shapes, strides, es));
   }
   // malloc alignment is 16: make the address classes honest (mod 16 only matters for vectors <= 16 B)
   LaunchFacts facts = kernel_facts(sf, si, ks, shapes, strides, addr, &b);
@@ -260,6 +276,12 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
   for (size_t i = 0; i < f.outputs().size(); ++i) {
     int v = f.outputs()[i];
     size_t k = std::find(ks.operands.begin(), ks.operands.end(), v) - ks.operands.begin();
+    // An output that is a reshape of a kernel output (contiguous): the same elements in order.
+    while (k == ks.operands.size() && f.value(v).producer >= 0 && f.nodes()[f.value(v).producer].op == Op::Reshape) {
+      v = f.nodes()[f.value(v).producer].in[0];
+      k = std::find(ks.operands.begin(), ks.operands.end(), v) - ks.operands.begin();
+    }
+    if (k == ks.operands.size()) throw Error("an output the kernel does not write");
     const HostTensor& w = want[i];
     const int es = dtype_size(w.dtype);
     for (int64_t e = 0; e < w.numel(); ++e) {
@@ -317,6 +339,39 @@ Fusion mixed_out() {
   Tensor y = f.input("y", DType::F32, {Dim::sym("A"), Dim::sym("B")});
   f.output(cast(x * y, DType::F16));
   f.output(x + y);
+  return f;
+}
+
+// Inner reductions over several axes of permuted inputs (seed 9 #128, #038): the reduced dims
+// walked in the dominant input's memory order (inner_reduction_order). x and r are [B, M, K].
+Fusion red_perm(DType t, const std::string& kind) {
+  Fusion f("red_perm_" + kind);
+  const Shape sh{Dim::sym("B"), Dim::sym("M"), Dim::sym("K")};
+  Tensor x = f.input("x", t, sh);
+  Tensor xf = t == DType::F32 ? x : cast(x, DType::F32);
+  if (kind == "amin_abs") f.output(min(abs(x), {1, 2}));
+  if (kind == "mean_mul") {
+    Tensor y = f.input("y", t, sh);
+    f.output(sqrt(abs(mean(xf * (t == DType::F32 ? y : cast(y, DType::F32)), {1, 2}))));
+  }
+  if (kind == "var_keep") {
+    VarMean vm = var_mean(xf, {1, 2}, 1, true);
+    f.output(vm.var);
+    f.output(vm.mean);
+  }
+  if (kind == "sum_02") f.output(sum(xf, {0, 2}));
+  if (kind == "norm") {  // (x + r) less its mean over [1, 2]: an element output
+    Tensor r = f.input("r", t, sh);
+    Tensor h = xf + (t == DType::F32 ? r : cast(r, DType::F32));
+    Tensor c = h - mean(h, {1, 2}, true);
+    f.output(t == DType::F32 ? c : cast(c, t));
+  }
+  return f;
+}
+Fusion red_perm4(DType t) {
+  Fusion f("red_perm4");
+  Tensor x = f.input("x", t, {Dim::sym("A"), Dim::sym("B"), Dim::sym("C"), Dim::sym("D")});
+  f.output(sum(t == DType::F32 ? x : cast(x, DType::F32), {1, 2, 3}));
   return f;
 }
 
@@ -584,6 +639,38 @@ int main(int argc, char** argv) {
                   (pin.pin.empty() ? "default" : pin.pin),
               pr.f, Bindings{{"B", pin.rows}, {"H", h}}, std::vector<Layout>{}, std::vector<Layout>{C}, pin.cap, "inner", pin.pin);
         }
+  // Inner reductions over several axes of permuted inputs: x stored [K, B, M] (the sweep's perm
+  // layout), misaligned, with size-1 dims; streamed split rows pinned; Welford with keepdim; a
+  // norm's element output contiguous and permuted; four dims. Exact allocations.
+  for (DType t : {DType::F32, DType::BF16}) {
+    const std::string tn(dtype_name(t));
+    const Layout P{{2, 0, 1}}, Pmis{{2, 0, 1}, 0, 1};
+    for (const Bindings& sz : std::vector<Bindings>{{{"B", 3}, {"M", 8}, {"K", 7}}, {{"B", 5}, {"M", 5}, {"K", 9}},
+                                                    {{"B", 1}, {"M", 16}, {"K", 3}}, {{"B", 2}, {"M", 1}, {"K", 33}}}) {
+      // Size-1 reduced dims leave one reduced dim (M = 1: a kept dim innermost, the outer schedulers').
+      const std::string sched = sz.at("M") == 1 ? "" : "inner";
+      const std::string zn = "_B" + std::to_string(sz.at("B")) + "M" + std::to_string(sz.at("M")) + "K" + std::to_string(sz.at("K")) + "_" + tn;
+      for (const Layout& l : {P, Pmis}) {
+        const std::string ln = l.mis ? "_mis" : "";
+        run("redperm_amin" + zn + ln, red_perm(t, "amin_abs"), sz, std::vector<Layout>{l}, std::vector<Layout>{C}, 1 << 30, sched);
+        run("redperm_mean_mul_pp" + zn + ln, red_perm(t, "mean_mul"), sz, std::vector<Layout>{l, P}, std::vector<Layout>{C}, 1 << 30, sched);
+        if (!sched.empty())  // (M = 1: the outer template's shared-memory staging, not mocked)
+          run("redperm_mean_mul_pc" + zn + ln, red_perm(t, "mean_mul"), sz, std::vector<Layout>{l, C}, std::vector<Layout>{C}, 1 << 30, sched);
+        run("redperm_var_keep" + zn + ln, red_perm(t, "var_keep"), sz, std::vector<Layout>{l}, std::vector<Layout>{C, C}, 1 << 30, sched);
+        run("redperm_norm_out_c" + zn + ln, red_perm(t, "norm"), sz, std::vector<Layout>{l, P}, std::vector<Layout>{C}, 1 << 30, sched);
+        run("redperm_norm_out_p" + zn + ln, red_perm(t, "norm"), sz, std::vector<Layout>{l, P}, std::vector<Layout>{P}, 1 << 30, sched);
+      }
+      // A looped row (the few-rows plans stream it so; rows split over blocks wait on each other,
+      // which blocks run one after another here cannot: the GPU tier runs those).
+      if (sched.empty()) continue;
+      const std::string pin = "threads=32,threads_per_row=32,rows_per_block=1,looped=1,row_split=1,min_blocks=1,prefetch=0";
+      run("redperm_amin_looped" + zn, red_perm(t, "amin_abs"), sz, std::vector<Layout>{P}, std::vector<Layout>{C}, 1 << 30, "inner", pin);
+      run("redperm_mean_mul_pp_looped" + zn, red_perm(t, "mean_mul"), sz, std::vector<Layout>{P, P}, std::vector<Layout>{C}, 1 << 30, "inner", pin);
+      run("redperm_var_keep_looped" + zn, red_perm(t, "var_keep"), sz, std::vector<Layout>{P}, std::vector<Layout>{C, C}, 1 << 30, "inner", pin);
+    }
+    // Four dims: x [A, B, C, D] stored [D, A, C, B], reduced over [1, 2, 3].
+    run("redperm4_" + tn, red_perm4(t), Bindings{{"A", 3}, {"B", 8}, {"C", 3}, {"D", 5}}, std::vector<Layout>{Layout{{3, 0, 2, 1}}},
+        std::vector<Layout>{C}, 1 << 30, "inner");
   }
   g_exact = false;
   const Layout T2m{{1, 0}}, Cm{};
