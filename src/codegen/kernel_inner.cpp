@@ -320,7 +320,7 @@ class InnerKernel {
     }
   }
 
-  // Staged inputs (Access::Staged, validated: held rows in one block): each takes a tile of
+  // Staged operands (Access::Staged, validated: held rows in one block): each takes a tile of
   // the block's RPB rows in dynamic shared memory (staged_tile_bytes, which the plan's dyn_smem
   // counts), one after another.
   void plan_staged() {
@@ -360,7 +360,10 @@ template <class T> __device__ __forceinline__ void st_shared_elem(unsigned s, T 
   void copy_staged_tiles() {
     if (w.staged.empty()) return;
     c += "    __syncthreads();  // staged tiles: the block's rows are done with the last ones\n";
+    bool inputs = false;
     for (const auto& [k, at] : w.staged) {
+      if (w.op(k).is_output) continue;
+      inputs = true;
       const std::string t = storage_type(w.dt(w.op(k).value)), n = num(k);
       const int es = dtype_size(w.dt(w.op(k).value));
       const std::string pitch = num(staged_tile_pitch(P, es));
@@ -369,7 +372,7 @@ template <class T> __device__ __forceinline__ void st_shared_elem(unsigned s, T 
       // two registers each (ptxas spilled them).
       c += "    {\n      const int sy = (int)threadIdx.x % RPB, sx = (int)threadIdx.x / RPB;\n"
            "      const bool srow = rb + sy < R;\n"
-           "      const " + t + "* sp = " + w.ptr(k) + " + (srow ? rb + sy + (i64)sx * cs" + n + " : 0);\n"
+           "      const " + t + "* sp = " + w.ptr(k) + " + (srow ? goff(p, " + n + ", rb + sy, 0) + (i64)sx * cs" + n + " : 0);\n"
            "      const unsigned sd = dsm + " + at + "u + (unsigned)(sy * " + pitch + " + sx) * " + num(es) + "u;\n"
            "#pragma unroll\n      for (int i0 = 0; i0 < BATCH * VEC; i0 += 8) {\n        " + t + " sv[8];\n"
            "#pragma unroll\n        for (int i = 0; i < 8; ++i) {\n"
@@ -379,7 +382,31 @@ template <class T> __device__ __forceinline__ void st_shared_elem(unsigned s, T 
            "          if (i0 + i < BATCH * VEC) st_shared_elem<" + t + ">(sd + (unsigned)((i0 + i) * TPR * " + num(es) + "), sv[i]);\n"
            "      }\n    }\n";
     }
-    c += "    __syncthreads();\n";
+    if (inputs) c += "    __syncthreads();\n";
+  }
+
+  // Staged outputs: once every row of the block has stored its elements in the tile, the tile
+  // goes out column by column (a column's RPB rows adjacent: whole runs of rows per warp store),
+  // rows past R and columns past C left alone. The next rows' tiles wait on copy_staged_tiles'
+  // barrier.
+  void store_staged_tiles() {
+    bool any = false;
+    for (const auto& [k, at] : w.staged) any |= w.op(k).is_output;
+    if (!any) return;
+    c += "    __syncthreads();  // staged outputs: the block's rows are stored in their tiles\n";
+    for (const auto& [k, at] : w.staged) {
+      if (!w.op(k).is_output) continue;
+      const std::string t = storage_type(w.dt(w.op(k).value)), n = num(k);
+      const int es = dtype_size(w.dt(w.op(k).value));
+      c += "    {\n      const int sy = (int)threadIdx.x % RPB, sx = (int)threadIdx.x / RPB;\n"
+           "      const bool srow = rb + sy < R;\n"
+           "      " + t + "* sp = " + w.ptr(k) + " + (srow ? goff(p, " + n + ", rb + sy, 0) + (i64)sx * cs" + n + " : 0);\n"
+           "      const unsigned sd = dsm + " + at + "u + (unsigned)(sy * " + num(staged_tile_pitch(P, es)) + " + sx) * " + num(es) + "u;\n"
+           "#pragma unroll 8\n      for (int i = 0; i < BATCH * VEC && srow && sx + i * TPR < C; ++i) {\n"
+           "        *sp = ld_shared_elem<" + t + ">(sd + (unsigned)(i * TPR * " + num(es) + "));\n"
+           "        if (sx + (i + 1) * TPR < C) sp += (i64)TPR * cs" + n + ";\n"
+           "      }\n    }\n";
+    }
   }
 
   // Looped rows: every other pass walks the row backwards, so it starts on what the pass
@@ -719,6 +746,7 @@ template <class T> __device__ __forceinline__ void st_shared_elem(unsigned s, T 
   }
 
   void close_kernel() {
+    store_staged_tiles();
     c += "  }\n";
     if (ring->active()) c += "  cp_async_wait_all();  // the next row's weights, of no row: drained before exit\n";
     // No block leaves while another may still push into its shared memory.

@@ -110,7 +110,7 @@ struct Writer {
   // Resident weights (plan.params.resident): operand slot -> the byte offset in dynamic shared
   // memory of its copies, one vector per thread and batch (write_inner).
   std::map<int, std::string> resident;
-  // Staged inputs of inner plans (Access::Staged): operand slot -> the byte offset in dynamic
+  // Staged operands of inner plans (Access::Staged): operand slot -> the byte offset in dynamic
   // shared memory of its tile (rows of the block at staged_tile_pitch), set by write_inner.
   std::map<int, std::string> staged;
   std::string staged_at(int k, const std::string& col) const {
@@ -417,11 +417,16 @@ struct Writer {
   void store_elem(int k, const std::string& val, int ind, const std::string& row, const std::string& col, bool vector_path) {
     std::string conv = store_convert(dt(op(k).value), val);
     if (vector_path && vectorized(k)) code += I(ind) + "out" + num(k) + ".e[j] = " + conv + ";\n";
+    else if (staged.count(k))
+      code += I(ind) + "st_shared_elem<" + std::string(storage_type(dt(op(k).value))) + ">(" + staged_at(k, col) + ", " + conv + ");\n";
     else code += I(ind) + guard(k, row, col) + elem_ref(k, row, col) + " = " + conv + ";\n";
   }
   void store_vectors(const std::vector<int>& outs, int ind, const std::string& row, const std::string& col0) {
     for (int k : outs)
-      if (vectorized(k) && plan.params.col_vec && row == "rowc")
+      if (vectorized(k) && staged.count(k))
+        code += I(ind) + "st_shared<Vec<" + std::string(storage_type(dt(op(k).value))) + ", " + num(vec) + ">>(" +
+                staged_at(k, col0) + ", out" + num(k) + ");\n";
+      else if (vectorized(k) && plan.params.col_vec && row == "rowc")
         code += I(ind) + "st_row<" + std::string(storage_type(dt(op(k).value))) + ", " + num(vec) + ">(R" + num(k) +
                 " + vi, out" + num(k) + ", ln);\n";
       else if (vectorized(k))

@@ -665,12 +665,14 @@ SplitPlan plan_split(const RowModel& base, const Try& unsplit) {
   return out;
 }
 
-// Staged inputs (Access::Staged): an input read element by element (General) whose rows lie at
-// unit stride and whose columns are one linear index (the transposed x of a norm whose residual
-// and output are rows: its normalized axis is strided). Read in place, each warp's load touches
-// a sector per element; staged, a block copies its RPB rows' tile a column's run of rows at a
-// time (runs of RPB elements: whole sectors where RPB x es >= 32 bytes) into shared memory and
-// its rows read it there. Chosen from the operands' strides at these facts, not from sizes.
+// Staged operands (Access::Staged): an input read, or an output written, element by element
+// (General) whose innermost row dim is unit-stride and whose columns are one linear index (the
+// transposed x of a norm whose residual and output are rows: its normalized axis is strided;
+// or a norm's contiguous output over a transposed x). In place, each warp's access touches a
+// sector per element; staged, a block moves its RPB rows' tile a column's run of rows at a time
+// (runs of RPB elements: whole sectors where RPB x es >= 32 bytes) between shared memory and
+// global memory, and its rows read or write it there. Chosen from the operands' strides at
+// these facts, not from sizes.
 bool linear_dims(const LaunchFacts& facts, int k, int lo, int hi, int64_t* step) {
   const std::vector<int64_t>& st = facts.operands[k].strides;
   int64_t s = 0, span = 0;  // the innermost varying dim's stride, and the extent walked so far
@@ -683,33 +685,38 @@ bool linear_dims(const LaunchFacts& facts, int k, int lo, int hi, int64_t* step)
   *step = s;
   return true;
 }
-std::vector<int> stageable_inputs(const ScheduleContext& cx, const KernelPlan& base) {
+// The stride of the innermost of dims [lo, hi) with more than one index (0 where none has).
+int64_t innermost_stride(const LaunchFacts& facts, int k, int lo, int hi) {
+  for (int d = hi - 1; d >= lo; --d)
+    if (facts.dims[d] > 1) return facts.operands[k].strides[d];
+  return 0;
+}
+std::vector<int> stageable_operands(const ScheduleContext& cx, const KernelPlan& base) {
   std::vector<int> out;
   const int split = cx.shape.split, rank = static_cast<int>(cx.facts.dims.size());
   for (size_t k = 0; k < base.operands.size(); ++k) {
-    int64_t rs = 0, cs = 0;
+    int64_t cs = 0;
     const int kk = static_cast<int>(k);
-    if (!base.operands[k].is_output && base.operands[k].access == Access::General && linear_dims(cx.facts, kk, 0, split, &rs) &&
-        linear_dims(cx.facts, kk, split, rank, &cs) && rs == 1 && cs != 0 &&
+    if (base.operands[k].access == Access::General && innermost_stride(cx.facts, kk, 0, split) == 1 &&
+        linear_dims(cx.facts, kk, split, rank, &cs) && cs != 0 &&
         cx.facts.operands[k].address % dtype_size(cx.facts.operands[k].dtype) == 0)
       out.push_back(kk);
   }
   return out;
 }
 
-// The plan with its stageable inputs staged, where it holds its rows in one block (no cluster,
-// split, phased rows or shared-memory prefetch): rows per block raised until a column's run of
+// The plan with its stageable operands staged, where it holds its rows in one block (no cluster,
+// split or phased rows; a shared-memory prefetch becomes the register prefetch): rows per block raised until a column's run of
 // rows fills a 32-byte sector (at most 512 threads, so two blocks share an SM; up to 1024 for
 // half a sector), resident
 // weights dropped (the tiles take the dynamic shared memory), the register cap's blocks lowered
 // to what the tiles let share an SM. None where a run would stay under 16 bytes.
-std::optional<KernelPlan> staged_plan(const ScheduleContext& cx, const KernelPlan& plan, const std::vector<int>& inputs) {
+std::optional<KernelPlan> staged_plan(const ScheduleContext& cx, const KernelPlan& plan, const std::vector<int>& operands) {
   const KernelParams& was = plan.params;
-  if (inputs.empty() || was.batch == 0 || was.cluster > 1 || was.row_split > 1 || was.col_vec || was.prefetch_smem ||
-      was.weight_ring)
+  if (operands.empty() || was.batch == 0 || was.cluster > 1 || was.row_split > 1 || was.col_vec || was.weight_ring)
     return std::nullopt;
   int es = 1;
-  for (int k : inputs) es = std::max(es, dtype_size(cx.facts.operands[k].dtype));
+  for (int k : operands) es = std::max(es, dtype_size(cx.facts.operands[k].dtype));
   KernelPlan out = plan;
   KernelParams& p = out.params;
   int64_t rpb = p.rows_per_block;
@@ -719,8 +726,9 @@ std::optional<KernelPlan> staged_plan(const ScheduleContext& cx, const KernelPla
   p.rows_per_block = static_cast<int>(rpb);
   p.threads = p.threads_per_row * p.rows_per_block;
   p.resident = 0;
+  p.prefetch_smem = p.ldg_weights = false;  // the tiles take the shared memory; the next row's inputs come into registers
   int64_t bytes = 0;
-  for (int k : inputs) {
+  for (int k : operands) {
     out.operands[k].access = Access::Staged;
     bytes += staged_tile_bytes(p, dtype_size(cx.facts.operands[k].dtype));
   }
@@ -730,7 +738,7 @@ std::optional<KernelPlan> staged_plan(const ScheduleContext& cx, const KernelPla
                                                       min_resident_blocks(p.threads)));
   p.tickets = p.tickets && p.threads_per_row > 32;
   std::string names;
-  for (int k : inputs) names += (names.empty() ? "" : ", ") + cx.fusion.value(out.operands[k].value).name;
+  for (int k : operands) names += (names.empty() ? "" : ", ") + cx.fusion.value(out.operands[k].value).name;
   out.why = "staged: " + names + " (unit-stride along the rows) through shared memory, tiles of " + std::to_string(rpb) +
             " rows" + (plan.why.empty() ? std::string() : "; " + plan.why);
   return out;
@@ -779,7 +787,7 @@ class InnerScheduler final : public Scheduler {
       if (p.why.empty()) p.why = split.why;
     // Staged forms of the plans first, in their order; the plans reading in place after them
     // (the retries after spills).
-    const std::vector<int> stage = stageable_inputs(cx, m.base);
+    const std::vector<int> stage = stageable_operands(cx, m.base);
     std::vector<KernelPlan> staged;
     for (const KernelPlan& p : out)
       if (auto sp = staged_plan(cx, p, stage)) staged.push_back(std::move(*sp));

@@ -465,14 +465,11 @@ std::vector<std::string> KernelPlan::problems() const {
        "row_split: one row per block, no cluster, prefetch, tickets, resident weights, weight ring or phased rows");
   need(p.resident == 0 || (!p.prefetch_smem && p.col_vec == 0), "resident weights exclude prefetch=smem and phased rows");
   need(p.col_vec == 0 || (p.col_vec < p.vec && p.vec % p.col_vec == 0), "col_vec divides vec and is smaller");
-  bool staged_input = false;
-  for (const OperandPlan& o : operands) {
-    need(o.access != Access::Staged || !o.is_output, "inner: staged operands are inputs");
-    staged_input |= o.access == Access::Staged;
-  }
-  need(!staged_input || (p.batch > 0 && p.cluster == 1 && p.row_split == 1 && p.col_vec == 0 && !p.prefetch_smem &&
+  bool staged = false;
+  for (const OperandPlan& o : operands) staged |= o.access == Access::Staged;
+  need(!staged || (p.batch > 0 && p.cluster == 1 && p.row_split == 1 && p.col_vec == 0 && !p.prefetch_smem &&
                          p.resident == 0 && p.weight_ring == 0),
-       "inner: staged inputs need held rows (batch) without cluster, row_split, phased rows, prefetch=smem, resident "
+       "inner: staged operands need held rows (batch) without cluster, row_split, phased rows, prefetch=smem, resident "
        "weights or a weight ring");
   bool row_input = false;
   for (const OperandPlan& o : operands) row_input |= !o.is_output && o.access == Access::Full;

@@ -61,3 +61,25 @@ TEST(GpuInnerStaged, PinnedShapes) {
         check(f, b, Layout::Contiguous, describe(f, t, b, Layout::Contiguous, plan), plan);
       }
 }
+
+// Staged outputs: softmax and a plain layer norm over dim 0 of a transposed x, and over the
+// middle axis of a transposed x (seed 9 #047), into contiguous outputs; odd sizes, a block's
+// rows across K's end (K = 17), size-1 dims; inputs contiguous, misaligned, sliced.
+TEST(GpuInnerStaged, NormsIntoTransposedOutputs) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (const char* kind : {"softmax", "ln"}) {
+      for (const Bindings& b : {Bindings{{"B", 16384}, {"N", 1000}}, Bindings{{"B", 37}, {"N", 1030}}, Bindings{{"B", 333}, {"N", 4097}},
+                                Bindings{{"B", 1000}, {"N", 3}}, Bindings{{"B", 1}, {"N", 300}}})
+        for (Layout l : {Layout::Contiguous, Layout::Misaligned, Layout::Sliced}) {
+          const Fusion f = solder::testing::norm_into_transposed(t, kind, false);
+          check(f, b, l, describe(f, t, b, l));
+        }
+      for (const Bindings& b : {Bindings{{"B", 32}, {"N", 1000}, {"K", 512}}, Bindings{{"B", 3}, {"N", 333}, {"K", 17}},
+                                Bindings{{"B", 2}, {"N", 130}, {"K", 1}}, Bindings{{"B", 1}, {"N", 7}, {"K", 4097}}})
+        for (Layout l : {Layout::Contiguous, Layout::Misaligned}) {
+          const Fusion f = solder::testing::norm_into_transposed(t, kind, true);
+          check(f, b, l, describe(f, t, b, l));
+        }
+    }
+}

@@ -142,6 +142,8 @@ template <class T> inline void st_shared(unsigned s, T v) {
   check_align(sim_smem(s), sizeof(T) > 16 ? 16 : sizeof(T));
   std::memcpy(sim_smem(s), &v, sizeof v);
 }
+template <class T> inline T ld_shared_elem(unsigned s) { return ld_shared<T>(s); }
+template <class T> inline void st_shared_elem(unsigned s, T v) { st_shared<T>(s, v); }
 template <int B> inline void cp_async(unsigned s, const void* gmem) {
   check_align(sim_smem(s), B);
   check_align(gmem, B);

@@ -235,6 +235,11 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
       src.replace(at, dyn.size(), "static __align__(16) unsigned char dyn_smem[" + std::to_string(std::max(pk.plan.params.dyn_smem, 16)) + "];");
   const std::string rt(device_runtime_source());
   src.replace(src.find(rt), rt.size(), "#include \"" SIM_DIR "/mock.h\"\n");
+  // The inner template's element-wise shared-memory helpers (inline PTX; mock.h has them).
+  if (const size_t at = src.find("template <class T> __device__ __forceinline__ T ld_shared_elem("); at != std::string::npos) {
+    const std::string last = "else st_shared<T>(s, v);\n}\n";
+    src.erase(at, src.find(last, at) + last.size() - at);
+  }
   src += "\nextern \"C\" void sim_entry(const void* blob) { Params p; std::memcpy(&p, blob, sizeof p); " + pk.plan.name + "(p); }\n";
   const std::string dir = "/tmp/solder_kernel_sim";
   std::filesystem::create_directories(dir);
@@ -372,6 +377,27 @@ Fusion red_perm4(DType t) {
   Fusion f("red_perm4");
   Tensor x = f.input("x", t, {Dim::sym("A"), Dim::sym("B"), Dim::sym("C"), Dim::sym("D")});
   f.output(sum(t == DType::F32 ? x : cast(x, DType::F32), {1, 2, 3}));
+  return f;
+}
+
+// Norms over the middle axis of [B, M, K] (seed 9 #047: softmax of a transposed x into a
+// contiguous output): with x stored [B, K, M] the rows run along M at unit stride, and an
+// output or input stored [B, M, K] is unit-stride along the rows (K), staged through shared
+// memory (inner scheduler's stageable_operands).
+Fusion norm_mid(DType t, const std::string& kind) {
+  Fusion f("norm_mid_" + kind);
+  const Shape sh{Dim::sym("B"), Dim::sym("M"), Dim::sym("K")};
+  Tensor x = f.input("x", t, sh);
+  Tensor xf = t == DType::F32 ? x : cast(x, DType::F32);
+  Tensor y;
+  if (kind == "softmax") y = softmax(xf, 1);
+  if (kind == "ln_res") {  // (x + r) normalized over M, r in another layout
+    Tensor r = f.input("r", t, sh);
+    Tensor h = xf + (t == DType::F32 ? r : cast(r, DType::F32));
+    VarMean vm = var_mean(h, {1}, 0, true);
+    y = (h - vm.mean) * rsqrt(vm.var + 1e-5);
+  }
+  f.output(t == DType::F32 ? y : cast(y, t));
   return f;
 }
 
@@ -639,6 +665,24 @@ int main(int argc, char** argv) {
                   (pin.pin.empty() ? "default" : pin.pin),
               pr.f, Bindings{{"B", pin.rows}, {"H", h}}, std::vector<Layout>{}, std::vector<Layout>{C}, pin.cap, "inner", pin.pin);
         }
+  }
+  // Norms over the middle axis with staged outputs (x transposed, output contiguous) and staged
+  // inputs (x contiguous beside a transposed one): odd sizes, rows of a block across K's end
+  // (K = 17), size-1 dims, misaligned.
+  for (DType t : {DType::F32, DType::BF16}) {
+    const std::string tn(dtype_name(t));
+    const Layout Tm{{0, 2, 1}}, Tmis{{0, 2, 1}, 0, 1}, Cmis{{}, 0, 1};
+    for (const Bindings& sz : std::vector<Bindings>{{{"B", 3}, {"M", 37}, {"K", 16}}, {{"B", 2}, {"M", 130}, {"K", 17}},
+                                                    {{"B", 1}, {"M", 33}, {"K", 40}}, {{"B", 5}, {"M", 7}, {"K", 1}}}) {
+      const std::string zn = "_B" + std::to_string(sz.at("B")) + "M" + std::to_string(sz.at("M")) + "K" + std::to_string(sz.at("K")) + "_" + tn;
+      run("normmid_softmax_outC" + zn, norm_mid(t, "softmax"), sz, std::vector<Layout>{Tm}, std::vector<Layout>{C}, 1 << 30, "");
+      run("normmid_softmax_outC_mis" + zn, norm_mid(t, "softmax"), sz, std::vector<Layout>{Tmis}, std::vector<Layout>{Cmis}, 1 << 30, "");
+      run("normmid_softmax_small_grid" + zn, norm_mid(t, "softmax"), sz, std::vector<Layout>{Tm}, std::vector<Layout>{C}, 2, "");
+      run("normmid_ln_res_TC_outC" + zn, norm_mid(t, "ln_res"), sz, std::vector<Layout>{Tm, C}, std::vector<Layout>{C}, 1 << 30, "");
+      run("normmid_ln_res_TC_outT" + zn, norm_mid(t, "ln_res"), sz, std::vector<Layout>{Tm, C}, std::vector<Layout>{Tm}, 1 << 30, "");
+      run("normmid_ln_res_TT_outC_mis" + zn, norm_mid(t, "ln_res"), sz, std::vector<Layout>{Tmis, Tm}, std::vector<Layout>{Cmis}, 1 << 30, "");
+    }
+  }
   // Inner reductions over several axes of permuted inputs: x stored [K, B, M] (the sweep's perm
   // layout), misaligned, with size-1 dims; streamed split rows pinned; Welford with keepdim; a
   // norm's element output contiguous and permuted; four dims. Exact allocations.
