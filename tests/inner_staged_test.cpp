@@ -76,6 +76,24 @@ TEST(InnerStaged, RowsStageWhereTheirInnermostDimIsUnitStride) {
   }
 }
 
+// Short rows read in place (seed 9 #114: var_mean over the 64 of [128, 64, 4097], x permuted, y
+// contiguous): the resident blocks' sectors of y fit L1, where tiles only add barriers (the
+// staged norms above are the long-row side).
+TEST(InnerStaged, ShortRowsReadInPlace) {
+  for (const int64_t m : {64, 100}) {
+    Fusion f("var_mean_perm");
+    Tensor x = permute(f.input("xt", DType::BF16, {Dim::sym("K"), Dim::sym("B"), Dim::sym("M")}), {1, 2, 0});
+    Tensor y = f.input("y", DType::BF16, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+    VarMean vm = var_mean(cast(x, DType::F32) * cast(y, DType::F32), {1});
+    f.output(vm.var);
+    f.output(vm.mean);
+    const Compiled c = compile(f, {{"B", 128}, {"M", m}, {"K", 4097}});
+    ASSERT_EQ(c.records.size(), 1u) << m;
+    EXPECT_EQ(c.records[0].spill_bytes, 0) << m;
+    EXPECT_FALSE(stages(c)) << m << ": " << c.records[0].params;
+  }
+}
+
 // Norms whose output is unit-stride along the rows (softmax over dim 0 of a transposed x; seed 9
 // #047's softmax over the middle axis of a transposed x) stage the output: rows store into the
 // block's tile, which goes out in runs of rows. No spills at odd sizes. (Rows that take a block

@@ -711,10 +711,19 @@ std::vector<int> stageable_operands(const ScheduleContext& cx, const KernelPlan&
 // half a sector), resident
 // weights dropped (the tiles take the dynamic shared memory), the register cap's blocks lowered
 // to what the tiles let share an SM. None where a run would stay under 16 bytes.
-std::optional<KernelPlan> staged_plan(const ScheduleContext& cx, const KernelPlan& plan, const std::vector<int>& operands) {
+std::optional<KernelPlan> staged_plan(const ScheduleContext& cx, const KernelPlan& plan, std::vector<int> operands) {
   const KernelParams& was = plan.params;
-  if (operands.empty() || was.batch == 0 || was.cluster > 1 || was.row_split > 1 || was.col_vec || was.weight_ring)
-    return std::nullopt;
+  if (was.batch == 0 || was.cluster > 1 || was.row_split > 1 || was.col_vec || was.weight_ring) return std::nullopt;
+  // An input read in place gets its sectors from L1 while the block's rows walk them: staged only
+  // where the sectors of the resident blocks' rows (a column's run of RPB rows a sector or more)
+  // outgrow a quarter of an SM's L1 (long rows; short ones, seed 9 #114's 64 columns, lose to
+  // the tiles' barriers). Outputs always: stores do not gather in L1.
+  const int64_t resident = was.min_blocks > 0 ? was.min_blocks : min_resident_blocks(was.threads);
+  std::erase_if(operands, [&](int k) {
+    const int64_t run = int64_t{was.rows_per_block} * dtype_size(cx.facts.operands[k].dtype);
+    return !plan.operands[k].is_output && resident * cx.facts.C * std::max<int64_t>(1, (run + 31) / 32) * 32 <= cx.device.smem_per_sm / 4;
+  });
+  if (operands.empty()) return std::nullopt;
   int es = 1;
   for (int k : operands) es = std::max(es, dtype_size(cx.facts.operands[k].dtype));
   KernelPlan out = plan;

@@ -38,7 +38,9 @@ template <class T> __device__ __forceinline__ T ld_shared(unsigned s) {
 template <class T> __device__ __forceinline__ void st_shared(unsigned s, T v) {
   union { T v; unsigned w[sizeof(T) / 4]; } u;
   u.v = v;
-  if constexpr (sizeof(T) == 8)
+  if constexpr (sizeof(T) == 16)
+    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(s), "r"(u.w[0]), "r"(u.w[1]), "r"(u.w[2]), "r"(u.w[3]));
+  else if constexpr (sizeof(T) == 8)
     asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(s), "r"(u.w[0]), "r"(u.w[1]));
   else
     asm volatile("st.shared.u32 [%0], %1;" ::"r"(s), "r"(u.w[0]));
