@@ -214,7 +214,7 @@ def run_gpu(p, opts, timer, copy):
         return rec
     rec["bytes"] = moved_bytes(xs, ref)
     try:
-        ex = ops.solder.Executor(fusion)
+        ex = ops.solder.Executor(fusion, opts.plan)
         torch.cuda.synchronize()
         t0 = time.perf_counter()
         out = ex(*xs)
@@ -417,7 +417,7 @@ def context_alive():
         return False
 
 
-def explain_programs(programs):
+def explain_programs(programs, plan=""):
     """solder explain for each program at its GPU sizes, its inputs laid out as the sweep lays
     them out (strides from meta tensors; a slice's one-element offset is not modelled: explain
     takes strides, and plans the inputs aligned)."""
@@ -425,7 +425,7 @@ def explain_programs(programs):
         xs = [make_input(i, p.sizes, "meta") for i in p.inputs]
         print("=====", p.name)
         try:
-            print(ops.solder.Executor(build_fusion(p, p.sizes)).explain([list(x.shape) for x in xs],
+            print(ops.solder.Executor(build_fusion(p, p.sizes), plan).explain([list(x.shape) for x in xs],
                                                                         [list(x.stride()) for x in xs]))
         except Exception as e:
             print("explain failed:", short_error(e))
@@ -447,6 +447,7 @@ def main(argv=None):
     ap.add_argument("--list", action="store_true", help="print the programs and exit")
     ap.add_argument("--explain", action="store_true",
                     help="CPU: each program's plans (solder explain) at its GPU sizes and layouts' strides, then exit")
+    ap.add_argument("--plan", default="", help="pins every program's kernel plans (ExecutorOptions::plan), e.g. 'unroll=2'")
     ap.add_argument("-o", "--out", default="")
     opts = ap.parse_args(argv)
 
@@ -465,7 +466,7 @@ def main(argv=None):
     import variant_ops as _ops  # imports solder
     torch, ops = _torch, _ops
     if opts.explain:
-        return explain_programs(programs)
+        return explain_programs(programs, opts.plan)
     mode = "cpu" if opts.dry_run else "gpu"
     if mode == "gpu" and not torch.cuda.is_available():
         print("variants.py: no CUDA device; use --dry-run for the CPU check", file=sys.stderr)

@@ -147,6 +147,24 @@ TEST(SplitRows, PlainReductionsOfPermutedInputsStreamOverTheGrid) {
   }
 }
 
+// Seed 10 #133: var_mean over [0, 2] of x * y, f32 [128, 128, 512] (rows of 64K elements in
+// segments of 512). The streamed split and the held cluster of 4 per row move the same bytes
+// per SM; the streamed shares take the tie (the cluster read its share in one shot at a block
+// per SM, wave after wave).
+TEST(SplitRows, PlainReductionsStreamWhereAClusterMovesAsMuch) {
+  Fusion f("var_mean_02");
+  Tensor x = f.input("x", DType::F32, {Dim::sym("A"), Dim::sym("B"), Dim::sym("C")});
+  Tensor y = f.input("y", DType::F32, {Dim::sym("A"), Dim::sym("B"), Dim::sym("C")});
+  VarMean vm = var_mean(x * y, {0, 2});
+  f.output(vm.var);
+  f.output(vm.mean);
+  const auto r = compiled(f, {{"A", 128}, {"B", 128}, {"C", 512}});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_NE(r[0].params.find("looped row_split="), std::string::npos) << r[0].params;
+  EXPECT_EQ(r[0].params.find("cluster"), std::string::npos) << r[0].params;
+  EXPECT_EQ(r[0].spill_bytes, 0) << r[0].params;
+}
+
 TEST(SplitRows, LayerNormOfSixteenRowsOfAMillion) {
   const auto p = plans(split_row_program(DType::F32, "layer_norm"), {{"B", 16}, {"H", 1 << 20}});
   const KernelParams& k = p.front().params;

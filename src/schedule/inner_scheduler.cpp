@@ -637,7 +637,12 @@ SplitPlan plan_split(const RowModel& base, const Try& unsplit) {
                               " per row";
   // A fifth saved, and at least what an SM moves in two microseconds: the byte model leaves out
   // the fixed costs (a block's start, the tail of the exchange's wait) that eat small savings.
-  if (best.cost > 0.8 * now || now - best.cost < 2 * tr.sm_bytes_per_us) {
+  // Plain reductions' streamed shares take ties from a held row or cluster: those blocks read
+  // their share in one shot at a block per SM, one wave after another with nothing in flight
+  // between them, where streamed shares keep every resident block's loads going (few-row sums
+  // and variances: perf-notes 2026-11-27, fewrows).
+  const bool streams = !plain.empty() && !unsplit.looped;
+  if (streams ? best.cost > now : best.cost > 0.8 * now || now - best.cost < 2 * tr.sm_bytes_per_us) {
     out.why = rows + "not split (best: " + std::to_string(parts) + " blocks per row, " + busiest + ")";
     return out;
   }
