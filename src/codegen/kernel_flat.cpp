@@ -145,19 +145,23 @@ void write_split_offsets(Writer& w) {
     rows |= w.op(k).rows_by_dim;
     cols |= w.split_rows(k) && w.op(k).access == Access::General;
   }
+  // With index32 the row offsets are 32-bit too (int: strides may be negative), and so are the
+  // per-row bases that hold them (write_flat's row_setup): fewer registers per operand. (Column
+  // offsets stay 64-bit: 32-bit ones took strided slices from 32 to 40 registers.)
   const std::string ix = w.plan.params.index32 ? "unsigned" : "i64";
-  auto part = [&](const char* name, const char* index, int lo, int hi) {
-    w.code += "__device__ __forceinline__ i64 " + std::string(name) + "(const Params& p, int k, i64 " + index + "0) {\n";
-    w.code += "  " + ix + " i = (" + ix + ")" + index + "0;\n  i64 off = 0;\n";
+  auto part = [&](const char* name, const char* index, int lo, int hi, bool i32) {
+    const std::string ot = i32 ? "int" : "i64";
+    w.code += "__device__ __forceinline__ " + ot + " " + std::string(name) + "(const Params& p, int k, i64 " + index + "0) {\n";
+    w.code += "  " + ix + " i = (" + ix + ")" + index + "0;\n  " + ot + " off = 0;\n";
     for (int d = hi - 1; d > lo; --d)
-      w.code += "  off += (i64)(i % (" + ix + ")p.dims[" + num(d) + "]) * p.stride[k][" + num(d) + "]; i /= (" + ix + ")p.dims[" +
-                num(d) + "];\n";
-    if (hi > lo) w.code += "  off += (i64)i * p.stride[k][" + num(lo) + "];\n";
+      w.code += "  off += (" + ot + ")(i % (" + ix + ")p.dims[" + num(d) + "]) * (" + ot + ")p.stride[k][" + num(d) + "]; i /= (" + ix +
+                ")p.dims[" + num(d) + "];\n";
+    if (hi > lo) w.code += "  off += (" + ot + ")i * (" + ot + ")p.stride[k][" + num(lo) + "];\n";
     w.code += "  return off;\n}\n";
   };
   const int rank = static_cast<int>(w.ks.dim_order.size());
-  if (rows) part("roff", "row", 0, w.ks.split);
-  if (cols) part("coff", "col", w.ks.split, rank);
+  if (rows) part("roff", "row", 0, w.ks.split, w.plan.params.index32);
+  if (cols) part("coff", "col", w.ks.split, rank, false);
 }
 
 // Shift plans (KernelParams::shift): the V elements of type E whose first byte lies `bytes` past
@@ -231,7 +235,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   auto row_setup = [&](int ind) {
     for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k)
       if (w.split_rows(k) && w.window_dim(w.op(k).value) < 0 && (w.op(k).is_output || std::count(ins.begin(), ins.end(), k))) {
-        c += I(ind) + "const i64 rb" + num(k) + " = " + w.flat_row_part(k, "row") + ";\n";
+        c += I(ind) + (w.op(k).rows_by_dim && P.index32 ? "const int rb" : "const i64 rb") + num(k) + " = " + w.flat_row_part(k, "row") + ";\n";
         w.row_base[k] = "rb" + num(k);
       }
     // Shift plans: each Full input's phase in this row (elements past an aligned vector).
@@ -268,7 +272,9 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       }
       w.store_decls(elem_outs, ind);
     }
-    c += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
+    // A vector across a row end is rare (one per row): its loop is not unrolled, so its
+    // element-wise addressing does not set the kernel's registers (seed 10 #084: 78 -> 40).
+    c += std::string(crossing ? "#pragma unroll 1\n" : "#pragma unroll\n") + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
     if (crossing) {
       // The element's row and column step on from the vector's (no division: col0 < C).
       c += I(ind + 1) + "if (i0 + j >= N) break;\n";
