@@ -88,10 +88,6 @@ class OuterScheduler final : public Scheduler {
       full_access.push_back(a == Access::Full);
     }
     const int vec = outer_vec(cx, views, full_access, inner_kept);
-    int max_column_bytes = 1;  // the widest element a tile's rows read or write along the columns
-    for (size_t k = 0; k < views.size(); ++k)
-      if (plan.operands[k].access == Access::Full || plan.operands[k].access == Access::Col)
-        max_column_bytes = std::max(max_column_bytes, dtype_size(cx.facts.operands[k].dtype));
     // Phase-shifted kept columns (see write_outer) where the aligned vector is narrower than the
     // phased one: an inner kept run that VEC does not divide (K = 4097) or inputs off the vector
     // grid. Each row then loads two aligned vectors and shifts them: 16-byte loads instead of
@@ -122,24 +118,14 @@ class OuterScheduler final : public Scheduler {
       // Its tile's last block merges every split's partials, TY splits per round trip to L2,
       // while the rest of the device idles: half a warp per row (16-byte vectors: 256-byte
       // segments, whole sectors) doubles TY and halves both the splits and the rounds.
-      const int split_tx = std::min(tx, kSplitLanes);
-      const bool split =
-          tiles(tx) < 2 * resident && rows >= 2 * (kOuterThreads / split_tx) * unroll * kMinIterationsPerSplit;
-      if (split) {
-        tx = split_tx;
-      } else {
-        // Rows too few to split (a var over 512 of 16384 columns took 128 blocks of 16 lanes,
-        // a block per SM, seed 10 #105): narrower tiles, down to 64-byte runs of a row (whole
-        // sectors) and as many rows as UNROLL-row steps fill, until they fill a wave.
-        const int64_t run = int64_t{v} * max_column_bytes;
-        while (tiles(tx) < resident && tx / 2 * run >= 64 && kOuterThreads / (tx / 2) <= ty_fill) tx /= 2;
-      }
+      const bool split = tiles(tx) < 2 * resident && rows >= 2 * (kOuterThreads / tx) * unroll * kMinIterationsPerSplit;
+      if (split) tx = std::min(tx, kSplitLanes);
       p.vec = v;
       p.threads = kOuterThreads;
       p.rows_per_block = kOuterThreads / tx;
       p.unroll = unroll;
       p.min_blocks = min_blocks;
-      p.grid_split = split;
+      p.grid_split = split && rows >= 2 * p.rows_per_block * unroll * kMinIterationsPerSplit;
       p.col_vec = ph ? 1 : 0;
       out.push_back(plan);
     };
