@@ -637,10 +637,11 @@ SplitPlan plan_split(const RowModel& base, const Try& unsplit) {
                               " per row";
   // A fifth saved, and at least what an SM moves in two microseconds: the byte model leaves out
   // the fixed costs (a block's start, the tail of the exchange's wait) that eat small savings.
-  // Plain reductions' streamed shares take ties from a held row or cluster: those blocks read
-  // their share in one shot at a block per SM, one wave after another with nothing in flight
-  // between them, where streamed shares keep every resident block's loads going (few-row sums
-  // and variances: perf-notes 2026-11-27, fewrows).
+  // Plain reductions' streamed shares take ties from a held row or cluster: held blocks read
+  // their share in one shot, wave after wave, with nothing in flight between them, where streamed
+  // shares keep every resident block's loads going (same run: seed 10 #133 47.8 -> 40.1 us, seed 8
+  // #132 11.9 -> 11.4; but seed 8 #003, a cluster of 512-thread blocks two per SM, 15.1 -> 16.5:
+  // perf-notes 2026-11-27).
   const bool streams = !plain.empty() && !unsplit.looped;
   if (streams ? best.cost > now : best.cost > 0.8 * now || now - best.cost < 2 * tr.sm_bytes_per_us) {
     out.why = rows + "not split (best: " + std::to_string(parts) + " blocks per row, " + busiest + ")";

@@ -1,0 +1,6 @@
+# Fresh seed 10 sweep on an idle host (main 768878e: staged outputs, redorder), GPU tests of the staged operands, models table
+R=$OUT; S=build-device/solder; T=build-device/tests; mkdir -p /tmp/o
+OUT=/tmp/o BENCH=0 TESTS=0 ./scripts/device.sh > /tmp/o/dev.log 2>&1; grep -E "build ok|failed" /tmp/o/dev.log; echo "built at $SECONDS s"
+PYTHONPATH=$PWD/build-device/python timeout 290 python3 bench/variants.py --seed 10 --time-budget 235 -o $R/variants_seed10.json > $R/variants_seed10.txt 2>&1; echo "sweep exit $? at $SECONDS s"; grep -A60 "% of a same-bytes" $R/variants_seed10.txt | grep -v "^ *solder_\|^ *view" | head -40
+for spec in "gpu_inner_staged_test *"; do set -f; set -- $spec; set +f; timeout 150 $T/$1 --gtest_brief=1 "--gtest_filter=$2" > /tmp/o/t-$1.log 2>&1; echo "$1 exit $? $SECONDS s $(grep -E '^\[  (PASSED|FAILED)' /tmp/o/t-$1.log | tr '\n' ' ')"; grep -B2 -A3 Failure /tmp/o/t-$1.log | head -12; done 2>&1 | tee $R/tests.txt
+PYTHONPATH=$PWD/build-device/python timeout $((585-SECONDS)) python3 bench/models.py --models gpt2,vit,llama --dtypes bf16 --iters 10 --variants inductor,solder,solder+graphs > $R/models.md 2>&1; echo "models exit $? at $SECONDS s"; tail -8 $R/models.md
