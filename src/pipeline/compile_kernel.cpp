@@ -128,7 +128,7 @@ KernelPlan pinned_plan(const KernelPlan& first, const std::string& text, const L
   }
   if (!given.count("tickets"))
     p.tickets = p.tickets && p.prefetch && !p.prefetch_smem && p.cluster == 1 && p.threads_per_row > 32;
-  // Staged inputs: their tiles at the pinned shape are the dynamic shared memory.
+  // Staged operands: their tiles at the pinned shape are the dynamic shared memory.
   int64_t tiles = 0;
   for (size_t k = 0; k < plan.operands.size(); ++k)
     if (plan.operands[k].access == Access::Staged) tiles += staged_tile_bytes(p, dtype_size(facts.operands[k].dtype));
