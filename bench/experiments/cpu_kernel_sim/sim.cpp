@@ -347,18 +347,21 @@ Fusion mixed_out() {
   return f;
 }
 
+// x in f32 (a cast where it is narrower).
+Tensor f32_of(const Tensor& x) { return x.dtype() == DType::F32 ? x : cast(x, DType::F32); }
+// The sweep's [B, M, K] programs' input x.
+Tensor bmk_input(Fusion& f, const std::string& name, DType t) {
+  return f.input(name, t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+}
+
 // Inner reductions over several axes of permuted inputs (seed 9 #128, #038): the reduced dims
 // walked in the dominant input's memory order (inner_reduction_order). x and r are [B, M, K].
 Fusion red_perm(DType t, const std::string& kind) {
   Fusion f("red_perm_" + kind);
-  const Shape sh{Dim::sym("B"), Dim::sym("M"), Dim::sym("K")};
-  Tensor x = f.input("x", t, sh);
-  Tensor xf = t == DType::F32 ? x : cast(x, DType::F32);
+  Tensor x = bmk_input(f, "x", t);
+  Tensor xf = f32_of(x);
   if (kind == "amin_abs") f.output(min(abs(x), {1, 2}));
-  if (kind == "mean_mul") {
-    Tensor y = f.input("y", t, sh);
-    f.output(sqrt(abs(mean(xf * (t == DType::F32 ? y : cast(y, DType::F32)), {1, 2}))));
-  }
+  if (kind == "mean_mul") f.output(sqrt(abs(mean(xf * f32_of(bmk_input(f, "y", t)), {1, 2}))));
   if (kind == "var_keep") {
     VarMean vm = var_mean(xf, {1, 2}, 1, true);
     f.output(vm.var);
@@ -366,8 +369,7 @@ Fusion red_perm(DType t, const std::string& kind) {
   }
   if (kind == "sum_02") f.output(sum(xf, {0, 2}));
   if (kind == "norm") {  // (x + r) less its mean over [1, 2]: an element output
-    Tensor r = f.input("r", t, sh);
-    Tensor h = xf + (t == DType::F32 ? r : cast(r, DType::F32));
+    Tensor h = xf + f32_of(bmk_input(f, "r", t));
     Tensor c = h - mean(h, {1, 2}, true);
     f.output(t == DType::F32 ? c : cast(c, t));
   }
@@ -386,14 +388,11 @@ Fusion red_perm4(DType t) {
 // memory (inner scheduler's stageable_operands).
 Fusion norm_mid(DType t, const std::string& kind) {
   Fusion f("norm_mid_" + kind);
-  const Shape sh{Dim::sym("B"), Dim::sym("M"), Dim::sym("K")};
-  Tensor x = f.input("x", t, sh);
-  Tensor xf = t == DType::F32 ? x : cast(x, DType::F32);
+  Tensor xf = f32_of(bmk_input(f, "x", t));
   Tensor y;
   if (kind == "softmax") y = softmax(xf, 1);
   if (kind == "ln_res") {  // (x + r) normalized over M, r in another layout
-    Tensor r = f.input("r", t, sh);
-    Tensor h = xf + (t == DType::F32 ? r : cast(r, DType::F32));
+    Tensor h = xf + f32_of(bmk_input(f, "r", t));
     VarMean vm = var_mean(h, {1}, 0, true);
     y = (h - vm.mean) * rsqrt(vm.var + 1e-5);
   }
