@@ -352,6 +352,19 @@ template <class T> __device__ __forceinline__ void st_shared_elem(unsigned s, T 
 )CUDA");
   }
 
+  // A staged operand's walk of the block's tile, column by column: thread t's row rb + sy and
+  // first column sx (THREADS = TPR x RPB), its pointer `sp` into the operand (each row at its own
+  // goff) and its slot `sd` in the tile.
+  std::string tile_walk(int k, const std::string& at) const {
+    const std::string t = storage_type(w.dt(w.op(k).value)), n = num(k);
+    const int es = dtype_size(w.dt(w.op(k).value));
+    return "    {\n      const int sy = (int)threadIdx.x % RPB, sx = (int)threadIdx.x / RPB;\n"
+           "      const bool srow = rb + sy < R;\n"
+           "      " + std::string(w.op(k).is_output ? "" : "const ") + t + "* sp = " + w.ptr(k) + " + (srow ? goff(p, " + n +
+           ", rb + sy, 0) + (i64)sx * cs" + n + " : 0);\n"
+           "      const unsigned sd = dsm + " + at + "u + (unsigned)(sy * " + num(staged_tile_pitch(P, es)) + " + sx) * " + num(es) + "u;\n";
+  }
+
   // Staged inputs: the block's tiles for rows rb .. rb + RPB - 1, copied after every row of the
   // block is done with the last ones. Thread t copies elements t, t + THREADS, ... of the tile
   // taken column by column (a column's RPB rows adjacent: whole runs of rows per warp load),
@@ -366,14 +379,10 @@ template <class T> __device__ __forceinline__ void st_shared_elem(unsigned s, T 
       inputs = true;
       const std::string t = storage_type(w.dt(w.op(k).value)), n = num(k);
       const int es = dtype_size(w.dt(w.op(k).value));
-      const std::string pitch = num(staged_tile_pitch(P, es));
       // Element i of the thread's share: row rb + sy, column sx + i * TPR (THREADS = TPR x RPB), so
       // one pointer walks the share: offsets per element hoisted out of the row loop would take
       // two registers each (ptxas spilled them).
-      c += "    {\n      const int sy = (int)threadIdx.x % RPB, sx = (int)threadIdx.x / RPB;\n"
-           "      const bool srow = rb + sy < R;\n"
-           "      const " + t + "* sp = " + w.ptr(k) + " + (srow ? goff(p, " + n + ", rb + sy, 0) + (i64)sx * cs" + n + " : 0);\n"
-           "      const unsigned sd = dsm + " + at + "u + (unsigned)(sy * " + pitch + " + sx) * " + num(es) + "u;\n"
+      c += tile_walk(k, at) +
            "#pragma unroll\n      for (int i0 = 0; i0 < BATCH * VEC; i0 += 8) {\n        " + t + " sv[8];\n"
            "#pragma unroll\n        for (int i = 0; i < 8; ++i) {\n"
            "          sv[i] = i0 + i < BATCH * VEC && srow && sx + (i0 + i) * TPR < C ? *sp : (" + t + ")0;\n"
@@ -398,10 +407,7 @@ template <class T> __device__ __forceinline__ void st_shared_elem(unsigned s, T 
       if (!w.op(k).is_output) continue;
       const std::string t = storage_type(w.dt(w.op(k).value)), n = num(k);
       const int es = dtype_size(w.dt(w.op(k).value));
-      c += "    {\n      const int sy = (int)threadIdx.x % RPB, sx = (int)threadIdx.x / RPB;\n"
-           "      const bool srow = rb + sy < R;\n"
-           "      " + t + "* sp = " + w.ptr(k) + " + (srow ? goff(p, " + n + ", rb + sy, 0) + (i64)sx * cs" + n + " : 0);\n"
-           "      const unsigned sd = dsm + " + at + "u + (unsigned)(sy * " + num(staged_tile_pitch(P, es)) + " + sx) * " + num(es) + "u;\n"
+      c += tile_walk(k, at) +
            "#pragma unroll 8\n      for (int i = 0; i < BATCH * VEC && srow && sx + i * TPR < C; ++i) {\n"
            "        *sp = ld_shared_elem<" + t + ">(sd + (unsigned)(i * TPR * " + num(es) + "));\n"
            "        if (sx + (i + 1) * TPR < C) sp += (i64)TPR * cs" + n + ";\n"

@@ -712,11 +712,11 @@ std::vector<int> stageable_operands(const ScheduleContext& cx, const KernelPlan&
 }
 
 // The plan with its stageable operands staged, where it holds its rows in one block (no cluster,
-// split or phased rows; a shared-memory prefetch becomes the register prefetch): rows per block raised until a column's run of
-// rows fills a 32-byte sector (at most 512 threads, so two blocks share an SM; up to 1024 for
-// half a sector), resident
-// weights dropped (the tiles take the dynamic shared memory), the register cap's blocks lowered
-// to what the tiles let share an SM. None where a run would stay under 16 bytes.
+// split or phased rows; a shared-memory prefetch becomes the register prefetch): rows per block
+// raised until a column's run of rows fills a 32-byte sector (at most 512 threads, so two
+// blocks share an SM; up to 1024 for half a sector), resident weights dropped (the tiles take
+// the dynamic shared memory), the register cap's blocks lowered to what the tiles let share an
+// SM. None where a run would stay under 16 bytes.
 std::optional<KernelPlan> staged_plan(const ScheduleContext& cx, const KernelPlan& plan, std::vector<int> operands) {
   const KernelParams& was = plan.params;
   if (was.batch == 0 || was.cluster > 1 || was.row_split > 1 || was.col_vec || was.weight_ring) return std::nullopt;
