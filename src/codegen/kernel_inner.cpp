@@ -177,6 +177,7 @@ class InnerKernel {
     declare_held();
     for (int q = 0; q <= sp.max_level; ++q) element_pass(q);
     close_kernel();
+    if (persistent && P.shift) c.insert(kernel_at, shift_pair_helper());
   }
 
  private:
@@ -483,7 +484,14 @@ template <class T> __device__ __forceinline__ void st_shared_elem(unsigned s, T 
           c += "    " + std::string(w.op(k).is_output ? "" : "const ") + t + "* __restrict__ R" + num(k) + " = " +
                w.ptr(k) + " + " + w.offset(k, "rowc", "0") + (phased ? " - ph" : "") + ";\n";
           w.row_based.insert(k);
+          // Shift plans: each Full input's phase in this row, in elements past an aligned vector.
+          if (w.inner_shifted(k))
+            c += "    const unsigned sh" + num(k) + " = (unsigned)((unsigned long long)R" + num(k) + " / " +
+                 num(dtype_size(w.dt(w.op(k).value))) + "u) & (VEC - 1);\n";
         }
+    // ... and whether this row's first and last vectors stay inside the tensor (see
+    // Writer::inner_shift_by_element).
+    if (persistent && P.shift) c += "    const bool redge = rowc == 0 || rowc == R - 1;\n";
   }
 
   void store_row_outputs(int stage) {
@@ -773,6 +781,24 @@ template <class T> __device__ __forceinline__ void st_shared_elem(unsigned s, T 
 };
 
 }  // namespace
+
+// Inner shift plans (KernelParams::shift): the V elements of type E whose first byte lies
+// `bytes` past the aligned vector lo, from lo and the next aligned vector hi: words move by
+// selects in log2(words) steps (bytes / 4 is the same for a whole row), bytes within words by
+// funnel shifts. bytes 0 gives lo.
+std::string shift_pair_helper() {
+  return "template <class E, int V> __device__ __forceinline__ Vec<E, V> shift_pair(const Vec<E, V>& lo, const Vec<E, V>& hi,\n"
+         "                                                                 unsigned bytes) {\n"
+         "  constexpr int W = sizeof(Vec<E, V>) / 4;  // words per vector\n"
+         "  union U { Vec<E, V> v; unsigned w[W]; };\n"
+         "  U a, b, o;\n  a.v = lo;\n  b.v = hi;\n  unsigned w[2 * W];\n"
+         "#pragma unroll\n  for (int i = 0; i < W; ++i) {\n    w[i] = a.w[i];\n    w[W + i] = b.w[i];\n  }\n"
+         "  const unsigned ws = bytes / 4;\n"
+         "#pragma unroll\n  for (int s = W / 2; s >= 1; s /= 2)\n"
+         "#pragma unroll\n    for (int i = 0; i + s < 2 * W; ++i) w[i] = (ws & s) ? w[i + s] : w[i];\n"
+         "#pragma unroll\n  for (int i = 0; i < W; ++i) o.w[i] = __funnelshift_r(w[i], w[i + 1], (bytes % 4) * 8);\n"
+         "  return o.v;\n}\n";
+}
 
 void write_inner(Writer& w, KernelSource& out) { InnerKernel(w, out).write(); }
 

@@ -355,11 +355,56 @@ struct Writer {
             (valid_j.empty() ? "a" + kk + "[j]" : valid_j + " ? a" + kk + "[j] : (" + t + ")0") + ";\n";
     code += I(in + 1) + "in" + kk + " = u.v;\n" + I(in) + "}\n" + I(ind) + "}\n";
   }
+  // Inner held rows with shift (plan.params.shift, see write_inner): Full inputs read at their
+  // own phase `sh<k>` (elements past an aligned vector, from the row's address once per row).
+  bool inner_shifted(int k) const {
+    return plan.params.shift && !flat_rows && plan.params.batch > 0 && op(k).access == Access::Full && !op(k).is_output;
+  }
+  // Whether inner shifted operand k's vector at column `col` of a row of phase `sh` takes its
+  // elements one by one: only the row's first and last vectors in the first and last rows
+  // (`edge`), whose aligned pair would reach outside the tensor (C % VEC == 0 and col < C, so
+  // the pair otherwise lies in the aligned 16-byte chunks of the row's own elements, and the
+  // lanes past the row are the neighbour rows' storage).
+  static std::string inner_shift_by_element(const std::string& sh, const std::string& edge, const std::string& col) {
+    return "(" + sh + " != 0u && " + edge + " && (" + col + " == 0 || " + col + " + VEC >= C))";
+  }
+  // Inner shifted operand k's two aligned vectors `lo`, `hi` (declared by the caller, of
+  // in_vec_type(k)) around its elements at column `col` of the row whose element 0 is at `base`:
+  // lo == hi where the row is aligned (sh 0: one vector), the elements themselves in lo (and hi)
+  // where inner_shift_by_element. inner_shift_value makes the vector of them.
+  std::string inner_shift_loads(int k, int ind, const std::string& base, const std::string& sh, const std::string& edge,
+                                const std::string& col, const std::string& lo, const std::string& hi) const {
+    const std::string t = storage_type(dt(op(k).value)), type = in_vec_type(k);
+    auto ld = [&](const std::string& at) {
+      return in_pairs(k) ? "ld_vec<unsigned, " + num(vec / 2) + ">((const unsigned*)(" + at + "))"
+                         : "ld_vec<" + t + ", " + num(vec) + ">(" + at + ")";
+    };
+    std::string c = I(ind) + "if (" + inner_shift_by_element(sh, edge, col) + ") {\n";
+    c += I(ind + 1) + "union { " + type + " v; " + t + " e[VEC]; } u;\n";
+    c += "#pragma unroll\n" + I(ind + 1) + "for (int j = 0; j < VEC; ++j) u.e[j] = (" + base + ")[" + col + " + j];\n";
+    c += I(ind + 1) + lo + " = u.v;\n" + I(ind + 1) + hi + " = u.v;\n" + I(ind) + "} else {\n";
+    c += I(ind + 1) + lo + " = " + ld("(" + base + ") + " + col + " - " + sh) + ";\n";
+    c += I(ind + 1) + hi + " = " + ld("(" + base + ") + " + col + " - " + sh + " + (" + sh + " ? VEC : 0)") + ";\n";
+    return c + I(ind) + "}\n";
+  }
+  std::string inner_shift_value(int k, const std::string& sh, const std::string& edge, const std::string& col,
+                                const std::string& lo, const std::string& hi) const {
+    const std::string e = in_pairs(k) ? "unsigned, " + num(vec / 2) : std::string(storage_type(dt(op(k).value))) + ", " + num(vec);
+    return "shift_pair<" + e + ">(" + lo + ", " + hi + ", " + inner_shift_by_element(sh, edge, col) + " ? 0u : " + sh + " * " +
+           num(dtype_size(dt(op(k).value))) + "u)";
+  }
   // Emits loads for element inputs of one vector chunk at (row, col0). Vector operands load
   // VEC elements at once; others are read per element inside the j-loop (see elem_input()).
   void vector_loads(const std::vector<int>& ks_in, int ind, const std::string& row, const std::string& col0) {
     for (int k : ks_in) {
       if (!vectorized(k)) continue;
+      if (inner_shifted(k) && row == "rowc") {
+        const std::string kk = num(k), sh = "sh" + kk;
+        code += I(ind) + in_vec_type(k) + " in" + kk + ";\n" + I(ind) + "{\n" + I(ind + 1) + in_vec_type(k) + " lo, hi;\n";
+        code += inner_shift_loads(k, ind + 1, "R" + kk, sh, "redge", col0, "lo", "hi");
+        code += I(ind + 1) + "in" + kk + " = " + inner_shift_value(k, sh, "redge", col0, "lo", "hi") + ";\n" + I(ind) + "}\n";
+        continue;
+      }
       if (shifted(k)) {
         shifted_load(k, ind, row, col0);
         continue;
@@ -467,5 +512,7 @@ void write_transpose(Writer& w, KernelSource& out);   // kernel_transpose.cpp
 // The outer templates' device helpers (outer_kept_split, outer_stride).
 std::string outer_device_helpers();
 std::string phase_shift_helper();
+// Inner shift plans' shift of two aligned vectors (kernel_inner.cpp).
+std::string shift_pair_helper();
 
 }  // namespace solder::codegen_detail

@@ -26,12 +26,20 @@ std::string RowPrefetch::slot(int k) const {
 std::string RowPrefetch::declarations() const {
   std::string c;
   if (!smem_)
-    for (int k : operands_) c += "  " + w_.in_vec_type(k) + " pf" + num(k) + "[BATCH];\n";
+    for (int k : operands_) {
+      c += "  " + w_.in_vec_type(k) + " pf" + num(k) + "[BATCH];\n";
+      // Shift plans: the second aligned vector of each pair (Writer::inner_shift_loads).
+      if (w_.inner_shifted(k)) c += "  " + w_.in_vec_type(k) + " pfh" + num(k) + "[BATCH];\n";
+    }
   return c;
 }
 
 std::string RowPrefetch::read(int k) const {
-  return smem_ ? "ld_shared<" + w_.in_vec_type(k) + ">(" + slot(k) + ")" : "pf" + num(k) + "[b]";
+  if (smem_) return "ld_shared<" + w_.in_vec_type(k) + ">(" + slot(k) + ")";
+  // Shift plans: the pair shifted by this row's phase (the prefetched row's: see open_row_loop).
+  if (w_.inner_shifted(k))
+    return w_.inner_shift_value(k, "sh" + num(k), "redge", "colc", "pf" + num(k) + "[b]", "pfh" + num(k) + "[b]");
+  return "pf" + num(k) + "[b]";
 }
 
 std::string RowPrefetch::issue(const std::string& row, int ind) const {
@@ -48,11 +56,29 @@ std::string RowPrefetch::issue(const std::string& row, int ind) const {
   }
   c += I(ind) + "if (const i64 prow = " + row + "; prow < R) {\n";
   if (!phased_) {
+    // Shift plans: each shifted input's row base and phase, and whether the row is the first or last.
+    bool shifted = false;
+    for (int k : operands_)
+      if (w.inner_shifted(k)) {
+        const std::string t = storage_type(w.dt(w.op(k).value)), kk = num(k);
+        c += I(ind + 1) + "const " + t + "* const pb" + kk + " = " + w.ptr(k) + " + " + w.offset(k, "prow", "0") + ";\n";
+        c += I(ind + 1) + "const unsigned psh" + kk + " = (unsigned)((unsigned long long)pb" + kk + " / " +
+             num(dtype_size(w.dt(w.op(k).value))) + "u) & (VEC - 1);\n";
+        shifted = true;
+      }
+    if (shifted) c += I(ind + 1) + "const bool pedge = prow == 0 || prow == R - 1;\n";
     c += "#pragma unroll\n" + I(ind + 1) + "for (int b = 0; b < BATCH; ++b) {\n" + I(ind + 2) +
          "const int col0 = " + w.row_slot() + " * VEC;\n";
-    for (int k : operands_)
+    if (shifted) c += I(ind + 2) + "const int pcol = b < BATCH - 1 || col0 < C ? col0 : 0;\n";
+    for (int k : operands_) {
+      if (w.inner_shifted(k)) {
+        const std::string kk = num(k);
+        c += w.inner_shift_loads(k, ind + 2, "pb" + kk, "psh" + kk, "pedge", "pcol", "pf" + kk + "[b]", "pfh" + kk + "[b]");
+        continue;
+      }
       c += I(ind + 2) + "pf" + num(k) + "[b] = " + w.vector_load(k, "prow", "(b < BATCH - 1 || col0 < C ? col0 : 0)") +
            ";\n";
+    }
     c += I(ind + 1) + "}\n" + I(ind) + "}\n";
     return c;
   }

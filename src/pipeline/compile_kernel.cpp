@@ -96,6 +96,11 @@ KernelPlan pinned_plan(const KernelPlan& first, const std::string& text, const L
     if (!given.count("resident")) p.resident = 0;
     if (!given.count("cluster")) p.cluster = 1;
   }
+  // Inputs read at their own phase (shift) are a held row's with vectors: a pin of one element
+  // per thread, the looped row, phased rows or a cluster or split drops it unless it names it.
+  if (p.shift && !given.count("shift") &&
+      (p.vec <= 1 || p.batch == 0 || p.col_vec || p.cluster > 1 || p.row_split > 1 || p.prefetch_smem))
+    p.shift = false;
   if (!given.count("rows_per_block"))
     p.rows_per_block = p.cluster > 1 || p.row_split > 1 ? 1 : std::max(1, 256 / p.threads_per_row);
   if (!given.count("threads")) p.threads = p.threads_per_row * p.rows_per_block;

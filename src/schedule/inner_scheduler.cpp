@@ -130,6 +130,7 @@ struct RowModel {
   KernelPlan base;      // operands, name, vec, col_vec
   int widest = 1;       // bytes of the widest vector operand
   int vec = 1, aligned_vec = 1, col_vec = 0;
+  bool shift = false;   // Full inputs read at their own phase (KernelParams::shift)
   int weights = 0;      // Col inputs
   size_t reductions = 0;
   int exchanges = 0;    // of a row split over blocks: one per reduction, var_mean's merged in one
@@ -143,7 +144,7 @@ struct RowModel {
   bool pick_looped = false;
   bool plain = false;   // no element outputs and one streamed pass: holding the row saves nothing
 
-  explicit RowModel(const ScheduleContext& c);
+  explicit RowModel(const ScheduleContext& c, bool allow_shift = true);
 
   // Registers per held element where most are held at once: f16/bf16 values two to a register
   // (see narrow_source), each from the pass that makes it to the last that reads it (softmax
@@ -176,7 +177,7 @@ struct RowModel {
   }
   bool smem_fits(int64_t t, int64_t row_vectors) const {
     const int64_t bytes = smem_bytes(t, row_vectors), blocks = min_resident_blocks(t * rows_per_block(t));
-    return !col_vec && bytes <= cx.device.smem_per_block_optin - kSmemReserve &&
+    return !col_vec && !shift && bytes <= cx.device.smem_per_block_optin - kSmemReserve &&
            (bytes + kSmemReserve) * blocks <= cx.device.smem_per_sm;
   }
   // A block must fit the SM's register file, and a thread has at most 255.
@@ -191,7 +192,10 @@ struct RowModel {
     const int64_t launch_cap = dev.regs_per_sm / (min_resident_blocks(threads) * threads) / 8 * 8;
     const int64_t limit =
         std::min<int64_t>({int64_t{dev.max_regs_per_thread}, dev.regs_per_block / threads, launch_cap + launch_cap / 4});
-    return batch <= kMaxBatch && estimate_registers(batch, vec, held, widest, prefetch_in_registers) <= limit;
+    // Shift plans prefetch both aligned vectors around each of the next row's vectors, and shift
+    // them into a third (ptxas: W1-like f32 rows of 16384 at 1024 threads x 4 spilled at 80).
+    const int64_t shifted = shift && prefetch_in_registers ? batch * vec * widest / 2 : 0;
+    return batch <= kMaxBatch && estimate_registers(batch, vec, held, widest, prefetch_in_registers) + shifted <= limit;
   }
   int64_t trimmed(int64_t t) const { return trimmed_threads(t, nvec); }
   bool phase_fits(int64_t t) const { return !col_vec || phase_covers(t, nvec, vec, cx.facts.C); }
@@ -201,7 +205,7 @@ struct RowModel {
   // per weight; at least one per weight, so a pass's weights of a batch fit at once. Not where
   // blocks share an SM: their weights hit L1, which the ring's copies bypass (perf-notes).
   int ring_slots(int64_t t) const {
-    if (!weights || col_vec || t < 1024) return 0;
+    if (!weights || col_vec || shift || t < 1024) return 0;
     const int64_t avail =
         std::min(cx.device.smem_per_block_optin, cx.device.smem_per_sm - 1024) - 1024 - smem_bytes(t, nvec);
     int64_t k = std::min<int64_t>(2 * weights, avail / (trimmed(t) * vec * col_bytes));
@@ -212,7 +216,7 @@ struct RowModel {
   }
 };
 
-RowModel::RowModel(const ScheduleContext& c) : cx(c) {
+RowModel::RowModel(const ScheduleContext& c, bool allow_shift) : cx(c) {
   const LaunchFacts& facts = cx.facts;
   base = base_plan(cx.fusion, cx.segment, cx.segment_index, cx.shape, facts);
   widest = widest_vector_operand(base, facts);
@@ -275,6 +279,17 @@ RowModel::RowModel(const ScheduleContext& c) : cx(c) {
       col_vec = g;
     }
   }
+  // Inputs whose rows start off the vector grid (a column slice x = big[:, :H] of a contiguous
+  // [B, H + 1]: every row at another phase) beside outputs and weights that allow wider vectors:
+  // each Full input read at its own phase (the two aligned vectors around the thread's elements,
+  // shifted; see write_inner), the rest with the plan's vectors. Held rows only (the looped form
+  // keeps aligned_vec), and only where the inputs' phases are what narrowed the vectors.
+  if (allow_shift && !col_vec && vec < 16 / widest) {
+    if (const int sv = shifted_inner_vec(base, facts); sv > vec) {
+      vec = sv;
+      shift = true;
+    }
+  }
   // Vectors a row overlaps: up to vec - col_vec more elements when shifted.
   nvec = (facts.C + (col_vec ? vec - col_vec : 0) + vec - 1) / vec;
   held = held_per_element(stages);
@@ -306,7 +321,7 @@ RowModel::RowModel(const ScheduleContext& c) : cx(c) {
 // the block's own), nor rows of several per block. perf-notes has the figures.
 std::vector<Try> cluster_tries(const RowModel& m) {
   std::vector<Try> tries;
-  if (m.cx.device.cc_major < 9 || m.col_vec) return tries;
+  if (m.cx.device.cc_major < 9 || m.col_vec || m.shift) return tries;
   const int64_t nvec = m.nvec;
   const int most = m.cx.device.max_cluster;  // lowered by the executor where a size does not run
   bool found = m.reductions <= 1;  // one wait per row: rms measured slower so
@@ -432,11 +447,13 @@ KernelPlan plan_for(const RowModel& m, const Try& pick_now) {
   p.recompute = m.recompute && !pick_now.looped;
   p.dyn_smem = p.prefetch_smem ? static_cast<int>(m.smem_bytes(tpr, share) + p.weight_ring * tpr * m.vec * m.col_bytes) : 0;
   p.col_vec = m.col_vec;
+  p.shift = m.shift;
   if (pick_now.looped) {
     // Looped: stream the row once per pass (re-reads hit L2 for rows of a few hundred KB),
     // with vectors that every row start allows.
     p.vec = m.aligned_vec;
     p.col_vec = 0;
+    p.shift = false;
     const int64_t nvec = (m.cx.facts.C + p.vec - 1) / p.vec;
     p.batch = 0;
     p.prefetch = p.prefetch_smem = false;
@@ -601,6 +618,7 @@ SplitPlan plan_split(const RowModel& base, const Try& unsplit) {
   RowModel m = base;
   m.vec = m.aligned_vec;
   m.col_vec = 0;
+  m.shift = false;
   m.nvec = (cx.facts.C + m.vec - 1) / m.vec;
   m.recompute = false;
   m.held = m.held_per_element(plan_stages(cx.fusion, cx.segment, cx.shape, true, false));
@@ -719,7 +737,7 @@ std::vector<int> stageable_operands(const ScheduleContext& cx, const KernelPlan&
 // SM. None where a run would stay under 16 bytes.
 std::optional<KernelPlan> staged_plan(const ScheduleContext& cx, const KernelPlan& plan, std::vector<int> operands) {
   const KernelParams& was = plan.params;
-  if (was.batch == 0 || was.cluster > 1 || was.row_split > 1 || was.col_vec || was.weight_ring) return std::nullopt;
+  if (was.batch == 0 || was.cluster > 1 || was.row_split > 1 || was.col_vec || was.shift || was.weight_ring) return std::nullopt;
   // An input read in place gets its sectors from L1 while the block's rows walk them: staged only
   // where the sectors of the resident blocks' rows (a column's run of RPB rows a sector or more)
   // outgrow a quarter of an SM's L1 (long rows; short ones, seed 9 #114's 64 columns, lose to
@@ -768,16 +786,29 @@ class InnerScheduler final : public Scheduler {
   }
   std::vector<KernelPlan> candidates(const ScheduleContext& cx) const override {
     RowModel m(cx);
-    std::vector<Try> tries = plans_to_try(m);
     // Only the looped row or clusters fit: recomputing what can be (plan_stages) may let a
     // block hold the row.
-    if (!m.pick_looped && (tries.size() == 1 || tries.front().cluster > 1)) {
-      if (const double fewer = m.held_per_element(plan_stages(cx.fusion, cx.segment, cx.shape, true, true));
-          fewer < m.held) {
-        m.held = fewer;
-        m.recompute = true;
-        tries = plans_to_try(m);
+    auto tries_of = [&](RowModel& rm) {
+      std::vector<Try> t = plans_to_try(rm);
+      if (!rm.pick_looped && (t.size() == 1 || t.front().cluster > 1)) {
+        if (const double fewer = rm.held_per_element(plan_stages(cx.fusion, cx.segment, cx.shape, true, true));
+            fewer < rm.held) {
+          rm.held = fewer;
+          rm.recompute = true;
+          t = plans_to_try(rm);
+        }
       }
+      return t;
+    };
+    std::vector<Try> tries = tries_of(m);
+    // Shift plans that all spill (two shifted f32 inputs of 12288 at 1024 threads) give way to
+    // the held plans of the vectors every row start allows before the looped row.
+    std::optional<RowModel> unshifted;
+    std::vector<Try> unshifted_tries;
+    if (m.shift) {
+      unshifted.emplace(cx, false);
+      for (const Try& t : tries_of(*unshifted))
+        if (!t.looped) unshifted_tries.push_back(t);
     }
     std::vector<KernelPlan> out;
     const SplitPlan split = plan_split(m, tries.front());
@@ -795,6 +826,11 @@ class InnerScheduler final : public Scheduler {
             out.back().why = fallback.why;
           }
       }
+      if (t.looped)
+        for (const Try& u : unshifted_tries) {
+          out.push_back(plan_for(*unshifted, u));
+          out.back().why = split.why;
+        }
       out.push_back(plan_for(m, t));
       if (out.back().why.empty()) out.back().why = split.why;
     }

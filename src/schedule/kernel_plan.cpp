@@ -31,7 +31,7 @@ std::string KernelParams::str() const {
          (ldg_weights ? " ldg_weights" : "") +
          (weight_ring ? " weight_ring=" + std::to_string(weight_ring) : std::string()) +
          (tickets ? " tickets" : "") + (resident ? " resident=" + std::to_string(resident) : std::string()) + (recompute ? " recompute" : "") +
-         (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string());
+         (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string()) + (shift ? " shift" : "");
   else
     s += (rows_per_block != 1 ? " rows_per_block=" + std::to_string(rows_per_block) : std::string()) +
          " unroll=" + std::to_string(unroll) + (min_blocks != 1 ? " min_blocks=" + std::to_string(min_blocks) : std::string()) +
@@ -440,7 +440,10 @@ std::vector<std::string> KernelPlan::problems() const {
   need(!p.staged, "staged outputs are an outer plan's part");
   need(p.smem_rows == 0, "smem_rows (held rows in shared memory) is an outer plan's part");
   need(!p.one_row, "one_row is a pointwise plan's part");
-  need(!p.shift, "shift is a pointwise plan's part");
+  need(!p.shift || (p.batch > 0 && p.vec > 1 && p.col_vec == 0 && p.cluster == 1 && p.row_split == 1 && !p.prefetch_smem &&
+                    p.weight_ring == 0),
+       "inner: shift (inputs read at their own phase) is a held row's part (batch > 0) with vec > 1, without phased rows "
+       "(col_vec), clusters, split rows or the shared-memory prefetch");
   need(p.threads_per_row >= 1 && p.rows_per_block >= 1 && p.threads == p.threads_per_row * p.rows_per_block,
        "threads = threads_per_row x rows_per_block");
   need(p.unroll == 1, "inner plans do not unroll");

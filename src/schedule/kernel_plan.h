@@ -91,7 +91,9 @@ struct KernelParams {
                             // row's address is aligned, one vector; else the two aligned vectors
                             // around the thread's elements, shifted (element by element where they
                             // would leave the row or the pad's window); outputs and weights keep
-                            // aligned vectors, windows need not align with vec (see write_flat)
+                            // aligned vectors, windows need not align with vec (see write_flat).
+                            // Inner held rows (batch > 0): every Full input likewise, its phase
+                            // once per row from its row's address (see write_inner)
   int max_registers = 0;    // a register cap per thread (__maxnreg__) in place of min_blocks'
                             // __launch_bounds__ cap; 0: none (a user override, `--plan max_registers=N`)
 

@@ -261,6 +261,29 @@ int widest_vec(const KernelPlan& plan, const LaunchFacts& facts, bool tail_ok) {
   return vec;
 }
 
+int shifted_inner_vec(const KernelPlan& plan, const LaunchFacts& facts) {
+  for (size_t k = 0; k < plan.operands.size(); ++k) {
+    const OperandPlan& o = plan.operands[k];
+    const OperandFacts& of = facts.operands[k];
+    if (o.access == Access::General || o.access == Access::Staged) return 1;
+    if (o.access != Access::Full || o.is_output) continue;
+    if (of.address % static_cast<uint64_t>(dtype_size(of.dtype))) return 1;
+    if (facts.R > 1 && (of.ld < 0 ? -of.ld : of.ld) < facts.C) return 1;
+  }
+  int vec = 16 / widest_vector_operand(plan, facts);
+  for (; vec > 1; vec /= 2) {
+    bool ok = facts.C % vec == 0;
+    for (size_t k = 0; k < plan.operands.size() && ok; ++k) {
+      const Access a = plan.operands[k].access;
+      if ((a != Access::Full && a != Access::Col) || (a == Access::Full && !plan.operands[k].is_output)) continue;
+      if (facts.operands[k].address % (static_cast<uint64_t>(vec) * dtype_size(facts.operands[k].dtype))) ok = false;
+      if (a == Access::Full && !row_steps_divisible(facts, static_cast<int>(k), plan.shape.split, vec)) ok = false;
+    }
+    if (ok) break;
+  }
+  return vec;
+}
+
 int64_t bound_value(const std::vector<Dim>& symbolic, const LaunchFacts& facts, const Dim& d) {
   if (const auto c = d.const_value()) return *c;
   const int slot = bound_slot(symbolic, d);

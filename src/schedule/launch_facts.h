@@ -89,4 +89,10 @@ std::string flat_vectors_misfit(const KernelPlan& plan, const LaunchFacts& facts
 // tail, so C need not divide).
 int widest_vec(const KernelPlan& plan, const LaunchFacts& facts, bool tail_ok);
 
+// Inner held rows with every Full input read at its own phase (KernelParams::shift, see
+// write_inner): the widest vector that the row length and the other vectorized operands (outputs,
+// weights) allow, as widest_vec, where each Full input is element-aligned with rows at least a
+// row apart (|ld| >= C, or one row) and no operand is read element by element (General); else 1.
+int shifted_inner_vec(const KernelPlan& plan, const LaunchFacts& facts);
+
 }  // namespace solder

@@ -63,7 +63,13 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     // Aligned rows (no col_vec) load whole vectors from each row's start: a pinned vec the rows
     // or the operands' addresses do not allow (a looped pin over a phased plan) is refused here,
     // by the test the scheduler picks its vec with.
-    if (p.vec > 1 && p.col_vec == 0 && widest_vec(plan, facts, false) < p.vec)
+    // Shift plans read each Full input at its own phase: only the outputs' and weights' vectors,
+    // the row length and the inputs' element alignment and row steps (shifted_inner_vec) count.
+    if (p.shift && shifted_inner_vec(plan, facts) < p.vec)
+      throw Error("kernel " + plan.name + " (" + p.str() + "): rows of " + std::to_string(facts.C) +
+                  " elements, an output's or weight's row starts, or an input's element alignment or row stride (at least" +
+                  " a row) do not allow vectors of " + std::to_string(p.vec) + " read at each input's phase (pin shift=0 or a narrower vec)");
+    if (p.vec > 1 && p.col_vec == 0 && !p.shift && widest_vec(plan, facts, false) < p.vec)
       throw Error("kernel " + plan.name + " (" + p.str() + "): rows of " + std::to_string(facts.C) +
                   " elements, or an operand's row starts, are not whole vectors of " + std::to_string(p.vec) +
                   " (pin col_vec or a narrower vec)");

@@ -715,6 +715,78 @@ int main(int argc, char** argv) {
     run("redperm4_" + tn, red_perm4(t), Bindings{{"A", 3}, {"B", 8}, {"C", 3}, {"D", 5}}, std::vector<Layout>{Layout{{3, 0, 2, 1}}},
         std::vector<Layout>{C}, 1 << 30, "inner");
   }
+  // Inner shift plans (seed 9 #144, seed 10 #067: norms of a column slice x = big[:, :H], rows
+  // at an odd stride, so every row at another phase): each Full input read at its own phase, the
+  // output and the weights with the plan's vectors. Exact allocations, so a pair that left the
+  // tensor at the first or last row's ends would be caught; slices at every phase (pad 1, 3 and
+  // the sweep's [:, 1:1 + H] of rows of H + 3), a misaligned base, one row, rows shorter than a
+  // warp's vectors and longer, the scheduler's plan and pinned ones (several rows per block, the
+  // register prefetch with and without tickets, no prefetch, the old one-element plan).
+  {
+    auto text = [](const std::string& file) {
+      std::ifstream in(SIM_DIR "/../../../examples/" + file + ".fusion");
+      std::stringstream t;
+      t << in.rdbuf();
+      return t.str();
+    };
+    auto retype = [](std::string src, const std::string& from, const std::string& to) {
+      for (size_t at; (at = src.find(from)) != std::string::npos;) src.replace(at, from.size(), to);
+      return src;
+    };
+    const std::string rms_now = "fusion rms_now {\n  input x: bf16[B, H]\n  t1 = cast(x, dtype=f32)\n  t2 = mul(t1, t1)\n"
+                                "  t3 = mean(t2, axes=[1], keepdim=true)\n  t4 = constant(value=1e-06, dtype=f32)\n  t5 = add(t3, t4)\n"
+                                "  t6 = rsqrt(t5)\n  t7 = mul(t1, t6)\n  t8 = cast(t7, dtype=bf16)\n  output t8\n}\n";
+    const std::string ln_res = "fusion ln_res {\n  input x: bf16[B, H]\n  input r: bf16[B, H]\n  input w: bf16[H]\n  input bb: bf16[H]\n"
+                               "  t1 = cast(x, dtype=f32)\n  t2 = cast(r, dtype=f32)\n  t3 = add(t1, t2)\n"
+                               "  t4, t5 = var_mean(t3, axes=[1], correction=0, keepdim=true)\n  t6 = constant(value=1e-05, dtype=f32)\n"
+                               "  t7 = add(t4, t6)\n  t8 = rsqrt(t7)\n  t9 = sub(t3, t5)\n  t10 = mul(t9, t8)\n  t11 = cast(w, dtype=f32)\n"
+                               "  t12 = mul(t10, t11)\n  t13 = cast(bb, dtype=f32)\n  t14 = add(t12, t13)\n  t15 = cast(t14, dtype=bf16)\n"
+                               "  output t15\n}\n";
+    struct SProg { std::string name; Fusion f; int x; int n_in; };  // x: the sliced input's index
+    std::vector<SProg> progs;
+    progs.push_back({"rms_now_bf16", parse_fusion(rms_now), 0, 1});
+    progs.push_back({"rms_now_f16", parse_fusion(retype(rms_now, "bf16", "f16")), 0, 1});
+    progs.push_back({"rms_now_f32", parse_fusion(retype(rms_now, "bf16", "f32")), 0, 1});
+    progs.push_back({"rms_w_bf16", parse_fusion(text("w5_rms_norm_bf16")), 0, 2});
+    progs.push_back({"rms_w_f32", parse_fusion(retype(text("w5_rms_norm_bf16"), "bf16", "f32")), 0, 2});
+    progs.push_back({"ln_w1_f32", parse_fusion(text("w1_layer_norm_fused_f32")), 1, 5});
+    progs.push_back({"ln_w1_bf16", parse_fusion(text("w1_layer_norm_fused_bf16")), 1, 5});
+    progs.push_back({"ln_res_bf16", parse_fusion(ln_res), 0, 4});
+    progs.push_back({"ln_res_f32", parse_fusion(retype(ln_res, "bf16", "f32")), 0, 4});
+    progs.push_back({"softmax_bf16", parse_fusion(text("w5_softmax_bf16")), 0, 1});
+    progs.push_back({"softmax_f16", parse_fusion(retype(text("w5_softmax_bf16"), "bf16", "f16")), 0, 1});
+    progs.push_back({"softmax_f32", parse_fusion(retype(text("w5_softmax_bf16"), "bf16", "f32")), 0, 1});
+    struct SPin { std::string pin; int64_t rows; int cap; };
+    const std::vector<SPin> pins = {
+        {"", 5, 1 << 30},
+        {"", 1, 1 << 30},
+        {"threads_per_row=32,rows_per_block=2,prefetch=0", 5, 2},
+        {"threads_per_row=8,rows_per_block=8,prefetch=0", 5, 1},
+        {"threads_per_row=32,rows_per_block=1,prefetch,tickets=0", 5, 2},
+        {"threads_per_row=16,rows_per_block=4,prefetch,tickets=0", 7, 1},
+        {"threads_per_row=64,rows_per_block=1,prefetch,tickets", 13, 2},
+        {"vec=1,shift=0,threads_per_row=32,rows_per_block=2,prefetch=0,resident=0", 5, 2},
+    };
+    for (const SProg& pr : progs)
+      for (int64_t h : {8, 40, 1000, 4096})
+        for (const Layout& xl : {Layout{{}, 1, 0}, Layout{{}, 3, 1}, Layout{{}, 1, 3}, Layout{{}, 5, 2}})
+          for (const SPin& pin : pins) {
+            // Pinned plans at two of the layouts and two row lengths; the scheduler's at all.
+            if (!pin.pin.empty() && (h == 4096 || h == 8 || xl.pad == 5 || xl.mis == 3)) continue;
+            const int es = dtype_size(pr.f.value(pr.f.inputs()[pr.x]).dtype);
+            // Vectors of 16 bytes at these H; the pinned one-element plan keeps none. One row: x's
+            // row dim has size 1, so x is read as a weight is (Col, no shift), and so is the output.
+            g_expect_param = pin.pin.find("shift=0") != std::string::npos || h % (16 / es) || pin.rows == 1 ? "" : " shift";
+            std::vector<Layout> ins(pr.n_in, C);
+            ins[pr.x] = xl;
+            // ln_res: the residual sliced too at another phase (pad 1, base 1 element in).
+            if (pr.name.rfind("ln_res", 0) == 0) ins[1] = Layout{{}, 1, 1};
+            run("innershift_" + pr.name + "_H" + std::to_string(h) + "_pad" + std::to_string(xl.pad) + "_mis" +
+                    std::to_string(xl.mis) + "_B" + std::to_string(pin.rows) + "_" + (pin.pin.empty() ? "default" : pin.pin),
+                pr.f, Bindings{{"B", pin.rows}, {"H", h}}, ins, std::vector<Layout>{C}, pin.cap, "inner", pin.pin);
+          }
+    g_expect_param = "";
+  }
   g_exact = false;
   const Layout T2m{{1, 0}}, Cm{};
   run("mixed_staged_in", mixed(), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2m, T2m, T2m}, std::vector<Layout>{Cm, Cm}, 1 << 30, "transpose");
