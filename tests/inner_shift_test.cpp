@@ -164,3 +164,25 @@ TEST(InnerShift, CompileWithoutSpills) {
         if (t == DType::F32 && kind == "ln_res" && h == 12288) EXPECT_GT(s.prepared.plan.params.batch, 0) << s.prepared.plan.key();
       }
 }
+
+// The GPU tier's pinned plans (tests/gpu/inner_shift_test.cpp) compile and keep shift (their
+// narrow rows at the pins' register caps spill in f32: they check values, not speed).
+TEST(InnerShift, TheGpuTiersPinsCompile) {
+  for (DType t : {DType::F32, DType::BF16})
+    for (const std::string kind : {"rms_w", "ln_res", "softmax"})
+      for (const std::string pin : {"threads_per_row=32,rows_per_block=2,prefetch=0", "threads_per_row=16,rows_per_block=8,prefetch=0",
+                                    "threads_per_row=32,rows_per_block=1,prefetch,tickets=0",
+                                    "threads_per_row=64,rows_per_block=1,prefetch,tickets",
+                                    "threads_per_row=128,rows_per_block=2,prefetch,tickets"}) {
+        const Fusion f = sliced_norm(t, kind, 1000, 1, 1003);
+        ExecutorOptions o;
+        o.plan = pin;
+        std::vector<LaunchRecord> r;
+        const std::string what = std::string(dtype_name(t)) + " " + kind + " " + pin;
+        ASSERT_NO_THROW(r = Executor(f, o).compile_for(resolve_input_shapes(f, {}, {{"B", 301}}))) << what;
+        for (const LaunchRecord& l : r)
+          if (l.category == "inner-reduction") {
+            EXPECT_TRUE(has_shift(l.params)) << what << ": " << l.params;
+          }
+      }
+}
