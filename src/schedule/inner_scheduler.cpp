@@ -192,9 +192,10 @@ struct RowModel {
     const int64_t launch_cap = dev.regs_per_sm / (min_resident_blocks(threads) * threads) / 8 * 8;
     const int64_t limit =
         std::min<int64_t>({int64_t{dev.max_regs_per_thread}, dev.regs_per_block / threads, launch_cap + launch_cap / 4});
-    // Shift plans prefetch both aligned vectors around each of the next row's vectors, and shift
-    // them into a third (ptxas: W1-like f32 rows of 16384 at 1024 threads x 4 spilled at 80).
-    const int64_t shifted = shift && prefetch_in_registers ? batch * vec * widest / 2 : 0;
+    // Shift plans load two aligned vectors per vector (both in flight at once), and the prefetch
+    // holds both for the next row (ptxas, f32 rows of 16384: 512 threads x 8 without the
+    // prefetch spilled at 64 registers, as did 1024 x 4 with it).
+    const int64_t shifted = shift ? batch * vec * widest / 4 * (prefetch_in_registers ? 2 : 1) : 0;
     return batch <= kMaxBatch && estimate_registers(batch, vec, held, widest, prefetch_in_registers) + shifted <= limit;
   }
   int64_t trimmed(int64_t t) const { return trimmed_threads(t, nvec); }
