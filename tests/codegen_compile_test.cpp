@@ -195,10 +195,12 @@ TEST(CodegenCompile, PhaseShiftNeedsOnePhaseForTheRowOperands) {
   // One element past: steps of one element are not phase-shifted (see the scheduler).
   p = prepare_at(rms, {{512, 4096}, {4096}}, {258});
   EXPECT_EQ(p.kernels[0].plan.params.col_vec, 0);
-  // x shifted, out aligned: phases differ, so single elements.
+  // x shifted, out aligned: phases differ, so no phased rows; x is read at its own phase
+  // (shift: two aligned vectors shifted) beside the output's and weight's vectors of 8.
   p = prepare_at(rms, {{512, 4096}, {4096}}, {258, 256, 256});
-  EXPECT_EQ(p.kernels[0].plan.params.vec, 1);
+  EXPECT_EQ(p.kernels[0].plan.params.vec, 8);
   EXPECT_EQ(p.kernels[0].plan.params.col_vec, 0);
+  EXPECT_TRUE(p.kernels[0].plan.params.shift);
   // H = 5140 (a phase step of 4) with the weight one element off: no phase shift, and single
   // elements, as far as the weight allows.
   p = prepare_at(rms, {{512, 5140}, {5140}}, {256, 258, 256});
