@@ -1,0 +1,5 @@
+# Fresh seed 11 sweep on main (innershift merged, flat offsets, streamed ties); the owed GPU tests on main.
+R=$OUT; S=build-device/solder; T=build-device/tests; mkdir -p /tmp/o
+OUT=/tmp/o BENCH=0 TESTS=0 ./scripts/device.sh > /tmp/o/dev.log 2>&1; grep -E "build ok|failed" /tmp/o/dev.log; echo "built at $SECONDS s"
+PYTHONPATH=$PWD/build-device/python timeout 300 python3 bench/variants.py --seed 11 --time-budget 240 -o $R/variants_seed11.json > $R/variants_seed11.txt 2>&1; echo "sweep exit $? at $SECONDS s"; grep -A60 "% of a same-bytes" $R/variants_seed11.txt | grep -v "^ *solder_\|^ *view" | head -40
+for spec in "gpu_executor_test *EveryWorkload*:*NonContiguous*:*PhaseShiftedPointwiseRows*:*ReductionsOverDimsApartInMemory*" "gpu_shift_loads_test *" "gpu_split_rows_test *"; do set -f; set -- $spec; set +f; [ $SECONDS -gt 500 ] && { echo "skip $1 (time)"; continue; }; timeout $((580-SECONDS)) $T/$1 --gtest_brief=1 "--gtest_filter=$2" > /tmp/o/t-$1.log 2>&1; echo "$1 exit $? $SECONDS s $(grep -E '^\[  (PASSED|FAILED)' /tmp/o/t-$1.log | tr '\n' ' ')"; grep -B2 -A3 Failure /tmp/o/t-$1.log | head -12; done 2>&1 | tee $R/tests.txt
