@@ -231,6 +231,8 @@ def run_gpu(p, opts, timer, copy):
     rec["solder_err"] = err
     cf = None
     try:
+        if not opts.peers:
+            raise RuntimeError("not run (--no-peers)")
         torch._dynamo.reset()
         cf = torch.compile(tfn, fullgraph=True, dynamic=False)
         t0 = time.perf_counter()
@@ -242,14 +244,15 @@ def run_gpu(p, opts, timer, copy):
     except Exception as e:
         rec["compile_error"] = short_error(e)
         cf = None
-    if not ok and err <= 2 * rec.get("compile_err", 0):  # as close to eager as torch.compile is
+    if not ok and opts.peers and err <= 2 * rec.get("compile_err", 0):  # as close to eager as torch.compile is
         ok = True
     rec["status"] = "ok" if ok else "WRONG"
     if not ok:
         rec["error"] = why or f"max error {err:.3g} x tolerance"
     with torch.no_grad():
         rec["solder_us"], rec["solder_min_us"] = timer(lambda: ex(*xs))
-        rec["eager_us"] = timer(lambda: tfn(*xs))[0]
+        if opts.peers:
+            rec["eager_us"] = timer(lambda: tfn(*xs))[0]
         if cf is not None:
             rec["compile_us"] = timer(lambda: cf(*xs))[0]
     rec["copy_us"] = copy.us(rec["bytes"])
@@ -442,6 +445,8 @@ def main(argv=None):
     ap.add_argument("--time-budget", type=float, default=540, help="seconds; programs not started by then are listed")
     ap.add_argument("--reps", type=int, default=20, help="timed repetitions per measurement")
     ap.add_argument("--no-probe", dest="probe", action="store_false", help="skip the second batch size")
+    ap.add_argument("--no-peers", dest="peers", action="store_false",
+                    help="time Solder only (no torch.compile, no eager): for A/B runs of pinned plans")
     ap.add_argument("--dry-run", action="store_true", help="CPU: reference at tiny sizes against torch CPU")
     ap.add_argument("--compile-check", action="store_true", help="with --dry-run: also plan and compile (NVRTC) at the GPU sizes")
     ap.add_argument("--list", action="store_true", help="print the programs and exit")
