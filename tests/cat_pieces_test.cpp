@@ -111,7 +111,8 @@ TEST(CatPieces, UnequalPiecesAndBroadcastLeaves) {
   expect_same_results(last, {{7, 5}, {7, 16}, {7, 3}, {7, 1}}, "three pieces");
   Executor ex(last);
   const std::string text = ex.explain({{1000, 5}, {1000, 16}, {1000, 3}, {1000, 1}});
-  EXPECT_NE(text.find("vec=1 "), std::string::npos) << text;  // bounds 5 and 21
+  // Bounds 5 and 21: the pieces read at their own phase (one element at a time before).
+  EXPECT_NE(text.find("vec=4 threads=64 unroll=1 shift"), std::string::npos) << text;
 
   const Fusion lead = parse_fusion(R"(fusion lead {
   input x: f16[3, H]
@@ -231,8 +232,11 @@ TEST(CatPieces, SymbolicBoundsAreRuntimeParameters) {
   EXPECT_NE(kernel_params(1024).find("vec=4"), std::string::npos);
   EXPECT_NE(kernel_params(260).find("vec=4"), std::string::npos);
   EXPECT_EQ(ex.stats().kernels_compiled, compiled) << "a new size of the same vectors compiled again";
-  EXPECT_NE(kernel_params(514).find("vec=2"), std::string::npos);  // pieces of 258 and 256
-  EXPECT_NE(kernel_params(513).find("vec=1 "), std::string::npos);  // 257 and 256
+  // Pieces of 258 and 256, and of 257 and 256 (aligned vectors of 2 and 1 before): the pieces
+  // read at their own phase (shift), the output in vectors of 4 and 2.
+  const std::string k514 = kernel_params(514), k513 = kernel_params(513);
+  EXPECT_NE(k514.find("vec=4 threads=256 unroll=1 shift"), std::string::npos) << k514;
+  EXPECT_NE(k513.find("vec=2 threads=256 unroll=1 shift"), std::string::npos) << k513;
   EXPECT_NE(kernel_params(300).find("vec=4"), std::string::npos);   // 44 and 256
   // Constant bounds stay literals: the kernel's parameters have no bounds.
   std::vector<KernelSourceInfo> constant;

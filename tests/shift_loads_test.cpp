@@ -71,9 +71,11 @@ TEST(ShiftLoads, HalvesOfAViewAtOddStrides) {
     EXPECT_FALSE(has_shift(plain)) << plain.params;
     EXPECT_EQ(plain.vec, 8) << plain.params;
   }
-  // f32: vectors of 4 halve the accesses less (3 -> 1.75 per element): one element per thread.
+  // f32: vectors of 4 cut the accesses less (3 -> 1.75 per element), still enough (seed 11 #019:
+  // 78 -> 57 us).
   const LaunchRecord f32 = compiled(gated_halves(DType::F32, 1024, 1, false, false), {{"B", 2048}, {"W", 2051}});
-  EXPECT_FALSE(has_shift(f32)) << f32.params;
+  EXPECT_TRUE(has_shift(f32)) << f32.params;
+  EXPECT_EQ(f32.vec, 4) << f32.params;
 }
 
 // Inputs at one phase in every row keep the phase-shifted rows (full width, no shift cost); rows

@@ -293,14 +293,19 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
   if (const auto one = pick ? std::nullopt : one_row_plan(plan, cx.facts, most))
     if ((!windowed || windows_allow(cx, one->params.vec, windowed)) && prefer_one_row(*one, out.front().params, cx.facts))
       out.insert(out.begin(), *one);
-  // Inputs read at their own phase: first where the model's loads and stores per element are at
-  // most half the first plan's (rows or a cat's pieces at phases that narrow every vector).
+  // Inputs read at their own phase: first where the model's loads and stores per element are
+  // under three quarters of the first plan's (rows or a cat's pieces at phases that narrow every
+  // vector): two f32 slices at an odd offset (1.75 against 3.00 at vec=1) ran 78 us one element
+  // per thread, 57 shifted. Against phased rows, under half: their weights, read element by
+  // element, are the same columns in every row (L1 hits the model counts in full): bf16 rows of
+  // 5140 with an f32 bias ran 41.7 us phased (1.25), 45.4 at vec=4 (0.75; perf-notes, seed 11
+  // #019 and #141).
   if (auto sh = pick ? std::nullopt : shift_plan(plan, cx)) {
     const double mine = access_cost(*sh, cx.facts), first = access_cost(out.front(), cx.facts);
     char why[160];
     std::snprintf(why, sizeof why, "inputs at their own phases (shift, vec=%d): %.2f loads and stores per element against %.2f (vec=%d)",
                   sh->params.vec, mine, first, out.front().params.vec);
-    if (mine <= 0.5 * first) {
+    if (mine < (out.front().params.col_vec ? 0.5 : 0.75) * first) {
       sh->why = why;
       out.insert(out.begin(), *sh);
     }

@@ -1,4 +1,4 @@
-# Seed 11's worst programs under pinned plans (Solder only, --no-peers), main 2f..: which plan
+# Seed 11's worst programs under pinned plans (Solder only, --no-peers), main 1dcccc4: which plan
 # choices would pay. Base runs first and last (noise).
 R=$OUT; mkdir -p /tmp/o
 OUT=/tmp/o BENCH=0 TESTS=0 ./scripts/device.sh > /tmp/o/dev.log 2>&1; grep -E "build ok|failed" /tmp/o/dev.log; echo "built at $SECONDS s"
