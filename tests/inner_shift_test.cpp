@@ -19,13 +19,7 @@ using namespace solder::testing;
 
 namespace {
 
-LaunchRecord compiled(const Fusion& f, const Bindings& sizes) {
-  const std::vector<LaunchRecord> r = Executor(f).compile_for(resolve_input_shapes(f, {}, sizes));
-  for (const LaunchRecord& l : r)
-    if (l.category == "inner-reduction") return l;
-  ADD_FAILURE() << "no inner kernel";
-  return {};
-}
+LaunchRecord compiled(const Fusion& f, const Bindings& sizes) { return compiled_launch(f, sizes, "inner-reduction"); }
 
 bool has_shift(const std::string& params) { return (params + " ").find(" shift ") != std::string::npos; }
 

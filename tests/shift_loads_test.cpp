@@ -25,15 +25,7 @@ using namespace solder::testing;
 
 namespace {
 
-// The pointwise kernel's launch record for contiguous inputs of these sizes, planned and compiled
-// as a run would (a program's views at their real offsets and strides).
-LaunchRecord compiled(const Fusion& f, const Bindings& sizes) {
-  const std::vector<LaunchRecord> r = Executor(f).compile_for(resolve_input_shapes(f, {}, sizes));
-  for (const LaunchRecord& l : r)
-    if (l.category == "pointwise") return l;
-  ADD_FAILURE() << "no pointwise kernel";
-  return {};
-}
+LaunchRecord compiled(const Fusion& f, const Bindings& sizes) { return compiled_launch(f, sizes, "pointwise"); }
 
 bool has_shift(const LaunchRecord& r) { return (r.params + " ").find(" shift ") != std::string::npos; }
 

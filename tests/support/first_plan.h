@@ -1,10 +1,13 @@
 #pragma once
 // The scheduler's first candidate for a program's (first) kernel at given sizes and input
 // layouts, without a GPU: the CPU tiers' check of which plan a scheduler picks (flat_index_test,
-// shift_loads_test), optionally compiled (NVRTC, ptxas figures).
+// shift_loads_test), optionally compiled (NVRTC, ptxas figures); and the plan a run takes
+// (compiled_launch: spill retries included).
 #include <map>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "pipeline/compile_kernel.h"
 #include "pipeline/pipeline.h"
@@ -12,6 +15,7 @@
 #include "runtime/device_info.h"
 #include "runtime/kernel_cache.h"
 #include "schedule/scheduler.h"
+#include "solder/executor.h"
 
 namespace solder::testing {
 
@@ -66,6 +70,16 @@ inline Scheduled schedule(const Fusion& f0, const Bindings& sizes, const std::ma
   c.plan = sc.scheduler->candidates(cx).front();
   if (compile) c.prepared = prepare_kernel(sf, si, ks, c.facts, dev, KernelCache::global());
   return c;
+}
+
+// The launch record of the program's first kernel of `category` (e.g. "pointwise",
+// "inner-reduction") for contiguous inputs of these sizes, planned and compiled as a run would
+// (a program's views at their real offsets and strides).
+inline LaunchRecord compiled_launch(const Fusion& f, const Bindings& sizes, const std::string& category) {
+  for (const LaunchRecord& l : Executor(f).compile_for(resolve_input_shapes(f, {}, sizes)))
+    if (l.category == category) return l;
+  ADD_FAILURE() << "no " << category << " kernel";
+  return {};
 }
 
 }  // namespace solder::testing
