@@ -164,10 +164,7 @@ TEST(InnerShift, CompileWithoutSpills) {
 TEST(InnerShift, TheGpuTiersPinsCompile) {
   for (DType t : {DType::F32, DType::BF16})
     for (const std::string kind : {"rms_w", "ln_res", "softmax"})
-      for (const std::string pin : {"threads_per_row=32,rows_per_block=2,prefetch=0", "threads_per_row=16,rows_per_block=8,prefetch=0",
-                                    "threads_per_row=32,rows_per_block=1,prefetch,tickets=0",
-                                    "threads_per_row=64,rows_per_block=1,prefetch,tickets",
-                                    "threads_per_row=128,rows_per_block=2,prefetch,tickets"}) {
+      for (const std::string& pin : kInnerShiftPins) {
         const Fusion f = sliced_norm(t, kind, 1000, 1, 1003);
         ExecutorOptions o;
         o.plan = pin;

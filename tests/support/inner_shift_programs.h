@@ -5,6 +5,7 @@
 // (KernelParams::shift: each Full input read at its own phase). The CPU tier checks their plans
 // and compiles, the GPU tier and the CPU kernel simulator (`innershift_` cases) their values.
 #include <string>
+#include <vector>
 
 #include "solder/fusion.h"
 
@@ -36,5 +37,13 @@ inline Fusion sliced_norm(DType t, const std::string& kind, int64_t h, int64_t o
   }
   return f;
 }
+
+// The GPU tier's pinned plans over sliced_norm(t, kind, 1000, 1, 1003): rows within a warp and
+// across warps, several rows per block, the register prefetch with and without tickets, none.
+// The CPU tier compiles the same pins (inner_shift_test.cpp).
+inline const std::vector<std::string> kInnerShiftPins = {
+    "threads_per_row=32,rows_per_block=2,prefetch=0", "threads_per_row=16,rows_per_block=8,prefetch=0",
+    "threads_per_row=32,rows_per_block=1,prefetch,tickets=0", "threads_per_row=64,rows_per_block=1,prefetch,tickets",
+    "threads_per_row=128,rows_per_block=2,prefetch,tickets"};
 
 }  // namespace solder::testing
