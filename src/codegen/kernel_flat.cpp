@@ -165,22 +165,12 @@ void write_split_offsets(Writer& w) {
 }
 
 // Shift plans (KernelParams::shift): the V elements of type E whose first byte lies `bytes` past
-// the aligned vector at `aligned`, from that vector and the next (4 to 16 bytes each). Words move
-// by selects (bytes / 4 is the same for a whole row), bytes within words by funnel shifts.
+// the aligned vector at `aligned`, from that vector and the next (4 to 16 bytes each; see
+// shift_pair).
 std::string shifted_load_helper() {
-  return "template <class E, int V> __device__ __forceinline__ Vec<E, V> ld_shifted(const E* aligned, unsigned bytes) {\n"
-         "  constexpr int W = sizeof(Vec<E, V>) / 4;  // words per vector\n"
-         "  union U { Vec<E, V> v; unsigned w[W]; };\n"
-         "  U a, b, o;\n"
-         "  a.v = ld_vec<E, V>(aligned);\n"
-         "  b.v = ld_vec<E, V>(aligned + V);\n"
-         "  unsigned w[2 * W];\n"
-         "#pragma unroll\n  for (int i = 0; i < W; ++i) {\n    w[i] = a.w[i];\n    w[W + i] = b.w[i];\n  }\n"
-         "  const unsigned ws = bytes / 4;\n"
-         "#pragma unroll\n  for (int s = W / 2; s >= 1; s /= 2)\n"
-         "#pragma unroll\n    for (int i = 0; i + s < 2 * W; ++i) w[i] = (ws & s) ? w[i + s] : w[i];\n"
-         "#pragma unroll\n  for (int i = 0; i < W; ++i) o.w[i] = __funnelshift_r(w[i], w[i + 1], (bytes % 4) * 8);\n"
-         "  return o.v;\n}\n";
+  return shift_pair_helper() +
+         "template <class E, int V> __device__ __forceinline__ Vec<E, V> ld_shifted(const E* aligned, unsigned bytes) {\n"
+         "  return shift_pair<E, V>(ld_vec<E, V>(aligned), ld_vec<E, V>(aligned + V), bytes);\n}\n";
 }
 
 }  // namespace
