@@ -7,6 +7,7 @@
 #include <numeric>
 #include <set>
 
+#include "schedule/inner_registers.h"
 #include "schedule/launch_grid.h"
 #include "schedule/registry.h"
 #include "schedule/stages.h"
@@ -849,6 +850,15 @@ class InnerScheduler final : public Scheduler {
 };
 
 }  // namespace
+
+int inner_register_estimate(const ScheduleContext& cx, const KernelParams& p) {
+  RowModel m(cx, p.shift);
+  m.vec = p.vec;  // held_per_element pairs 16-bit values only in even vectors
+  const double held = m.held_per_element(plan_stages(cx.fusion, cx.segment, cx.shape, true, p.recompute));
+  const bool in_registers = p.prefetch && !p.prefetch_smem;
+  const int64_t shifted = p.shift ? int64_t{p.batch} * p.vec * m.widest / 4 * (in_registers ? 2 : 1) : 0;
+  return estimate_registers(p.batch, p.vec, held, m.widest, in_registers) + static_cast<int>(shifted);
+}
 
 const Scheduler& inner_scheduler() {
   static const InnerScheduler s;

@@ -26,6 +26,8 @@ struct InputLayout {
 };
 
 struct Scheduled {
+  SegmentedFusion sf;  // the lowered program, and its kernel's segment
+  int segment = 0;
   std::string scheduler;
   KernelPlan plan;  // the first candidate
   LaunchFacts facts;
@@ -61,6 +63,7 @@ inline Scheduled schedule(const Fusion& f0, const Bindings& sizes, const std::ma
     addresses.push_back(kAlignClass + static_cast<uint64_t>(l.offset * dtype_size(f.value(v).dtype)));
   }
   Scheduled c;
+  c.segment = si;
   c.facts = kernel_facts(sf, si, ks, shapes, strides, addresses, &b);
   c.shape = ks;
   const DeviceInfo dev = h100_profile();
@@ -69,6 +72,7 @@ inline Scheduled schedule(const Fusion& f0, const Bindings& sizes, const std::ma
   c.scheduler = sc.scheduler->name();
   c.plan = sc.scheduler->candidates(cx).front();
   if (compile) c.prepared = prepare_kernel(sf, si, ks, c.facts, dev, KernelCache::global());
+  c.sf = std::move(sf);
   return c;
 }
 
