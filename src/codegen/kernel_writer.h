@@ -512,7 +512,8 @@ void write_transpose(Writer& w, KernelSource& out);   // kernel_transpose.cpp
 // The outer templates' device helpers (outer_kept_split, outer_stride).
 std::string outer_device_helpers();
 std::string phase_shift_helper();
-// Inner shift plans' shift of two aligned vectors (kernel_inner.cpp).
+// Shift plans' shift of two aligned vectors into one (kernel_inner.cpp; the flat template's
+// ld_shifted calls it too).
 std::string shift_pair_helper();
 
 }  // namespace solder::codegen_detail

@@ -193,11 +193,15 @@ struct RowModel {
     const int64_t launch_cap = dev.regs_per_sm / (min_resident_blocks(threads) * threads) / 8 * 8;
     const int64_t limit =
         std::min<int64_t>({int64_t{dev.max_regs_per_thread}, dev.regs_per_block / threads, launch_cap + launch_cap / 4});
-    // Shift plans load two aligned vectors per vector (both in flight at once), and the prefetch
-    // holds both for the next row (ptxas, f32 rows of 16384: 512 threads x 8 without the
-    // prefetch spilled at 64 registers, as did 1024 x 4 with it).
+    return batch <= kMaxBatch && registers(batch, prefetch_in_registers) <= limit;
+  }
+  // The register model at `batch` held vectors: estimate_registers, plus for shift plans the
+  // second aligned vector of each pair (both in flight at once; the prefetch holds both for the
+  // next row: ptxas, f32 rows of 16384, 512 threads x 8 without the prefetch spilled at 64
+  // registers, as did 1024 x 4 with it).
+  int64_t registers(int64_t batch, bool prefetch_in_registers) const {
     const int64_t shifted = shift ? batch * vec * widest / 4 * (prefetch_in_registers ? 2 : 1) : 0;
-    return batch <= kMaxBatch && estimate_registers(batch, vec, held, widest, prefetch_in_registers) + shifted <= limit;
+    return estimate_registers(batch, vec, held, widest, prefetch_in_registers) + shifted;
   }
   int64_t trimmed(int64_t t) const { return trimmed_threads(t, nvec); }
   bool phase_fits(int64_t t) const { return !col_vec || phase_covers(t, nvec, vec, cx.facts.C); }
@@ -854,10 +858,9 @@ class InnerScheduler final : public Scheduler {
 int inner_register_estimate(const ScheduleContext& cx, const KernelParams& p) {
   RowModel m(cx, p.shift);
   m.vec = p.vec;  // held_per_element pairs 16-bit values only in even vectors
-  const double held = m.held_per_element(plan_stages(cx.fusion, cx.segment, cx.shape, true, p.recompute));
-  const bool in_registers = p.prefetch && !p.prefetch_smem;
-  const int64_t shifted = p.shift ? int64_t{p.batch} * p.vec * m.widest / 4 * (in_registers ? 2 : 1) : 0;
-  return estimate_registers(p.batch, p.vec, held, m.widest, in_registers) + static_cast<int>(shifted);
+  m.shift = p.shift;
+  m.held = m.held_per_element(plan_stages(cx.fusion, cx.segment, cx.shape, true, p.recompute));
+  return static_cast<int>(m.registers(p.batch, p.prefetch && !p.prefetch_smem));
 }
 
 const Scheduler& inner_scheduler() {
