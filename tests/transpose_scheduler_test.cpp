@@ -501,3 +501,123 @@ TEST(TransposeExecutor, PermutedOutputsAreWrittenByTheirKernel) {
   EXPECT_NE(bt.find("copy: permute into a contiguous output"), std::string::npos) << bt;
   EXPECT_EQ(bt.find("written in place"), std::string::npos) << bt;
 }
+
+// Full reductions (every dim reduced) of inputs that disagree on their fastest dim take the
+// transpose template's reducing tiles: seed 11 #129, var_mean over every dim of x * y with x
+// permuted, read y element by element across its layout in the flat template.
+namespace {
+
+Fusion full_red(DType t, const std::string& kind) {
+  Fusion f("full_red_" + kind);
+  Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+  Tensor y = f.input("y", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+  Tensor xf = t == DType::F32 ? x : cast(x, DType::F32), yf = t == DType::F32 ? y : cast(y, DType::F32);
+  if (kind == "sum") f.output(sum(xf * yf, {0, 1, 2}));
+  if (kind == "amax") f.output(amax(x * y, {0, 1, 2}));
+  if (kind == "var_mean") {
+    VarMean vm = var_mean(xf * yf, {0, 1, 2}, 1, false);
+    f.output(vm.var);
+    f.output(vm.mean);
+  }
+  if (kind == "post") {
+    VarMean vm = var_mean(xf * yf, {0, 1, 2}, 0, false);
+    Tensor r = sqrt(vm.var) + vm.mean * 2.0;
+    f.output(t == DType::F32 ? r : cast(r, t));
+  }
+  if (kind == "one_input") f.output(sum(xf, {0, 1, 2}));
+  return f;
+}
+
+const Bindings k129 = {{"B", 32}, {"M", 64}, {"K", 4097}};
+
+}  // namespace
+
+TEST(TransposeScheduler, FullReductionsOfDisagreeingInputsAreStaged) {
+  const Scheduled c = choice_for(full_red(DType::BF16, "var_mean"), k129, Layouts{{{0, {0, 2, 1}}}, {}, {}});
+  ASSERT_EQ(c.scheduler, "transpose") << joined(c.passed_over) << c.why_not_transpose;
+  ASSERT_EQ(c.passed_over.size(), 1u);
+  EXPECT_EQ(c.passed_over[0], "pointwise: the segment reduces");
+  const KernelPlan& p = c.plans.front();
+  EXPECT_EQ(p.shape.category, KernelCategory::Transpose);
+  EXPECT_TRUE(transpose_reduces(p));
+  EXPECT_EQ(p.name.rfind("solder_red_", 0), 0u) << p.name << ": a reduction's name (bench category)";
+  // Kernel dims in x's memory order [B, K, M]: columns along M (x, unit-stride), rows along K
+  // (y, staged), B the batch; the scalar results need no tile.
+  EXPECT_EQ(access_of(c, 0), Access::Full) << p.key();
+  EXPECT_EQ(access_of(c, 1), Access::Staged) << p.key();
+  EXPECT_EQ(access_of(c, 2), Access::Scalar);
+  EXPECT_EQ(access_of(c, 3), Access::Scalar);
+  EXPECT_EQ(p.params.vec, 8);
+  EXPECT_EQ(p.params.tile_vec, 1) << "y's column stride (4097) is odd";
+  EXPECT_TRUE(p.problems().empty());
+  // At most one resident wave, the tiles shared out evenly; blocks loop over their tiles.
+  const int64_t tiles = transpose_tiles(p, c.facts);
+  EXPECT_EQ(tiles, 32 * 65);
+  const Grid g = launch_grid(p, c.facts, h100_profile(), 4);
+  const int64_t resident = int64_t{h100_profile().sm_count} * 4, each = (tiles + resident - 1) / resident;
+  EXPECT_LE(int64_t{g.x}, resident);
+  EXPECT_EQ(int64_t{g.x}, (tiles + each - 1) / each) << "2080 tiles, 4 each";
+  EXPECT_EQ(g.y, 1u);
+  // A pointwise transpose's grid is still a block per tile.
+  const Scheduled pw = choice_for(binary(DType::BF16, {"B", "H"}, {"B", "H"}), {{"B", 8192}, {"H", 8192}},
+                                  Layouts{{{0, {1, 0}}}, {}, {}});
+  EXPECT_FALSE(transpose_reduces(pw.plans.front()));
+  // sum, amax and an epilogue alike.
+  for (const std::string kind : {"sum", "amax", "post"})
+    EXPECT_EQ(choice_for(full_red(DType::F16, kind), k129, Layouts{{{0, {0, 2, 1}}}, {}, {}}).scheduler, "transpose") << kind;
+}
+
+TEST(TransposeScheduler, FullReductionsThatDoNotPayStayFlat) {
+  struct Case {
+    std::string what;
+    std::string kind;
+    Bindings sizes;
+    Layouts layouts;
+    std::string why;  // transpose_view's reason
+  };
+  const std::vector<Case> cases{
+      {"contiguous", "var_mean", k129, {}, "no two operands are unit-stride along different dims"},
+      {"both permuted alike", "var_mean", k129, Layouts{{{0, {0, 2, 1}}, {1, {0, 2, 1}}}, {}, {}},
+       "no two operands are unit-stride along different dims"},
+      {"one input, permuted", "one_input", k129, Layouts{{{0, {2, 1, 0}}}, {}, {}},
+       "no two operands are unit-stride along different dims"},
+      {"a short tile dim", "sum", {{"B", 3}, {"M", 5}, {"K", 33}}, Layouts{{{0, {0, 2, 1}}}, {}, {}}, "too short to tile"},
+  };
+  for (const Case& cs : cases) {
+    SCOPED_TRACE(cs.what);
+    const Scheduled c = choice_for(full_red(DType::BF16, cs.kind), cs.sizes, cs.layouts);
+    EXPECT_EQ(c.scheduler, "full_reduction");
+    EXPECT_NE(c.why_not_transpose.find(cs.why), std::string::npos) << c.why_not_transpose;
+    EXPECT_NE(joined(c.passed_over).find("transpose: "), std::string::npos) << joined(c.passed_over);
+  }
+  // Inner reductions (kept dims) are not the transpose scheduler's.
+  Fusion g("inner");
+  Tensor x = g.input("x", DType::F32, {Dim::sym("B"), Dim::sym("H")});
+  Tensor y = g.input("y", DType::F32, {Dim::sym("B"), Dim::sym("H")});
+  g.output(sum(x * y, {1}));
+  const Scheduled inner = choice_for(g, {{"B", 512}, {"H", 512}}, Layouts{{{0, {1, 0}}}, {}, {}});
+  EXPECT_NE(inner.scheduler, "transpose");
+  EXPECT_EQ(inner.why_not_transpose, "the segment reduces");
+}
+
+// Every reducing kernel compiles for sm_90a without spills (f32/f16/bf16; sum, amax, var_mean,
+// an epilogue; odd sizes, a size-1 batch, misaligned inputs), its shared memory within 48 KB.
+TEST(TransposeKernels, FullReductionsCompileWithoutSpills) {
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (const std::string kind : {"sum", "amax", "var_mean", "post"})
+      for (const auto& [sizes, layouts] : std::vector<std::pair<Bindings, Layouts>>{
+               {k129, Layouts{{{0, {0, 2, 1}}}, {}, {}}},
+               {{{"B", 2}, {"M", 64}, {"K", 65}}, Layouts{{{0, {0, 2, 1}}}, {}, {{0, 1}, {1, 3}}}},
+               {{{"B", 1}, {"M", 40}, {"K", 70}}, Layouts{{{0, {2, 1, 0}}}, {}, {}}}}) {
+        SCOPED_TRACE(std::string(dtype_name(t)) + " " + kind + " B=" + std::to_string(sizes.at("B")));
+        const Scheduled c = choice_for(full_red(t, kind), sizes, layouts, false, true);
+        ASSERT_EQ(c.scheduler, "transpose") << joined(c.passed_over) << c.why_not_transpose;
+        const PreparedKernel& pk = c.prepared;
+        EXPECT_TRUE(transpose_reduces(pk.plan));
+        EXPECT_FALSE(pk.spills) << pk.plan.params.str();
+        EXPECT_EQ(pk.compiled->ptxas.spill_store_bytes, 0) << pk.plan.params.str();
+        EXPECT_LE(pk.compiled->ptxas.smem_bytes, 48 * 1024);
+        EXPECT_FALSE(pk.source.scratch_init.empty()) << "the grid combine's partials and counter";
+        EXPECT_NE(pk.source.source.find("last_block"), std::string::npos);
+      }
+}

@@ -5,8 +5,6 @@
 
 namespace solder::codegen_detail {
 
-namespace {
-
 // Grid reduction: warp then block combine, one atomic per block (one per warp made 8192
 // atomics on one address for 2^21 elements), the last block finishes the scalar epilogue and
 // resets the scratch, so no memset is needed between launches. var_mean: Welford per thread,
@@ -118,6 +116,34 @@ void write_grid_combine(Writer& w, const std::vector<std::string>& acc, const st
     c += "  " + w.ptr(k) + "[0] = " + store_convert(w.dt(w.op(k).value), em.value(w.op(k).value, c, "  ")) + ";\n";
 }
 
+std::vector<std::string> write_accumulators(Writer& w, int ind) {
+  std::vector<std::string> acc;
+  for (size_t i = 0; i < w.sp.steps.size(); ++i) {
+    DType t = accumulator_dtype(w.f.value(w.f.nodes()[w.sp.steps[i].node].out[0]).dtype);
+    acc.push_back("acc" + num(static_cast<long long>(i)));
+    if (w.sp.steps[i].welford)
+      w.code += I(ind) + "float " + acc.back() + " = 0.f, " + acc.back() + "q = 0.f;\n";
+    else
+      w.code += I(ind) + std::string(compute_type(t)) + " " + acc.back() + " = " + red_identity(w.sp.steps[i].kind, t) + ";\n";
+  }
+  return acc;
+}
+
+void write_fold(Writer& w, ExprEmitter& em, const std::vector<std::string>& acc, int ind) {
+  std::string& c = w.code;
+  for (size_t i = 0; i < w.sp.steps.size(); ++i) {
+    std::string x = em.value(w.sp.steps[i].input, c, I(ind));
+    DType at = accumulator_dtype(w.f.value(w.f.nodes()[w.sp.steps[i].node].out[0]).dtype);
+    if (w.sp.steps[i].welford)
+      c += I(ind) + "{\n" + I(ind + 1) + "const float d = (float)(" + x + ") - " + acc[i] + "k;\n" + I(ind + 1) + acc[i] +
+           " += d;\n" + I(ind + 1) + acc[i] + "q += d * d;\n" + I(ind) + "}\n";
+    else
+      c += I(ind) + acc[i] + " = " + combine(w.sp.steps[i].kind, acc[i], std::string("(") + compute_type(at) + ")(" + x + ")") + ";\n";
+  }
+}
+
+namespace {
+
 // var_mean's shift: the reduced value at element 0, which every thread computes alike, so that
 // the sums of d = x - shift and d² stay near the spread of x, not its magnitude (a shift that is
 // not finite, or an empty input, takes 0).
@@ -198,15 +224,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   c += "  constexpr int VEC = " + num(P.vec) + ", THREADS = " + num(P.threads) + ", UNROLL = " + num(P.unroll) + ";\n";
   w.pointers(1);
   c += "  const i64 R = p.R, C = p.C;\n";
-  std::vector<std::string> acc;
-  for (size_t i = 0; i < w.sp.steps.size(); ++i) {
-    DType t = accumulator_dtype(w.f.value(w.f.nodes()[w.sp.steps[i].node].out[0]).dtype);
-    acc.push_back("acc" + num(static_cast<long long>(i)));
-    if (w.sp.steps[i].welford)
-      c += "  float " + acc.back() + " = 0.f, " + acc.back() + "q = 0.f;\n";
-    else
-      c += "  " + std::string(compute_type(t)) + " " + acc.back() + " = " + red_identity(w.sp.steps[i].kind, t) + ";\n";
-  }
+  const std::vector<std::string> acc = write_accumulators(w, 1);
   // Scalars once per thread, row-constant inputs once per row: not once per element.
   for (int k : ins)
     if (w.op(k).access == Access::Scalar && w.window_dim(w.op(k).value) < 0) {  // pads: masked per element
@@ -281,15 +299,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     em.set_narrow_results(w.narrow_results());
     em.set_window([&](int v) { return vector_path ? w.window_of(v, "row", "col0", "j") : w.window_of(v, "row", "col"); });
     for (int k : elem_outs) w.store_elem(k, w.stored_value(em, k, I(ind + 1)), ind + 1, "row", "col", vector_path);
-    for (size_t i = 0; i < w.sp.steps.size(); ++i) {
-      std::string x = em.value(w.sp.steps[i].input, c, I(ind + 1));
-      DType at = accumulator_dtype(w.f.value(w.f.nodes()[w.sp.steps[i].node].out[0]).dtype);
-      if (w.sp.steps[i].welford)
-        c += I(ind + 1) + "{\n" + I(ind + 2) + "const float d = (float)(" + x + ") - " + acc[i] + "k;\n" + I(ind + 2) + acc[i] +
-             " += d;\n" + I(ind + 2) + acc[i] + "q += d * d;\n" + I(ind + 1) + "}\n";
-      else
-        c += I(ind + 1) + acc[i] + " = " + combine(w.sp.steps[i].kind, acc[i], std::string("(") + compute_type(at) + ")(" + x + ")") + ";\n";
-    }
+    write_fold(w, em, acc, ind + 1);
     c += I(ind) + "}\n";
     if (vector_path) w.store_vectors(elem_outs, ind, "row", "col0");
   };

@@ -39,12 +39,17 @@ template <int TR, int TV> __device__ __forceinline__ void stage_item(int it, int
 
 class TransposeWriter {
  public:
-  TransposeWriter(Writer& w) : w_(w), P_(w.plan.params), c_(w.code), t_(w.plan.shape.tile) {
+  TransposeWriter(Writer& w) : w_(w), P_(w.plan.params), c_(w.code), t_(w.plan.shape.tile), reduce_(transpose_reduces(w.plan)) {
     rank_ = static_cast<int>(w.ks.dim_order.size());
     std::vector<int> targets;
-    for (int k : w.output_slots()) {
-      outs_.push_back(k);
-      targets.push_back(w.op(k).value);
+    if (reduce_) {  // a full reduction: its outputs are the scalars the grid combine writes
+      post_outs_ = w.output_slots();
+      for (const ReductionStep& st : w.sp.steps) targets.push_back(st.input);
+    } else {
+      for (int k : w.output_slots()) {
+        outs_.push_back(k);
+        targets.push_back(w.op(k).value);
+      }
     }
     ins_ = w.element_inputs(targets, [](int) { return false; });
     for (int k : ins_)
@@ -65,9 +70,13 @@ class TransposeWriter {
                     "-byte elements is over 16 bytes");
   }
 
-  void write() {
+  void write(KernelSource& ks_out) {
     c_ += kStageItem;
     prologue();
+    if (reduce_) {
+      acc_ = write_accumulators(w_, 1);
+      variance_shifts();
+    }
     c_ += "  for (IX t = blockIdx.x; t < TILES; t += gridDim.x) {\n";
     tile_head();
     c_ += "    if (R0 + TR <= NR && C0 + TC <= NC) {  // a whole tile: no masks\n";
@@ -76,10 +85,32 @@ class TransposeWriter {
     tile_body(true);
     c_ += "    }\n";
     if (!staged_all().empty()) c_ += "    if (t + gridDim.x < TILES) __syncthreads();  // the tiles' shared memory is reused\n";
-    c_ += "  }\n}\n";
+    c_ += "  }\n";
+    if (reduce_) {
+      // The flat template's block and grid combine (R x C: every element of the domain).
+      c_ += "  const i64 R = p.R, C = p.C;\n  (void)R;\n  (void)C;\n";
+      write_grid_combine(w_, acc_, post_outs_, ks_out);
+    }
+    c_ += "}\n";
   }
 
  private:
+  // var_mean's shift (as the flat template's): the reduced value at element 0, which every
+  // operand holds at its offset 0; 0 where it is not finite or the domain is empty.
+  void variance_shifts() {
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      if (!w_.sp.steps[i].welford) continue;
+      const std::string k = acc_[i] + "k";
+      c_ += "  float " + k + " = 0.f;\n  if (NR > 0 && NC > 0 && NB > 0) {\n";
+      w_.hoisted.clear();
+      for (int o : ins_) c_ += "    const " + T(o) + " ie" + n(o) + " = " + w_.ptr(o) + "[0];\n";
+      ExprEmitter em(w_.f, [&](int v) { return w_.is_input(v) ? w_.elem_input(v, false) : std::string(); });
+      em.set_raw_bits([&](int v) { return w_.is_input(v) ? w_.elem_raw(v, false) : std::string(); });
+      const std::string x = em.value(w_.sp.steps[i].input, c_, I(2));
+      c_ += "    " + k + " = (float)(" + x + ");\n    if (!isfinite(" + k + ")) " + k + " = 0.f;\n  }\n";
+    }
+  }
+
   bool is(int k, Access a) const { return w_.op(k).access == a; }
   int esize(int k) const { return dtype_size(w_.dt(w_.op(k).value)); }
   int E(int k) const { return slot_elems(esize(k)); }
@@ -338,6 +369,7 @@ class TransposeWriter {
         default: c_ += I(in) + ref + " = " + conv + ";\n"; break;
       }
     }
+    if (reduce_) write_fold(w_, em, acc_, in);
     c_ += I(ind) + "}\n";
     if (vector_path)
       for (int k : outs_)
@@ -410,12 +442,15 @@ class TransposeWriter {
   const KernelParams& P_;
   std::string& c_;
   const TileDims& t_;
+  const bool reduce_;  // a full reduction's tiles (transpose_reduces): elements fold into accumulators
   int rank_ = 0;
   std::vector<int> ins_, outs_, staged_in_, staged_out_;
+  std::vector<int> post_outs_;    // reduce: the scalar outputs
+  std::vector<std::string> acc_;  // reduce: the accumulators
 };
 
 }  // namespace
 
-void write_transpose(Writer& w, KernelSource&) { TransposeWriter(w).write(); }
+void write_transpose(Writer& w, KernelSource& out) { TransposeWriter(w).write(out); }
 
 }  // namespace solder::codegen_detail

@@ -509,6 +509,16 @@ void write_inner(Writer& w, KernelSource& out);
 void write_outer(Writer& w, KernelSource& out);
 void write_outer_norm(Writer& w, KernelSource& out);  // kernel_outer_norm.cpp
 void write_transpose(Writer& w, KernelSource& out);   // kernel_transpose.cpp
+// Full reductions' pieces (kernel_flat.cpp), shared by the flat template and the transpose
+// template's reducing tiles (TileDims::reduce): the per-thread accumulators of the stage plan's
+// steps (acc<i>; var_mean: acc<i> and acc<i>q, the shifted sums), declared at `ind`, their
+// names returned; the fold of one element (the ExprEmitter's values of the steps' inputs); and
+// the block and grid combine after the element loop (partials by atomics into scratch, the last
+// block writes the scalar results and `post_outs`, and resets the scratch). The combine reads
+// `R` and `C` (R x C elements in all) and var_mean's shift acc<i>k, which the caller declares.
+std::vector<std::string> write_accumulators(Writer& w, int ind);
+void write_fold(Writer& w, ExprEmitter& em, const std::vector<std::string>& acc, int ind);
+void write_grid_combine(Writer& w, const std::vector<std::string>& acc, const std::vector<int>& post_outs, KernelSource& ks_out);
 // The outer templates' device helpers (outer_kept_split, outer_stride).
 std::string outer_device_helpers();
 std::string phase_shift_helper();

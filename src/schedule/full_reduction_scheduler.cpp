@@ -1,6 +1,8 @@
 // Full reductions (every dim reduced to a scalar, with a scalar epilogue), through the flat
 // template: per-warp shuffles, a block combine, one atomic per block, and the last block to
-// finish runs the epilogue and resets the scratch (no memset between launches).
+// finish runs the epilogue and resets the scratch (no memset between launches). Those whose
+// inputs disagree on their fastest dim are the transpose scheduler's (registered before this
+// one: transpose_view.h), which folds staged tiles into the same accumulators and combine.
 #include "schedule/flat_plans.h"
 #include "schedule/registry.h"
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "schedule/transpose_view.h"
 #include "solder/error.h"
 
 namespace solder {
@@ -54,7 +55,17 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     if (p.index32 && !fits_index32(facts))
       throw Error("kernel " + plan.name + " (index32) cannot address operands of these sizes in 32 bits");
     // A block per tile (each block loops at the grid's stride where tiles outnumber 2^31 - 1).
-    g.x = static_cast<unsigned>(std::clamp<int64_t>(transpose_tiles(plan, facts), 1, (int64_t{1} << 31) - 1));
+    const int64_t tiles = std::clamp<int64_t>(transpose_tiles(plan, facts), 1, (int64_t{1} << 31) - 1);
+    g.x = static_cast<unsigned>(tiles);
+    if (transpose_reduces(plan)) {
+      // Full reductions: at most one resident wave (each block adds its partials by atomics and
+      // counts itself done), its tiles shared out evenly (2049 tiles over 1056 resident blocks:
+      // 1025 blocks of two tiles, not 1056 of which half take two).
+      const int64_t per_sm = resident_per_sm > 0 ? resident_per_sm : std::max(1, dev.max_threads_per_sm / p.threads);
+      const int64_t resident = std::max<int64_t>(1, int64_t{dev.sm_count} * per_sm);
+      const int64_t each = (tiles + resident - 1) / resident;
+      g.x = static_cast<unsigned>((tiles + each - 1) / each);
+    }
     return g;
   }
   if (plan.shape.category == KernelCategory::Inner) {

@@ -7,7 +7,7 @@ namespace solder {
 const std::vector<const Scheduler*>& schedulers() {
   static const std::vector<const Scheduler*> all = {
       &pointwise_scheduler(),  // refuses exactly the transposes (transpose_view.h), saying why
-      &transpose_scheduler(),
+      &transpose_scheduler(),  // also full reductions whose inputs disagree (before full_reduction)
       &outer_scheduler(),  // before inner: it takes the Inner segments that reduce non-innermost dims
       &outer_norm_scheduler(),  // before inner: normalizations over non-innermost dims
       &inner_scheduler(),

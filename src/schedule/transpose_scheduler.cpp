@@ -8,6 +8,12 @@
 // Its plans set shape.category = Transpose and shape.tile (the segment stays Pointwise), on
 // which codegen and launch_grid dispatch; the launch facts and the parameter block are the
 // pointwise ones (the kernel reads its dims and strides from p.dims and p.stride).
+//
+// Full reductions whose inputs disagree likewise (var_mean over every dim of x * y with x
+// permuted: the flat template read y element by element across its layout): their element
+// order is free, so the same tiles fold each element into the flat template's accumulators
+// (shape.tile.reduce) and the flat template's grid combine ends the kernel; the grid is at
+// most one resident wave (launch_grid). Registered before full_reduction, which keeps the rest.
 #include <algorithm>
 
 #include "schedule/launch_grid.h"

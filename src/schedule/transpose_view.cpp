@@ -48,6 +48,17 @@ int64_t extent(const LaunchFacts& lf, int lo, int hi) {
 
 }  // namespace
 
+bool transpose_reduces(const KernelPlan& plan) {
+  if (plan.shape.category != KernelCategory::Transpose) return false;
+  bool any = false;
+  for (const OperandPlan& o : plan.operands)
+    if (o.is_output) {
+      if (o.access != Access::Scalar) return false;
+      any = true;
+    }
+  return any;
+}
+
 int transpose_smem_bytes(const std::vector<int>& staged_sizes, int tile_rows, int tile_cols) {
   int bytes = 0;
   for (int s : staged_sizes) bytes += tile_rows * (tile_cols / slot_elems(s)) * std::max(4, s);
@@ -65,9 +76,18 @@ std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::stri
     if (why) *why = std::move(reason);
     return std::nullopt;
   };
-  if (cx.segment.category != KernelCategory::Pointwise) return no("the segment reduces");
-  if (reads_pads_or_windows(cx.fusion, cx.segment)) return no("it reads a cat's pieces (pads, windows): the flat template masks them");
   const LaunchFacts& lf = cx.facts;
+  // Full reductions (every dim reduced, scalar results): the element order is free and there
+  // is no output layout, so the tiles fold their elements into accumulators (transpose_reduces).
+  // Element outputs beside the scalars are left to the flat template.
+  const bool full = cx.segment.category == KernelCategory::Full;
+  if (cx.segment.category != KernelCategory::Pointwise && !full) return no("the segment reduces");
+  if (full)
+    for (size_t k = cx.shape.num_inputs; k < lf.operands.size(); ++k)
+      for (size_t d = 0; d < lf.dims.size(); ++d)
+        if (varies_along(lf, lf.operands[k], static_cast<int>(d)))
+          return no("the full reduction also writes element outputs: the flat template stores them");
+  if (reads_pads_or_windows(cx.fusion, cx.segment)) return no("it reads a cat's pieces (pads, windows): the flat template masks them");
   const Fusion& f = cx.fusion;
   const size_t n = lf.operands.size();
   std::vector<int> unit(n);

@@ -39,6 +39,11 @@ constexpr int64_t kMinTransposeExtent = 16;
 // The view, or nothing with `why` set to the reason the segment is not a transpose.
 std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::string* why);
 
+// Whether a transpose plan is a full reduction's (the view of a Full segment): its outputs are
+// all scalars (a pointwise segment's outputs span its domain), so its tiles fold their elements
+// into accumulators and the grid combines them (kernel_transpose.cpp, launch_grid).
+bool transpose_reduces(const KernelPlan& plan);
+
 // Bytes of shared memory a plan's tiles take: for each staged operand, tile_rows rows of
 // tile_cols elements, packed into 4-byte slots (8 for 8-byte elements).
 int transpose_smem_bytes(const std::vector<int>& staged_sizes, int tile_rows, int tile_cols);

@@ -95,6 +95,17 @@ template <class T> inline T __shfl_sync(unsigned, T v, int lane, int width = 32)
 }
 inline void __syncwarp(unsigned = 0xffffffffu) { g_warp_barrier[threadIdx.x / 32]->arrive_and_wait(); }
 inline unsigned atomicAdd(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
+// The full reductions' grid combine (blocks run one after another; thread 0 alone adds).
+inline float atomicAdd(float* p, float v) { const float o = *p; *p = o + v; return o; }
+inline double atomicAdd(double* p, double v) { const double o = *p; *p = o + v; return o; }
+inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) { const auto o = *p; *p = o + v; return o; }
+inline long long atomicMax(long long* p, long long v) { const auto o = *p; *p = std::max(o, v); return o; }
+inline long long atomicMin(long long* p, long long v) { const auto o = *p; *p = std::min(o, v); return o; }
+inline int atomicMax(int* p, int v) { const auto o = *p; *p = std::max(o, v); return o; }
+inline int atomicMin(int* p, int v) { const auto o = *p; *p = std::min(o, v); return o; }
+inline unsigned atomicMax(unsigned* p, unsigned v) { const auto o = *p; *p = std::max(o, v); return o; }
+inline unsigned atomicMin(unsigned* p, unsigned v) { const auto o = *p; *p = std::min(o, v); return o; }
+inline unsigned atomicExch(unsigned* p, unsigned v) { const auto o = *p; *p = v; return o; }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 template <class T> inline T __ldcg(const T* p) { return *p; }
 inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s) {
@@ -210,6 +221,20 @@ struct RedMax { template <class T> static T id() { return -__int_as_float(0x7f80
                 template <class T> static T op(T a, T b) { return s_max(a, b); } };
 struct RedMin { template <class T> static T id() { return __int_as_float(0x7f800000); }
                 template <class T> static T op(T a, T b) { return s_min(a, b); } };
+inline void atomic_combine(RedSum, float* a, float v) { atomicAdd(a, v); }
+inline void atomic_combine(RedMax, float* a, float v) {
+  if (v != v) { atomicExch(reinterpret_cast<unsigned*>(a) + 1, 1u); return; }
+  if (v >= 0.0f) atomicMax(reinterpret_cast<int*>(a), (int)__float_as_uint(v));
+  else atomicMin(reinterpret_cast<unsigned*>(a), __float_as_uint(v));
+}
+inline void atomic_combine(RedMin, float* a, float v) {
+  if (v != v) { atomicExch(reinterpret_cast<unsigned*>(a) + 1, 1u); return; }
+  if (v >= 0.0f) atomicMin(reinterpret_cast<int*>(a), (int)__float_as_uint(v));
+  else atomicMax(reinterpret_cast<unsigned*>(a), __float_as_uint(v));
+}
+inline void atomic_combine(RedSum, double* a, double v) { *a += v; }
+inline void atomic_combine(RedMax, double* a, double v) { if (!(*a != *a) && (v > *a || v != v)) *a = v; }
+inline void atomic_combine(RedMin, double* a, double v) { if (!(*a != *a) && (v < *a || v != v)) *a = v; }
 template <class R, int WIDTH, class T> inline T warp_reduce(T v) {
   for (int o = WIDTH / 2; o > 0; o >>= 1) v = R::op(v, __shfl_xor_sync(0xffffffffu, v, o));
   return v;

@@ -295,7 +295,7 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
       double got = load_element(w.dtype, bufs[k].mem + offset_of(bufs[k], e) * es);
       double exp = w.get(e);
       // (outer reductions: f32 sums of a thousand rows in another order than the reference's)
-      double tol = w.dtype == DType::F32 ? (name.rfind("outer_", 0) == 0 ? 1e-5 : 1e-6) : w.dtype == DType::BF16 ? 1e-2 : 2e-3;
+      double tol = w.dtype == DType::F32 ? (name.rfind("outer_", 0) == 0 || name.rfind("full_", 0) == 0 ? 1e-5 : 1e-6) : w.dtype == DType::BF16 ? 1e-2 : 2e-3;
       if (!(std::fabs(got - exp) <= tol * std::max(1.0, std::fabs(exp))) && !(std::isnan(got) && std::isnan(exp))) {
         if (bad < 5) std::cout << "  " << name << " out " << i << " elem " << e << " got " << got << " want " << exp << "\n";
         ++bad;
@@ -399,6 +399,29 @@ Fusion norm_mid(DType t, const std::string& kind) {
     y = (h - vm.mean) * rsqrt(vm.var + 1e-5);
   }
   f.output(t == DType::F32 ? y : cast(y, t));
+  return f;
+}
+
+// Full reductions over every dim of x * y (seed 11 #129: var_mean of a product whose inputs
+// disagree on their fastest dim): the transpose template's reducing tiles (transpose_reduces),
+// or the flat template where the view does not pay. x and y are [B, M, K].
+Fusion full_red(DType t, const std::string& kind) {
+  Fusion f("full_red_" + kind);
+  Tensor x = bmk_input(f, "x", t), y = bmk_input(f, "y", t);
+  Tensor p = f32_of(x) * f32_of(y);
+  if (kind == "sum") f.output(sum(p, {0, 1, 2}));
+  if (kind == "amax") f.output(amax(x * y, {0, 1, 2}));
+  if (kind == "var_mean") {
+    VarMean vm = var_mean(p, {0, 1, 2}, 1, false);
+    f.output(vm.var);
+    f.output(vm.mean);
+  }
+  if (kind == "post") {  // an epilogue after the reductions, into the input dtype
+    VarMean vm = var_mean(p, {0, 1, 2}, 0, false);
+    Tensor r = sqrt(vm.var) + vm.mean * 2.0;
+    f.output(t == DType::F32 ? r : cast(r, t));
+    f.output(mean(p, {0, 1, 2}));
+  }
   return f;
 }
 
@@ -791,6 +814,28 @@ int main(int argc, char** argv) {
     g_expect_param = "";
   }
   g_exact = false;
+  {
+    // Full reductions of x * y with x permuted: staged tiles (both tile dims of 16 or more),
+    // odd sizes, size-1 dims, misaligned and padded inputs, a grid smaller than the tiles.
+    struct FCase { std::string name; Bindings sz; Layout xl, yl; int cap; std::string sched; };
+    const std::vector<FCase> fcases{
+        {"021_3x17x33", {{"B", 3}, {"M", 17}, {"K", 33}}, Layout{{0, 2, 1}}, Layout{}, 1 << 30, "transpose"},
+        {"021_2x64x65", {{"B", 2}, {"M", 64}, {"K", 65}}, Layout{{0, 2, 1}}, Layout{}, 1 << 30, "transpose"},
+        {"021_2x64x65_cap3", {{"B", 2}, {"M", 64}, {"K", 65}}, Layout{{0, 2, 1}}, Layout{}, 3, "transpose"},
+        {"021_2x64x65_mis", {{"B", 2}, {"M", 64}, {"K", 65}}, Layout{{0, 2, 1}, 0, 1}, Layout{{}, 3, 1}, 1 << 30, "transpose"},
+        {"210_20x3x33", {{"B", 20}, {"M", 3}, {"K", 33}}, Layout{{2, 1, 0}}, Layout{}, 1 << 30, "transpose"},
+        {"120_40x2x70_mis", {{"B", 40}, {"M", 2}, {"K", 70}}, Layout{{1, 2, 0}, 0, 3}, Layout{{}, 0, 1}, 1 << 30, "transpose"},
+        {"021_1x40x70", {{"B", 1}, {"M", 40}, {"K", 70}}, Layout{{0, 2, 1}}, Layout{}, 1 << 30, "transpose"},
+        {"021_4x1x50", {{"B", 4}, {"M", 1}, {"K", 50}}, Layout{{0, 2, 1}}, Layout{}, 1 << 30, "full_reduction"},
+        {"021_3x5x33", {{"B", 3}, {"M", 5}, {"K", 33}}, Layout{{0, 2, 1}}, Layout{}, 1 << 30, "full_reduction"},
+        {"agree_2x64x65", {{"B", 2}, {"M", 64}, {"K", 65}}, Layout{{0, 2, 1}}, Layout{{0, 2, 1}}, 1 << 30, "full_reduction"},
+    };
+    for (DType t : {DType::F32, DType::F16, DType::BF16})
+      for (const std::string kind : {"sum", "amax", "var_mean", "post"})
+        for (const FCase& fc : fcases)
+          run("full_" + kind + "_" + fc.name + "_" + std::string(dtype_name(t)), full_red(t, kind), fc.sz,
+              std::vector<Layout>{fc.xl, fc.yl}, std::vector<Layout>{Layout{}, Layout{}}, fc.cap, fc.sched);
+  }
   const Layout T2m{{1, 0}}, Cm{};
   run("mixed_staged_in", mixed(), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2m, T2m, T2m}, std::vector<Layout>{Cm, Cm}, 1 << 30, "transpose");
   run("mixed_staged_out", mixed_out(), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{Cm, Cm}, std::vector<Layout>{T2m, Cm}, 1 << 30, "transpose");
