@@ -63,6 +63,8 @@ inline float tanhf_(float x) { return std::tanh(x); }
 #include <algorithm>
 #include <atomic>
 using std::max;
+using std::isfinite;
+using std::fmax;
 using std::min;
 inline float __fdividef(float a, float b) { return a / b; }
 inline float rsqrtf(float x) { return 1.f / std::sqrt(x); }

@@ -14,7 +14,10 @@
 // taken), the shared-memory prefetch, weight ring, ldg weights, resident weights, phased rows,
 // recompute, looped rows. `innershift_` cases: the inner template's shift plans (norms of a
 // column slice at an odd row stride, tests/support/inner_shift_programs.h's forms over laid-out
-// inputs). Warp shuffles trade through per-warp barriers, shared memory at
+// inputs). `full_` cases: full reductions (sum, amax, var_mean, an epilogue) over every dim of
+// x * y with x permuted, through the transpose template's reducing tiles where both tile dims
+// reach 16 and the flat template elsewhere (grid combine: atomics as plain adds, the blocks run
+// in turn). Warp shuffles trade through per-warp barriers, shared memory at
 // 32-bit addresses is an offset from an anchor in the kernel's object, cp.async a plain copy.
 // Not run: clusters and split rows (blocks run one after another here, so a block that waits
 // on another would hang): printed as `skip`; pinned plans launch_grid or validate refuses by
