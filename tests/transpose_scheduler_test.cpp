@@ -541,6 +541,9 @@ TEST(TransposeScheduler, FullReductionsOfDisagreeingInputsAreStaged) {
   EXPECT_EQ(p.shape.category, KernelCategory::Transpose);
   EXPECT_TRUE(transpose_reduces(p));
   EXPECT_EQ(p.name.rfind("solder_red_", 0), 0u) << p.name << ": a reduction's name (bench category)";
+  // explain's why: which operands disagree, and what the tiles do instead.
+  EXPECT_NE(p.why.find("y is unit-stride along kernel dim 1, x along dim 2"), std::string::npos) << p.why;
+  EXPECT_NE(p.why.find("staged tiles fold into the reduction's accumulators"), std::string::npos) << p.why;
   // Kernel dims in x's memory order [B, K, M]: columns along M (x, unit-stride), rows along K
   // (y, staged), B the batch; the scalar results need no tile.
   EXPECT_EQ(access_of(c, 0), Access::Full) << p.key();

@@ -510,7 +510,7 @@ void write_outer(Writer& w, KernelSource& out);
 void write_outer_norm(Writer& w, KernelSource& out);  // kernel_outer_norm.cpp
 void write_transpose(Writer& w, KernelSource& out);   // kernel_transpose.cpp
 // Full reductions' pieces (kernel_flat.cpp), shared by the flat template and the transpose
-// template's reducing tiles (TileDims::reduce): the per-thread accumulators of the stage plan's
+// template's reducing tiles (transpose_reduces): the per-thread accumulators of the stage plan's
 // steps (acc<i>; var_mean: acc<i> and acc<i>q, the shifted sums), declared at `ind`, their
 // names returned; the fold of one element (the ExprEmitter's values of the steps' inputs); and
 // the block and grid combine after the element loop (partials by atomics into scratch, the last

@@ -12,7 +12,7 @@
 // Full reductions whose inputs disagree likewise (var_mean over every dim of x * y with x
 // permuted: the flat template read y element by element across its layout): their element
 // order is free, so the same tiles fold each element into the flat template's accumulators
-// (shape.tile.reduce) and the flat template's grid combine ends the kernel; the grid is at
+// (transpose_reduces: its outputs are all scalars) and the flat template's grid combine ends the kernel; the grid is at
 // most one resident wave (launch_grid). Registered before full_reduction, which keeps the rest.
 #include <algorithm>
 
@@ -75,6 +75,10 @@ class TransposeScheduler final : public Scheduler {
     if (plan.name.rfind("solder_pw_", 0) == 0) plan.name = "solder_transpose_" + plan.name.substr(10);
     if (!v) return {plan};  // not a transpose: an impossible plan, refused by the compile driver
     plan.shape.tile = v->tile;
+    // Full reductions: explain says why they left the flat template (full_reduction).
+    if (cx.segment.category == KernelCategory::Full)
+      plan.why = v->why + ": the flat template would read one of them element by element; staged tiles fold into the "
+                          "reduction's accumulators";
     std::vector<int> staged_sizes;
     for (size_t k = 0; k < plan.operands.size(); ++k) {
       plan.operands[k].access = v->access[k];

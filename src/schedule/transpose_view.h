@@ -15,6 +15,9 @@
 //   Row / Scalar  not varying along the columns (along neither): read once per row (tile);
 //   General     anything else (a strided slice): one element at a time.
 // The pointwise scheduler refuses exactly what this view takes, so `solder explain` says why.
+// Full reductions (every dim reduced, scalar outputs only) whose inputs disagree take the same
+// view over the reduced domain: their element order is free, so the tiles fold the elements
+// into the reduction's accumulators (transpose_reduces) and full_reduction keeps the rest.
 #include <optional>
 #include <string>
 #include <vector>
