@@ -624,3 +624,26 @@ TEST(TransposeKernels, FullReductionsCompileWithoutSpills) {
         EXPECT_NE(pk.source.source.find("last_block"), std::string::npos);
       }
 }
+
+// The GPU tier's programs (tests/gpu/transpose_test.cpp, FullReductionsOfDisagreeingInputs): x a
+// permuted view in the program, planned as a run plans it (the view's strides): the reducing
+// tiles where both tile dims reach 16, the flat template where one is shorter.
+TEST(TransposeScheduler, FullReductionsOfPermutedViewsAsARunPlansThem) {
+  for (const std::string kind : {"sum", "var_mean"})
+    for (const auto& [sizes, category] : std::vector<std::pair<Bindings, std::string>>{
+             {{{"B", 3}, {"M", 17}, {"K", 33}}, "transpose"},
+             {{{"B", 32}, {"M", 64}, {"K", 4097}}, "transpose"},
+             {{{"B", 1}, {"M", 40}, {"K", 70}}, "transpose"},
+             {{{"B", 3}, {"M", 5}, {"K", 33}}, "full-reduction"}}) {
+      Fusion f("full_red_perm_" + kind);
+      Tensor xs = f.input("x", DType::BF16, {Dim::sym("B"), Dim::sym("K"), Dim::sym("M")});
+      Tensor y = f.input("y", DType::BF16, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+      Tensor p = cast(permute(xs, {0, 2, 1}), DType::F32) * cast(y, DType::F32);
+      if (kind == "sum") f.output(sum(p, {0, 1, 2}));
+      else f.output(var_mean(p, {0, 1, 2}, 1, false).var);
+      const auto records = Executor(f).compile_for(resolve_input_shapes(f, {}, sizes));
+      ASSERT_EQ(records.size(), 1u);
+      EXPECT_EQ(records[0].category, category) << kind << " M=" << sizes.at("M") << " " << records[0].params;
+      EXPECT_EQ(records[0].spill_bytes, 0);
+    }
+}
