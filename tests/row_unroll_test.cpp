@@ -53,12 +53,14 @@ TEST(RowUnroll, TheSchedulerTakesRowsWhereRowsFitOnePass) {
   const Scheduled b = schedule(sub_mul_add_bcast(DType::F32), {{"B", 128}, {"M", 512}, {"K", 333}});
   EXPECT_EQ(b.plan.params.row_unroll, 2) << b.plan.key();
   EXPECT_EQ(b.plan.params.col_vec, 1) << b.plan.key();
-  // Aligned rows: f16 rows of 1024 in vectors of 8 at 128 threads, x and y (32 bytes): 2 rows
-  // where 65536 rows keep the waves.
-  const Scheduled c = schedule(mul_add_bias(DType::F16), {{"B", 65536}, {"H", 1024}});
-  EXPECT_EQ(c.plan.params.row_unroll, 2) << c.plan.key();
+  // Aligned rows: #053's form at rows of 1024 (vectors of 4 at 256 threads, 12 bytes): 4 rows.
+  const Scheduled c = schedule(where_clamp_silu_add(DType::F16), {{"B", 128}, {"M", 1000}, {"K", 1024}});
+  EXPECT_EQ(c.plan.params.row_unroll, 4) << c.plan.key();
   EXPECT_EQ(c.plan.params.col_vec, 0) << c.plan.key();
-  EXPECT_EQ(c.plan.params.threads, 128) << c.plan.key();
+  EXPECT_EQ(c.plan.params.threads, 256) << c.plan.key();
+  // A weight's vectors count too: f16 x, y and an [H] weight in vectors of 8 (48 bytes): none.
+  const Scheduled w = schedule(mul_add_bias(DType::F16), {{"B", 65536}, {"H", 1024}});
+  EXPECT_EQ(w.plan.params.row_unroll, 1) << w.plan.key();
   // bf16 #053: vectors of 4 (the f32 output), 12 bytes: 4 rows.
   const Scheduled d = schedule(where_clamp_silu_add(DType::BF16), {{"B", 128}, {"M", 1000}, {"K", 333}});
   EXPECT_EQ(d.plan.params.row_unroll, 4) << d.plan.key();
@@ -103,18 +105,19 @@ TEST(RowUnroll, NotWhereTheRowsOrThePlanDoNotAllow) {
 // skipped), at most the grid's cap; rows that do not fit one pass are refused by name.
 TEST(RowUnroll, LaunchGridCoversTheRows) {
   const Fusion f = where_clamp_silu_add(DType::F16);
-  const Scheduled s = schedule(f, {{"B", 3}, {"M", 7}, {"K", 333}});
-  KernelPlan p = s.plan;  // (21 rows: one row of R x C, taken here as the 2-D plan)
+  // (M = 8: the mask's rows at x's phase, as at the sweep's sizes, so phased rows fit.)
+  const Scheduled s = schedule(f, {{"B", 3}, {"M", 8}, {"K", 333}});
+  KernelPlan p = s.plan;  // (24 rows: one row of R x C, taken here as the 2-D plan)
   ASSERT_EQ(p.params.row_unroll, 1);
   p.params.one_row = false;
   const Grid g1 = launch_grid(p, s.facts, h100_profile(), 8, 0);
-  EXPECT_EQ(g1.y, 21u);
+  EXPECT_EQ(g1.y, 24u);
   for (int n : {2, 3, 4}) {
     p.params.row_unroll = n;
     EXPECT_TRUE(p.problems().empty()) << p.key();
     const Grid g = launch_grid(p, s.facts, h100_profile(), 8, 0);
     EXPECT_EQ(g.x, 1u);
-    EXPECT_EQ(g.y, static_cast<unsigned>((21 + n - 1) / n)) << n;
+    EXPECT_EQ(g.y, static_cast<unsigned>((24 + n - 1) / n)) << n;
   }
   // The large case: 128000 rows in blocks of 4, capped at 8 waves of resident threads' blocks.
   const Scheduled big = schedule(f, {{"B", 128}, {"M", 1000}, {"K", 333}});
@@ -123,7 +126,7 @@ TEST(RowUnroll, LaunchGridCoversTheRows) {
   EXPECT_GE(int64_t{gb.y} * big.plan.params.row_unroll, 1);
   EXPECT_LE(gb.y, 32000u);
   // Rows of 4097 do not fit one pass of 96 x 4.
-  const Scheduled wide = schedule(f, {{"B", 3}, {"M", 7}, {"K", 4097}});
+  const Scheduled wide = schedule(f, {{"B", 3}, {"M", 8}, {"K", 4097}});
   KernelPlan w = wide.plan;
   w.params.row_unroll = 2;
   w.params.threads = 96;
@@ -178,15 +181,18 @@ TEST(RowUnroll, CompileWithoutSpills) {
     for (int n : {2, 3, 4})
       for (int64_t k : {333, 65, 7}) {
         const std::string pin = "row_unroll=" + std::to_string(n) + ",one_row=0";
-        const Bindings sz{{"B", 3}, {"M", 5}, {"K", k}};
-        for (const auto& [what, f] : std::vector<std::pair<std::string, Fusion>>{{"where", where_clamp_silu_add(t)},
-                                                                                {"bcast", sub_mul_add_bcast(t)}}) {
-          const LaunchRecord p = compiled(f, sz, pin);
-          SCOPED_TRACE(tn + " " + what + " K=" + std::to_string(k) + " " + pin);
-          EXPECT_EQ(p.spill_bytes, 0) << p.params;
-          EXPECT_EQ(rows_of(p.params), n) << p.params;
-          EXPECT_EQ(p.grid_y, static_cast<unsigned>((15 + n - 1) / n)) << p.params;
-        }
+        // (M * K a multiple of 4: the [1, M, K] operands' rows at x's phase, as at the sweep's
+        // sizes, so the phased 2-D plan fits.)
+        for (const Bindings& sz : std::vector<Bindings>{{{"B", 3}, {"M", 8}, {"K", k}}, {{"B", 1}, {"M", 9}, {"K", k}}})
+          for (const auto& [what, f] : std::vector<std::pair<std::string, Fusion>>{{"where", where_clamp_silu_add(t)},
+                                                                                  {"bcast", sub_mul_add_bcast(t)}}) {
+            const LaunchRecord p = compiled(f, sz, pin);
+            const int64_t rows = sz.at("B") * sz.at("M");
+            SCOPED_TRACE(tn + " " + what + " K=" + std::to_string(k) + " rows " + std::to_string(rows) + " " + pin);
+            EXPECT_EQ(p.spill_bytes, 0) << p.params;
+            EXPECT_EQ(rows_of(p.params), n) << p.params;
+            EXPECT_EQ(p.grid_y, static_cast<unsigned>((rows + n - 1) / n)) << p.params;
+          }
       }
     // Aligned rows with a weight (vectors), size-1 rows dims.
     const LaunchRecord al = compiled(mul_add_bias(t), {{"B", 7}, {"H", 512}}, "row_unroll=3,one_row=0");

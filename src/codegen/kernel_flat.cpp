@@ -250,10 +250,12 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     c += "  for (i64 row = blockIdx.y; row < R; row += gridDim.y) {\n";
     row_setup(2);
   }
-  const std::string phase_of_row = phased ? "(int)((unsigned long long)(" + w.ptr(phase_operand) + " + " +
-                                                w.offset(phase_operand, "row", "0") + ") / sizeof(*" + w.ptr(phase_operand) + ") & (VEC - 1))"
-                                          : std::string();
-  if (phased && !rows_in_flight) c += "    const int ph = " + phase_of_row + ";\n";
+  // The row's phase (after its row_setup: from its row base).
+  auto phase_of_row = [&] {
+    return "(int)((unsigned long long)(" + w.ptr(phase_operand) + " + " + w.offset(phase_operand, "row", "0") + ") / sizeof(*" +
+           w.ptr(phase_operand) + ") & (VEC - 1))";
+  };
+  if (phased && !rows_in_flight) c += "    const int ph = " + phase_of_row() + ";\n";
   const std::string shift = phased ? " - ph" : "", in_row = phased ? "col0 >= 0 && " : "", span = phased ? "C + ph" : "C";
   // The element loop of one VEC chunk at col0: loads at `ind`, element math one level deeper.
   // `loaded`: the vector inputs were loaded ahead (inK = pfK[u]).
@@ -336,16 +338,22 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     // (one vector per thread in flight). Consecutive rows: a step's RU rows lie side by side
     // (one span of dense operands, RU neighbouring elements of a [B, M, 1] operand). Rows past
     // R are skipped; a partial vector (a row's phased or tail ends) takes the element path.
+    // With index32 (rows below 2^30, every offset within 31 bits) the row, its offsets at row
+    // strides and the column are 32-bit (a column is below THREADS x VEC here): #053's kernel
+    // took 62 registers with 64-bit ones, 48 so. The prefetch slots start zeroed: a slot a row's
+    // partial vector leaves unloaded, read by nothing, made ptxas spill (4 bytes, 64 registers).
+    w.rows32 = P.index32;
+    const std::string row_t = P.index32 ? "int" : "i64", row_at = P.index32 ? "(int)rowb + r" : "rowb + r";
     c += "  constexpr int RU = " + num(P.row_unroll) + ";\n  (void)UNROLL;\n";
     c += "  for (i64 rowb = (i64)blockIdx.y * RU; rowb < R; rowb += (i64)gridDim.y * RU) {\n";
     for (int k : ins)
-      if (w.vectorized(k)) c += "    " + w.in_vec_type(k) + " pf" + num(k) + "[RU];\n";
+      if (w.vectorized(k)) c += "    " + w.in_vec_type(k) + " pf" + num(k) + "[RU] = {};\n";
     // The loads of each row, after its setup; the setup's values carried to the compute loop.
     const size_t declared = c.size();
-    c += "#pragma unroll\n    for (int r = 0; r < RU; ++r) {\n      const i64 row = rowb + r;\n      if (row < R) {\n";
+    c += "#pragma unroll\n    for (int r = 0; r < RU; ++r) {\n      const " + row_t + " row = " + row_at + ";\n      if (row < R) {\n";
     row_setup(4);
     if (phased) {
-      c += "        const int ph = " + phase_of_row + ";\n";
+      c += "        const int ph = " + phase_of_row() + ";\n";
       row_vars.emplace_back("int", "ph");
     }
     std::string carried;
@@ -354,7 +362,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       c += "        " + name + "_r[r] = " + name + ";\n";
     }
     c.insert(declared, carried);
-    c += "        const i64 col0 = (i64)threadIdx.x * VEC" + shift + ";\n";
+    c += "        const int col0 = (int)threadIdx.x * VEC" + shift + ";\n";
     c += "        if (" + in_row + "col0 + VEC <= C) {\n";
     for (int k : ins)
       if (w.vectorized(k)) {  // a pad's vector only inside its window (outside, its source may end)
@@ -362,9 +370,9 @@ void write_flat(Writer& w, KernelSource& ks_out) {
         c += "          pf" + num(k) + "[r] = " + (win.empty() ? ld : win + " ? " + ld + " : " + w.in_vec_type(k) + "{}") + ";\n";
       }
     c += "        }\n      }\n    }\n";
-    c += "#pragma unroll\n    for (int r = 0; r < RU; ++r) {\n      const i64 row = rowb + r;\n      if (row >= R) break;\n";
+    c += "#pragma unroll\n    for (int r = 0; r < RU; ++r) {\n      const " + row_t + " row = " + row_at + ";\n      if (row >= R) break;\n";
     for (const auto& [type, name] : row_vars) c += "      const " + type + " " + name + " = " + name + "_r[r];\n";
-    c += "      const i64 col0 = (i64)threadIdx.x * VEC" + shift + ";\n";
+    c += "      const int col0 = (int)threadIdx.x * VEC" + shift + ";\n";
     c += "      if (" + in_row + "col0 + VEC <= C) {\n";
     pf_at = "r";
     chunk_body(true, 4, true);
@@ -372,6 +380,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     chunk_body(false, 4, false);
     c += "      }\n    }\n  }\n";
     c += "}\n";
+    w.rows32 = false;
     return;
   }
   c += "    for (i64 chunk = blockIdx.x; chunk * (THREADS * UNROLL * VEC) < " + span + "; chunk += gridDim.x) {\n";
