@@ -5,7 +5,7 @@
 // enough to keep a few waves of blocks, about 64 bytes of loads in flight per thread), what
 // launch_grid gives and refuses, printing and validation, and every kernel compiling for sm_90a
 // without spills at the scheduler's plan and pinned ones. Values: tests/gpu/row_unroll_test.cpp
-// and the CPU kernel simulator (bench/experiments/cpu_kernel_sim, `rows_` cases).
+// and the CPU kernel simulator (bench/experiments/cpu_kernel_sim, `rowunroll_` cases).
 #include <gtest/gtest.h>
 
 #include "support/first_plan.h"
