@@ -183,7 +183,9 @@ TEST(RowUnroll, CompileWithoutSpills) {
         const std::string pin = "row_unroll=" + std::to_string(n) + ",one_row=0";
         // (M * K a multiple of 4: the [1, M, K] operands' rows at x's phase, as at the sweep's
         // sizes, so the phased 2-D plan fits.)
-        for (const Bindings& sz : std::vector<Bindings>{{{"B", 3}, {"M", 8}, {"K", k}}, {{"B", 1}, {"M", 9}, {"K", k}}})
+        // (The GPU tier's pinned cases: tests/gpu/row_unroll_test.cpp.)
+        for (const Bindings& sz : std::vector<Bindings>{{{"B", 3}, {"M", 8}, {"K", k}}, {{"B", 1}, {"M", 9}, {"K", k}},
+                                                        {{"B", 5}, {"M", 8}, {"K", k}}})
           for (const auto& [what, f] : std::vector<std::pair<std::string, Fusion>>{{"where", where_clamp_silu_add(t)},
                                                                                   {"bcast", sub_mul_add_bcast(t)}}) {
             const LaunchRecord p = compiled(f, sz, pin);
@@ -194,10 +196,15 @@ TEST(RowUnroll, CompileWithoutSpills) {
             EXPECT_EQ(p.grid_y, static_cast<unsigned>((rows + n - 1) / n)) << p.params;
           }
       }
-    // Aligned rows with a weight (vectors), size-1 rows dims.
-    const LaunchRecord al = compiled(mul_add_bias(t), {{"B", 7}, {"H", 512}}, "row_unroll=3,one_row=0");
-    EXPECT_EQ(al.spill_bytes, 0) << al.params;
-    EXPECT_EQ(rows_of(al.params), 3) << al.params;
+    // Aligned rows with a weight (vectors).
+    if (t != DType::BF16)
+      for (int n : {2, 3, 4})
+        for (const Bindings& sz : std::vector<Bindings>{{{"B", 7}, {"H", 512}}, {{"B", 10}, {"H", 40}}}) {
+          const LaunchRecord al = compiled(mul_add_bias(t), sz, "row_unroll=" + std::to_string(n) + ",one_row=0");
+          EXPECT_EQ(al.spill_bytes, 0) << al.params;
+          EXPECT_EQ(rows_of(al.params), n) << al.params;
+          EXPECT_EQ(al.grid_y, static_cast<unsigned>((sz.at("B") + n - 1) / n)) << al.params;
+        }
     const LaunchRecord s1 = compiled(where_clamp_silu_add(t), {{"B", 1}, {"M", 9}, {"K", 65}}, "row_unroll=4,one_row=0");
     EXPECT_EQ(s1.spill_bytes, 0) << s1.params;
   }
