@@ -357,6 +357,9 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
     if (const int rows = rows_in_flight(out.front(), cx.facts, cx.device); rows > 1) {
       KernelPlan ru = out.front();
       ru.params.row_unroll = rows;
+      // 32-bit rows and row offsets where every offset fits (see write_flat): fewer registers
+      // for the rows held (index32 was only for the divisions of split rows).
+      ru.params.index32 = ru.params.index32 || fits_index32(cx.facts);
       char why[160];
       std::snprintf(why, sizeof why, "rows of one pass (%lld elements, %d threads x vec=%d): %d rows' loads in flight per thread",
                     static_cast<long long>(cx.facts.C), ru.params.threads, ru.params.vec, rows);

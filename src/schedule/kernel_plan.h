@@ -74,6 +74,7 @@ struct KernelParams {
   bool index32 = false;     // transpose: 32-bit index math (every operand's offsets and the tiles
                             // fit 31 bits at these sizes: fewer registers than 64-bit math);
                             // flat: 32-bit division of row and column indices into kernel dims
+                            // (rows in flight, row_unroll: 32-bit rows and row offsets too)
   bool one_row = false;     // pointwise, every Full operand dense over [R, C]: the domain taken as
                             // one row of R x C elements, so vectors stay aligned across row ends;
                             // each vector finds its row and column (one division), one that
