@@ -623,7 +623,7 @@ int main(int argc, char** argv) {
                                                       {{"B", 5}, {"M", 8}, {"K", k}}})
         for (int n : {2, 3, 4}) {
           if (t == DType::BF16 && n != 3) continue;
-          const std::string pin = "row_unroll=" + std::to_string(n) + ",one_row=0";
+          const std::string pin = "row_unroll=" + std::to_string(n) + ",one_row=0" + (n == 2 ? ",index32=0" : "");
           const std::string zn = "_B" + std::to_string(sz.at("B")) + "M" + std::to_string(sz.at("M")) + "K" + std::to_string(k) + "_" +
                                  tn + "_" + pin;
           for (const Layout& l : {Layout{}, Layout{{}, 3, 0}, Layout{{}, 0, 1}}) {
@@ -642,9 +642,10 @@ int main(int argc, char** argv) {
             g_grid_cap_y = ~0u;
           }
         }
+    // (index32=0: the 64-bit rows and row offsets, as over tensors past 2^31 elements.)
     for (int n : {2, 3, 4})
       for (const Bindings& sz : std::vector<Bindings>{{{"B", 7}, {"H", 512}}, {{"B", 10}, {"H", 40}}, {{"B", 5}, {"H", 1}}}) {
-        const std::string pin = "row_unroll=" + std::to_string(n) + ",one_row=0";
+        const std::string pin = "row_unroll=" + std::to_string(n) + ",one_row=0" + (n == 3 ? ",index32=0" : "");
         g_expect_param = sz.at("H") == 1 ? "" : " row_unroll=" + std::to_string(n);
         for (unsigned cap : {~0u, 2u}) {
           g_grid_cap_y = cap;
