@@ -340,7 +340,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     // R are skipped; a partial vector (a row's phased or tail ends) takes the element path.
     // With index32 (rows below 2^30, every offset within 31 bits) the row, its offsets at row
     // strides and the column are 32-bit (a column is below THREADS x VEC here): #053's kernel
-    // took 62 registers with 64-bit ones, 48 so. The prefetch slots start zeroed: a slot a row's
+    // took 70 registers with 64-bit ones, 48 so. The prefetch slots start zeroed: a slot a row's
     // partial vector leaves unloaded, read by nothing, made ptxas spill (4 bytes, 64 registers).
     w.rows32 = P.index32;
     const std::string row_t = P.index32 ? "int" : "i64", row_at = P.index32 ? "(int)rowb + r" : "rowb + r";
