@@ -240,10 +240,14 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     if (w.op(k).access == Access::Full) phase_operand = k;
   // What a row needs once, at `ind` (per row; per vector with one_row): the row parts of split
   // offsets (General, rows by dim; not pads, masked per element) and row-constant inputs.
+  // Each variable it declares, (type, name), for the rows in flight (row_unroll) to carry.
+  std::vector<std::pair<std::string, std::string>> row_vars;
   auto row_setup = [&](int ind) {
+    row_vars.clear();
     for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k)
       if (w.split_rows(k) && w.window_dim(w.op(k).value) < 0 && (w.op(k).is_output || std::count(ins.begin(), ins.end(), k))) {
         c += I(ind) + (w.op(k).rows_by_dim && P.index32 ? "const int rb" : "const i64 rb") + num(k) + " = " + w.flat_row_part(k, "row") + ";\n";
+        row_vars.emplace_back(w.op(k).rows_by_dim && P.index32 ? "int" : "i64", "rb" + num(k));
         w.row_base[k] = "rb" + num(k);
       }
     // Shift plans: each Full input's phase in this row (elements past an aligned vector).
@@ -256,25 +260,32 @@ void write_flat(Writer& w, KernelSource& ks_out) {
         w.hoisted[k] = "hr" + num(k);
         c += I(ind) + "const " + std::string(storage_type(w.dt(w.op(k).value))) + " hr" + num(k) + " = " + w.ptr(k) + "[" +
              w.offset(k, "row", "0") + "];\n";
+        row_vars.emplace_back(storage_type(w.dt(w.op(k).value)), "hr" + num(k));
       }
   };
-  if (!one_row) {
+  const bool rows_in_flight = P.row_unroll > 1 && !one_row;
+  if (!one_row && !rows_in_flight) {
     c += "  for (i64 row = blockIdx.y; row < R; row += gridDim.y) {\n";
     row_setup(2);
   }
-  if (phased)
-    c += "    const int ph = (int)((unsigned long long)(" + w.ptr(phase_operand) + " + " + w.offset(phase_operand, "row", "0") +
-         ") / sizeof(*" + w.ptr(phase_operand) + ") & (VEC - 1));\n";
+  // The row's phase (after its row_setup: from its row base).
+  auto phase_of_row = [&] {
+    return "(int)((unsigned long long)(" + w.ptr(phase_operand) + " + " + w.offset(phase_operand, "row", "0") + ") / sizeof(*" +
+           w.ptr(phase_operand) + ") & (VEC - 1))";
+  };
+  if (phased && !rows_in_flight) c += "    const int ph = " + phase_of_row() + ";\n";
   const std::string shift = phased ? " - ph" : "", in_row = phased ? "col0 >= 0 && " : "", span = phased ? "C + ph" : "C";
   // The element loop of one VEC chunk at col0: loads at `ind`, element math one level deeper.
   // `loaded`: the vector inputs were loaded ahead (inK = pfK[u]).
   // `crossing` (one_row): a vector across a row end, each element at its own row and column.
+  // `pf_at`: the prefetch slot's index (the unrolled chunk's u, or the row's r).
+  std::string pf_at = "u";
   auto chunk_body = [&](bool vector_path, int ind, bool loaded, bool crossing = false) {
     if (vector_path) {
       if (loaded) {
         for (int k : ins)
           if (w.vectorized(k))
-            c += I(ind) + "const " + w.in_vec_type(k) + " in" + num(k) + " = pf" + num(k) + "[u];\n";
+            c += I(ind) + "const " + w.in_vec_type(k) + " in" + num(k) + " = pf" + num(k) + "[" + pf_at + "];\n";
       } else {
         w.vector_loads(ins, ind, "row", "col0");
       }
@@ -326,6 +337,60 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     c += "    }\n  }\n";
     if (full) write_grid_combine(w, acc, post_outs, ks_out);
     c += "}\n";
+    return;
+  }
+  if (rows_in_flight) {
+    // Rows in flight (row_unroll = RU): rows of one pass (launch_grid: one block along them,
+    // each thread one vector of a row at most), RU consecutive rows per block step. Each
+    // thread first takes every row's setup (row parts, row-constant loads, phase) and issues its
+    // vector loads of all RU rows, then computes and stores them: one row at a time, the
+    // bounds checks and each row's stores kept the next row's loads from being issued before
+    // (one vector per thread in flight). Consecutive rows: a step's RU rows lie side by side
+    // (one span of dense operands, RU neighbouring elements of a [B, M, 1] operand). Rows past
+    // R are skipped; a partial vector (a row's phased or tail ends) takes the element path.
+    // With index32 (rows below 2^30, every offset within 31 bits) the row, its offsets at row
+    // strides and the column are 32-bit (a column is below THREADS x VEC here): #053's kernel
+    // took 70 registers with 64-bit ones, 48 so. The prefetch slots start zeroed: a slot a row's
+    // partial vector leaves unloaded, read by nothing, made ptxas spill (4 bytes, 64 registers).
+    w.rows32 = P.index32;
+    const std::string row_t = P.index32 ? "int" : "i64", row_at = P.index32 ? "(int)rowb + r" : "rowb + r";
+    c += "  constexpr int RU = " + num(P.row_unroll) + ";\n  (void)UNROLL;\n";
+    c += "  for (i64 rowb = (i64)blockIdx.y * RU; rowb < R; rowb += (i64)gridDim.y * RU) {\n";
+    for (int k : ins)
+      if (w.vectorized(k)) c += "    " + w.in_vec_type(k) + " pf" + num(k) + "[RU] = {};\n";
+    // The loads of each row, after its setup; the setup's values carried to the compute loop.
+    const size_t declared = c.size();
+    c += "#pragma unroll\n    for (int r = 0; r < RU; ++r) {\n      const " + row_t + " row = " + row_at + ";\n      if (row < R) {\n";
+    row_setup(4);
+    if (phased) {
+      c += "        const int ph = " + phase_of_row() + ";\n";
+      row_vars.emplace_back("int", "ph");
+    }
+    std::string carried;
+    for (const auto& [type, name] : row_vars) {
+      carried += "    " + type + " " + name + "_r[RU];\n";
+      c += "        " + name + "_r[r] = " + name + ";\n";
+    }
+    c.insert(declared, carried);
+    c += "        const int col0 = (int)threadIdx.x * VEC" + shift + ";\n";
+    c += "        if (" + in_row + "col0 + VEC <= C) {\n";
+    for (int k : ins)
+      if (w.vectorized(k)) {  // a pad's vector only inside its window (outside, its source may end)
+        const std::string win = w.window_of(w.op(k).value, "row", "col0"), ld = w.vector_load(k, "row", "col0");
+        c += "          pf" + num(k) + "[r] = " + (win.empty() ? ld : win + " ? " + ld + " : " + w.in_vec_type(k) + "{}") + ";\n";
+      }
+    c += "        }\n      }\n    }\n";
+    c += "#pragma unroll\n    for (int r = 0; r < RU; ++r) {\n      const " + row_t + " row = " + row_at + ";\n      if (row >= R) break;\n";
+    for (const auto& [type, name] : row_vars) c += "      const " + type + " " + name + " = " + name + "_r[r];\n";
+    c += "      const int col0 = (int)threadIdx.x * VEC" + shift + ";\n";
+    c += "      if (" + in_row + "col0 + VEC <= C) {\n";
+    pf_at = "r";
+    chunk_body(true, 4, true);
+    c += "      } else if (col0 < C) {\n";
+    chunk_body(false, 4, false);
+    c += "      }\n    }\n  }\n";
+    c += "}\n";
+    w.rows32 = false;
     return;
   }
   c += "    for (i64 chunk = blockIdx.x; chunk * (THREADS * UNROLL * VEC) < " + span + "; chunk += gridDim.x) {\n";

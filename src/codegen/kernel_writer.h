@@ -133,6 +133,9 @@ struct Writer {
   // variable).
   bool flat_rows = false;
   std::map<int, std::string> row_base;
+  // Flat rows in flight with index32 (write_flat): "row" is an int and a row's offset at a row
+  // stride 32-bit (every offset fits 31 bits: fits_index32), fewer registers per row held.
+  bool rows32 = false;
   bool split_rows(int k) const { return flat_rows && (op(k).rows_by_dim || op(k).access == Access::General); }
   std::string flat_row_part(int k, const std::string& row) const {
     if (row == "row" && row_base.count(k)) return row_base.at(k);
@@ -154,11 +157,12 @@ struct Writer {
       if (op(k).access == Access::Full) return base + " + " + col;
       return base + " + coff(p, " + num(k) + ", " + col + ")";
     }
+    const std::string at_row = rows32 ? "(int)(" + row + ") * (int)p.ld[" + num(k) + "]" : "(" + row + ") * p.ld[" + num(k) + "]";
     switch (op(k).access) {
       case Access::Scalar: return "0";
-      case Access::Row: return "(" + row + ") * p.ld[" + num(k) + "]";
+      case Access::Row: return at_row;
       case Access::Col: return col;
-      case Access::Full: return "(" + row + ") * p.ld[" + num(k) + "] + " + col;
+      case Access::Full: return at_row + " + " + col;
       case Access::General: return "goff(p, " + num(k) + ", " + row + ", " + col + ")";
       case Access::Staged: break;  // transpose plans address their own; inner plans' are in `staged`
     }

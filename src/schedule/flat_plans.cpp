@@ -241,6 +241,35 @@ double access_cost(const KernelPlan& plan, const LaunchFacts& facts) {
   }
   return cost;
 }
+
+// Rows in flight (KernelParams::row_unroll) for a 2-D pointwise plan whose rows fit one pass of
+// its threads: there each thread loads one vector per row, and one row at a time left one
+// vector's loads in flight per thread (seed 11 #053, f16 rows of 333 and a bool mask in phased
+// vectors of 4 at 96 threads: 12 bytes, 48 % of a copy). Rows enough that each thread keeps
+// about kRowBytesInFlight bytes of vector loads in flight, at most kMostRows, and no more than
+// leave kRowWaves waves of resident blocks (R / rows blocks); 1 where that is one row, where no
+// input loads vectors, or where the plan is not of that form.
+constexpr int kRowBytesInFlight = 64, kMostRows = 4, kRowWaves = 4;
+int rows_in_flight(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev) {
+  const KernelParams& p = plan.params;
+  if (plan.shape.category != KernelCategory::Pointwise || facts.R <= 1 || p.one_row || p.shift || p.unroll != 1 || p.threads < 1)
+    return 1;
+  const bool by_element = p.col_vec == 1;
+  const int64_t span = facts.C + (by_element ? p.vec - 1 : 0);
+  if (span > int64_t{p.threads} * p.vec) return 1;
+  int bytes = 0;  // a row's vector loads per thread
+  for (size_t k = 0; k < plan.operands.size(); ++k) {
+    const OperandPlan& o = plan.operands[k];
+    if (o.is_output || p.vec == 1) continue;
+    if (o.access == Access::Full || (o.access == Access::Col && !by_element)) bytes += p.vec * dtype_size(facts.operands[k].dtype);
+  }
+  if (bytes == 0) return 1;
+  int rows = std::clamp(kRowBytesInFlight / bytes, 1, kMostRows);
+  const int64_t resident =
+      int64_t{dev.sm_count} * std::max(1, std::min(dev.max_blocks_per_sm, dev.max_threads_per_sm / std::max(1, p.threads)));
+  while (rows > 1 && (facts.R + rows - 1) / rows < kRowWaves * resident) --rows;
+  return rows;
+}
 }  // namespace
 
 std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
@@ -322,6 +351,21 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
     for (KernelPlan& c : out)
       if (!c.params.one_row && c.params.unroll == 1 && c.params.threads == kFlatThreads)
         c.params.threads = row_fit_threads(c.params, cx.facts, cx.device);
+  // Rows in flight for the first plan where it is a 2-D one of rows of one pass (above); the
+  // plan as it was after it (the fallback where the rows' loads spill).
+  if (!pick)
+    if (const int rows = rows_in_flight(out.front(), cx.facts, cx.device); rows > 1) {
+      KernelPlan ru = out.front();
+      ru.params.row_unroll = rows;
+      // 32-bit rows and row offsets where every offset fits (see write_flat): fewer registers
+      // for the rows held (index32 was only for the divisions of split rows).
+      ru.params.index32 = ru.params.index32 || fits_index32(cx.facts);
+      char why[160];
+      std::snprintf(why, sizeof why, "rows of one pass (%lld elements, %d threads x vec=%d): %d rows' loads in flight per thread",
+                    static_cast<long long>(cx.facts.C), ru.params.threads, ru.params.vec, rows);
+      ru.why = ru.why.empty() ? std::string(why) : ru.why + "; " + why;
+      out.insert(out.begin(), ru);
+    }
   return out;
 }
 

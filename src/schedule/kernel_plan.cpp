@@ -38,7 +38,7 @@ std::string KernelParams::str() const {
          (grid_split ? " grid_split" : "") + (batch ? " persistent_batch=" + std::to_string(batch) : std::string()) +
          (smem_rows ? " smem_rows=" + std::to_string(smem_rows) + ":" + std::to_string(dyn_smem) : std::string()) +
          (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string()) + (one_row ? " one_row" : "") +
-         (shift ? " shift" : "") +
+         (shift ? " shift" : "") + (row_unroll != 1 ? " row_unroll=" + std::to_string(row_unroll) : std::string()) +
          (cluster > 1 ? " cluster=" + std::to_string(cluster) : std::string()) + (staged ? " staged" : "");
   if (tile_rows || tile_cols || tile_vec)
     s += " tile_rows=" + std::to_string(tile_rows) + " tile_cols=" + std::to_string(tile_cols) +
@@ -106,6 +106,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
     }
     else if (key == "one_row") p.one_row = flag();
     else if (key == "shift") p.shift = flag();
+    else if (key == "row_unroll") p.row_unroll = number(val);
     else if (key == "prefetch" && val.rfind("smem:", 0) == 0) {
       p.prefetch = p.prefetch_smem = true;
       p.dyn_smem = number(val.substr(5));
@@ -118,7 +119,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
       throw Error("plan: unknown part '" + key +
                   "' (vec, threads, threads_per_row, rows_per_block, batch, looped, unroll, min_blocks, cluster, row_split, "
                   "prefetch[=smem:BYTES], ldg_weights, weight_ring, tickets, resident, recompute, col_vec, "
-                  "grid_split, staged, smem_rows[=ROWS:BYTES], one_row, shift, tile_rows, tile_cols, tile_vec, index32, max_registers)");
+                  "grid_split, staged, smem_rows[=ROWS:BYTES], one_row, shift, row_unroll, tile_rows, tile_cols, tile_vec, index32, max_registers)");
     }
   }
   return p;
@@ -386,7 +387,7 @@ std::vector<std::string> KernelPlan::problems() const {
     need(p.threads % 32 == 0, "transpose: whole warps (threads a multiple of 32)");
     need(p.threads_per_row == 0 && p.batch == 0 && p.unroll == 1 && p.rows_per_block == 1 && !p.grid_split &&
              !p.prefetch && !p.prefetch_smem && !p.ldg_weights && !p.tickets && !p.recompute && p.weight_ring == 0 &&
-             p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.row_split == 1 && p.dyn_smem == 0 && !p.one_row && p.smem_rows == 0 && !p.shift,
+             p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.row_split == 1 && p.dyn_smem == 0 && !p.one_row && p.smem_rows == 0 && !p.shift && p.row_unroll == 1,
          "transpose: a plan has vec, threads, min_blocks, tile_rows, tile_cols, tile_vec and index32 only");
     need(p.min_blocks >= 1, "min_blocks is at least 1");
     return out;
@@ -412,6 +413,9 @@ std::vector<std::string> KernelPlan::problems() const {
     need(!p.shift || (shape.category == KernelCategory::Pointwise && p.unroll == 1 && !p.one_row && p.col_vec == 0 && p.vec > 1),
          "shift (inputs read at their own phase) is a pointwise 2-D plan's part with vec > 1, without unroll, one_row or phased rows");
     need(p.unroll >= 1, "unroll is at least 1");
+    need(p.row_unroll >= 1 && p.row_unroll <= 8, "row_unroll is 1..8");
+    need(p.row_unroll == 1 || (shape.category == KernelCategory::Pointwise && p.unroll == 1 && !p.one_row && !p.shift),
+         "row_unroll (rows per thread in flight) is a pointwise 2-D plan's part, without unroll, one_row or shift");
     if (shape.category == KernelCategory::Outer) {
       need(p.rows_per_block >= 1 && p.threads % p.rows_per_block == 0,
            "outer: threads = threads along the kept columns x rows_per_block");
@@ -440,6 +444,7 @@ std::vector<std::string> KernelPlan::problems() const {
   need(!p.staged, "staged outputs are an outer plan's part");
   need(p.smem_rows == 0, "smem_rows (held rows in shared memory) is an outer plan's part");
   need(!p.one_row, "one_row is a pointwise plan's part");
+  need(p.row_unroll == 1, "row_unroll is a pointwise plan's part");
   need(!p.shift || (p.batch > 0 && p.vec > 1 && p.col_vec == 0 && p.cluster == 1 && p.row_split == 1 && !p.prefetch_smem &&
                     p.weight_ring == 0),
        "inner: shift (inputs read at their own phase) is a held row's part (batch > 0) with vec > 1, without phased rows "

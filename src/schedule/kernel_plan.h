@@ -74,6 +74,7 @@ struct KernelParams {
   bool index32 = false;     // transpose: 32-bit index math (every operand's offsets and the tiles
                             // fit 31 bits at these sizes: fewer registers than 64-bit math);
                             // flat: 32-bit division of row and column indices into kernel dims
+                            // (rows in flight, row_unroll: 32-bit rows and row offsets too)
   bool one_row = false;     // pointwise, every Full operand dense over [R, C]: the domain taken as
                             // one row of R x C elements, so vectors stay aligned across row ends;
                             // each vector finds its row and column (one division), one that
@@ -94,6 +95,12 @@ struct KernelParams {
                             // aligned vectors, windows need not align with vec (see write_flat).
                             // Inner held rows (batch > 0): every Full input likewise, its phase
                             // once per row from its row's address (see write_inner)
+  int row_unroll = 1;       // pointwise 2-D grid, rows of one pass (C + the phase <= threads x vec,
+                            // no one_row, shift or unroll): each block takes row_unroll
+                            // consecutive rows per step and each thread issues its vector of
+                            // every one (and each row's row-constant loads) before the first
+                            // use, so a thread has row_unroll rows' loads in flight, not one
+                            // (see write_flat); printed only above 1
   int max_registers = 0;    // a register cap per thread (__maxnreg__) in place of min_blocks'
                             // __launch_bounds__ cap; 0: none (a user override, `--plan max_registers=N`)
 

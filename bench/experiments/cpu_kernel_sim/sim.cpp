@@ -51,6 +51,7 @@ struct Dim3 { unsigned x = 0, y = 0, z = 0; };
 #include "schedule/launch_grid.h"
 #include "exec/view_meta.h"
 #include "solder/error.h"
+#include "../../../tests/support/row_unroll_programs.h"
 #include "../../../tests/support/shift_programs.h"
 #include "../../../tests/support/symbolic_cat_programs.h"
 
@@ -71,6 +72,7 @@ struct Buffer {
 
 bool g_exact = false;
 std::string g_expect_param;  // a part the chosen plan's params must print (the shift cases: " shift")
+unsigned g_grid_cap_y = ~0u;  // gridDim.y at most this (blocks of the rows_ cases walk several steps)
 
 Buffer make_buffer(const std::vector<int64_t>& shape, const Layout& l, int es) {
   Buffer b;
@@ -265,7 +267,7 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
   std::vector<int64_t> scratch((std::max<int64_t>(gs.bytes, int64_t(pk.source.scratch_init.size()) * 4) + 7) / 8 + 1, 0);
   std::memcpy(scratch.data(), pk.source.scratch_init.data(), pk.source.scratch_init.size() * 4);
   params[L.scratch()] = reinterpret_cast<int64_t>(scratch.data());
-  gridDim = {std::min<unsigned>(g.x, grid_cap), g.y, 1};
+  gridDim = {std::min<unsigned>(g.x, grid_cap), std::min(g.y, g_grid_cap_y), 1};
   blockDim = {g.block, 1, 1};
   for (unsigned by = 0; by < gridDim.y; ++by)
     for (unsigned bx = 0; bx < gridDim.x; ++bx) {
@@ -630,6 +632,56 @@ int main(int argc, char** argv) {
         run(pn + "_bcast" + kn, fb, sz8, std::vector<Layout>{C, C, C, C}, std::vector<Layout>{C}, 5, "pointwise", pin);
       }
     }
+  }
+  // Rows in flight (`rowunroll_`, tests/support/row_unroll_programs.h): pinned 2, 3 and 4 rows per
+  // block step over rows of 333, 65 and 7 (phased at both ends; rows of 7 inside two vectors),
+  // #053's [1, M, K] mask (full/dims) and [B, M, 1] operand, #142's [1, M, 1], [1, M, K] and [K]
+  // (element by element in phased rows), aligned rows with a weight in vectors; R not a multiple
+  // of the rows, size-1 dims, padded and misaligned inputs; grids of 1 and 2 blocks along the
+  // rows, so blocks walk several steps.
+  for (DType t : {DType::F16, DType::F32, DType::BF16}) {
+    const std::string tn(dtype_name(t));
+    for (int64_t k : {333, 65, 7})
+      // (M * K a multiple of 8, or B = 1: the [1, M, K] operands' rows at x's phase, as at the
+      // sweep's sizes, so the phased 2-D plan fits; padded and misaligned layouts apply to the
+      // output too, for the same reason.)
+      for (const Bindings& sz : std::vector<Bindings>{{{"B", 3}, {"M", 8}, {"K", k}}, {{"B", 1}, {"M", 9}, {"K", k}},
+                                                      {{"B", 5}, {"M", 8}, {"K", k}}})
+        for (int n : {2, 3, 4}) {
+          if (t == DType::BF16 && n != 3) continue;
+          const std::string pin = "row_unroll=" + std::to_string(n) + ",one_row=0" + (n == 2 ? ",index32=0" : "");
+          const std::string zn = "_B" + std::to_string(sz.at("B")) + "M" + std::to_string(sz.at("M")) + "K" + std::to_string(k) + "_" +
+                                 tn + "_" + pin;
+          for (const Layout& l : {Layout{}, Layout{{}, 3, 0}, Layout{{}, 0, 1}}) {
+            if ((l.pad || l.mis) && (n != 3 || sz.at("B") == 1)) continue;
+            const std::string ln = "_pad" + std::to_string(l.pad) + "_mis" + std::to_string(l.mis);
+            g_expect_param = " row_unroll=" + std::to_string(n);
+            for (unsigned cap : {~0u, 2u, 1u}) {
+              if (cap != ~0u && (l.pad || l.mis || n == 2)) continue;
+              g_grid_cap_y = cap;
+              const std::string cn = cap == ~0u ? "" : "_gy" + std::to_string(cap);
+              run("rowunroll_where" + zn + ln + cn, where_clamp_silu_add(t), sz, std::vector<Layout>{l, l, C}, std::vector<Layout>{l}, 1 << 30,
+                  "pointwise", pin);
+              run("rowunroll_bcast" + zn + ln + cn, sub_mul_add_bcast(t), sz, std::vector<Layout>{l, C, l, C}, std::vector<Layout>{l}, 1 << 30,
+                  "pointwise", pin);
+            }
+            g_grid_cap_y = ~0u;
+          }
+        }
+    // (index32=0: the 64-bit rows and row offsets, as over tensors past 2^31 elements.)
+    for (int n : {2, 3, 4})
+      for (const Bindings& sz : std::vector<Bindings>{{{"B", 7}, {"H", 512}}, {{"B", 10}, {"H", 40}}, {{"B", 5}, {"H", 1}}}) {
+        const std::string pin = "row_unroll=" + std::to_string(n) + ",one_row=0" + (n == 3 ? ",index32=0" : "");
+        g_expect_param = sz.at("H") == 1 ? "" : " row_unroll=" + std::to_string(n);
+        for (unsigned cap : {~0u, 2u}) {
+          g_grid_cap_y = cap;
+          run("rowunroll_bias_B" + std::to_string(sz.at("B")) + "H" + std::to_string(sz.at("H")) + "_" + tn + "_" + pin +
+                  (cap == 2 ? "_gy2" : ""),
+              mul_add_bias(t), sz, std::vector<Layout>{C, C, C}, std::vector<Layout>{C, C}, 1 << 30, "pointwise", pin);
+        }
+        g_grid_cap_y = ~0u;
+      }
+    g_expect_param = "";
   }
   // The inner template's norms (rows reduced along their memory-innermost dim): layer norm (W1),
   // rms norm and softmax (W5) at small odd sizes, f32 and f16/bf16 (held in pairs), pinned plans

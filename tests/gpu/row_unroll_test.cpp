@@ -1,0 +1,84 @@
+// Rows in flight (KernelParams::row_unroll) on the GPU against the reference: 2-D pointwise
+// kernels whose rows fit one pass of a block, each block taking row_unroll consecutive rows per
+// step with every row's loads issued first. Seed 11 #053's form (f16/bf16/f32 x, a bool [1, M, K]
+// mask, a [B, M, 1] operand, f32 out) and seed 8 #142's ([1, M, 1], [1, M, K], [K] beside x) at
+// the sweep's sizes (the scheduler's rows) and small ones with pinned rows (2, 3, 4; R not a
+// multiple of them), rows of 333, 65 and 7, aligned rows with a weight, size-1 dims, padded
+// and misaligned inputs; every output element written (outputs start as NaN), replays give
+// the same bits.
+#include <gtest/gtest.h>
+
+#include "support/row_unroll_programs.h"
+
+#include "gpu_compare.h"
+#include "programs/run_inputs.h"
+#include "solder/reference.h"
+
+using namespace solder;
+using namespace solder::testing;
+using namespace solder::gpu_testing;
+
+namespace {
+
+std::string sizes_text(const Bindings& b) {
+  std::string s;
+  for (const auto& [k, v] : b) s += " " + k + "=" + std::to_string(v);
+  return s;
+}
+
+std::string check(const Fusion& f, const Bindings& b, Layout l, const std::string& what, const std::string& plan = "") {
+  return check_against_reference(f, resolve_input_shapes(f, {}, b), l, what, {.seed = 31, .plan = plan});
+}
+
+}  // namespace
+
+// The scheduler's plans at the sweep's sizes: #053 (4 rows in flight at B=128, 2 at B=32) and
+// #142 (2 rows), contiguous (the rows-in-flight plans) and padded or misaligned (other plans).
+TEST(GpuRowUnroll, TheSweepsShapes) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : {DType::F16, DType::BF16, DType::F32})
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 128}, {"M", 1000}, {"K", 333}}, {{"B", 32}, {"M", 1000}, {"K", 333}}})
+      for (Layout l : {Layout::Contiguous, Layout::Sliced, Layout::Misaligned}) {
+        const std::string what = std::string(dtype_name(t)) + " where_clamp_silu_add" + sizes_text(b) + " layout " +
+                                 std::to_string(static_cast<int>(l));
+        const std::string launches = check(where_clamp_silu_add(t), b, l, what);
+        if (l == Layout::Contiguous) EXPECT_NE(launches.find("row_unroll="), std::string::npos) << what << ": " << launches;
+      }
+  for (DType t : {DType::F32, DType::F16}) {
+    const Bindings b{{"B", 128}, {"M", 512}, {"K", 333}};
+    const std::string what = std::string(dtype_name(t)) + " sub_mul_add_bcast" + sizes_text(b);
+    const std::string launches = check(sub_mul_add_bcast(t), b, Layout::Contiguous, what);
+    if (t == DType::F32) EXPECT_NE(launches.find("row_unroll=2"), std::string::npos) << what << ": " << launches;
+  }
+  // Aligned rows of 1024 (vectors of 4 at 256 threads): 4 rows.
+  const std::string launches =
+      check(where_clamp_silu_add(DType::F16), {{"B", 128}, {"M", 1000}, {"K", 1024}}, Layout::Contiguous, "f16 where_clamp_silu_add K=1024");
+  EXPECT_NE(launches.find("row_unroll=4"), std::string::npos) << launches;
+}
+
+// Pinned rows in flight over small grids: R not a multiple of them (9 and 40 rows), rows of odd
+// lengths (phased at both ends; rows of 7 inside two vectors), a size-1 dim, aligned rows with a
+// weight. Contiguous inputs: padded or misaligned ones beside a contiguous output put the rows
+// at other phases than the output's, where the phased plan these pins extend does not apply
+// (the CPU kernel simulator's `rowunroll_` cases lay the output out alike; the same pins compile
+// in tests/row_unroll_test.cpp).
+TEST(GpuRowUnroll, PinnedRows) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : {DType::F16, DType::BF16, DType::F32})
+    for (int n : {2, 3, 4})
+      for (int64_t k : {333, 65, 7})
+        for (const Bindings& b : std::vector<Bindings>{{{"B", 3}, {"M", 8}, {"K", k}}, {{"B", 1}, {"M", 9}, {"K", k}},
+                                                       {{"B", 5}, {"M", 8}, {"K", k}}}) {
+          const std::string pin = "row_unroll=" + std::to_string(n) + ",one_row=0";
+          const std::string what = std::string(dtype_name(t)) + sizes_text(b) + " " + pin;
+          const std::string a = check(where_clamp_silu_add(t), b, Layout::Contiguous, "where_clamp_silu_add " + what, pin);
+          EXPECT_NE(a.find("row_unroll=" + std::to_string(n)), std::string::npos) << what << ": " << a;
+          const std::string c = check(sub_mul_add_bcast(t), b, Layout::Contiguous, "sub_mul_add_bcast " + what, pin);
+          EXPECT_NE(c.find("row_unroll=" + std::to_string(n)), std::string::npos) << what << ": " << c;
+        }
+  for (DType t : {DType::F16, DType::F32})
+    for (int n : {2, 3, 4})
+      for (const Bindings& b : std::vector<Bindings>{{{"B", 7}, {"H", 512}}, {{"B", 10}, {"H", 40}}})
+        check(mul_add_bias(t), b, Layout::Contiguous, std::string(dtype_name(t)) + " mul_add_bias" + sizes_text(b),
+              "row_unroll=" + std::to_string(n) + ",one_row=0");
+}

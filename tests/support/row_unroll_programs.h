@@ -1,0 +1,47 @@
+#pragma once
+// Programs of 2-D pointwise kernels whose rows fit one pass of a block (rows of 333, 65, 7,
+// 1024 beside [1, M, K], [1, M, 1], [B, M, 1] and [K] operands): the rows in flight
+// (KernelParams::row_unroll) that the CPU tests (tests/row_unroll_test.cpp), the GPU tier
+// (tests/gpu/row_unroll_test.cpp) and the CPU kernel simulator share.
+#include "solder/fusion.h"
+
+namespace solder::testing {
+
+// Seed 11 #053: silu(clamp(where(m0, x, 0).float(), -1.5, 2)) + y4, x [B, M, K] of dtype t, a bool
+// [1, M, K] mask (full/dims) and y4 [B, M, 1] (a row operand), an f32 output.
+inline Fusion where_clamp_silu_add(DType t) {
+  Fusion f("where_clamp_silu_add");
+  Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+  Tensor m0 = f.input("m0", DType::Bool, {Dim(1), Dim::sym("M"), Dim::sym("K")});
+  Tensor y4 = f.input("y4", t, {Dim::sym("B"), Dim::sym("M"), Dim(1)});
+  Tensor a = cast(where(m0, x, constant(f, 0, t)), DType::F32);
+  f.output(silu(clamp(a, -1.5, 2)) + cast(y4, DType::F32));
+  return f;
+}
+
+// Seed 8 #142: (y0 - x) * y1 + y2, x [B, M, K], y0 [1, M, 1] (a row operand by dims), y1
+// [1, M, K] (full/dims), y2 [1, 1, K] (a weight: element by element in phased rows).
+inline Fusion sub_mul_add_bcast(DType t) {
+  Fusion f("sub_mul_add_bcast");
+  Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+  Tensor y0 = f.input("y0", t, {Dim(1), Dim::sym("M"), Dim(1)});
+  Tensor y1 = f.input("y1", t, {Dim(1), Dim::sym("M"), Dim::sym("K")});
+  Tensor y2 = f.input("y2", t, {Dim(1), Dim(1), Dim::sym("K")});
+  f.output((y0 - x) * y1 + y2);
+  return f;
+}
+
+// x * y + b over [B, H] rows with an [H] weight (aligned rows keep its vectors) and a second
+// output: two inputs loaded as vectors besides the weight.
+inline Fusion mul_add_bias(DType t) {
+  Fusion f("mul_add_bias");
+  Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("H")});
+  Tensor y = f.input("y", t, {Dim::sym("B"), Dim::sym("H")});
+  Tensor b = f.input("b", t, {Dim::sym("H")});
+  Tensor p = x * y;
+  f.output(p + b);
+  f.output(p);
+  return f;
+}
+
+}  // namespace solder::testing
