@@ -31,13 +31,20 @@ bool windows_allow(const ScheduleContext& cx, int vec, bool& windowed) {
 // vectors at the row's ends take the element path, which skips them). Every row-varying (Full) operand must be off by the same
 // number of elements in every row (the same phase of its address and of each row dim's
 // stride: rows addressed per kernel dim too), so one shift aligns them all; weights (Col) are then read element by element. The vector width
-// in elements, or 0 where rows are aligned already or the phases differ.
+// in elements, or 0 where rows are aligned already or the phases differ. Also 0 where only
+// outputs vary along the rows and the aligned plan loads vectors: there the phase would widen
+// only the stores and read every weight element by element (seed 12 #020: an f16 output of two
+// expanded rows, one of them f32, phased at 8 against aligned vectors of 4).
 int phased_vec(const KernelPlan& plan, const LaunchFacts& facts, int aligned_vec) {
   if (facts.R <= 1) return 0;
   int widest = 0;
+  bool full_input = false;
   for (size_t k = 0; k < plan.operands.size(); ++k)
-    if (plan.operands[k].access == Access::Full) widest = std::max(widest, dtype_size(facts.operands[k].dtype));
-  if (widest == 0 || widest > 8) return 0;
+    if (plan.operands[k].access == Access::Full) {
+      widest = std::max(widest, dtype_size(facts.operands[k].dtype));
+      full_input |= !plan.operands[k].is_output;
+    }
+  if (widest == 0 || widest > 8 || (!full_input && aligned_vec > 1)) return 0;
   const int v = 16 / widest;
   if (v <= aligned_vec || facts.C < 2 * v) return 0;
   std::vector<int64_t> phases, first;  // the address's phase, then each row dim's stride's
