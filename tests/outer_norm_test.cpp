@@ -252,6 +252,27 @@ TEST(OuterNormScheduler, NormOfATransposedViewPlansItsSegments) {
   EXPECT_GE(g.x, 8u * 128u) << "8 waves of the SMs that clusters of 8 take";
 }
 
+// A norm of a transposed input into a contiguous output, rows short enough that the inner
+// scheduler's first plan stages x (a tile of rows in shared memory, 16-byte runs per column):
+// inner takes it and stores whole rows as vectors, and outer_norm says why not (seed 12 #057,
+// f16 rows of 770: 86 us as kept tiles, 35.7 staged). Rows too long for such a tile stay with
+// outer_norm (above: f16 rows of 6144 over 5120 columns).
+TEST(OuterNormScheduler, TransposedNormsOfShortRowsGoToInnerStaged) {
+  for (DType t : {DType::F16, DType::BF16, DType::F32}) {
+    const Scheduled c = choice_for(norm_of_transposed(t, false), {{"B", 16384}, {"H", 770}});
+    EXPECT_EQ(c.scheduler, "inner") << dtype_name(t);
+    EXPECT_NE(c.passed_over.find("outer_norm: the inner scheduler's first plan stages"), std::string::npos) << c.passed_over;
+    ASSERT_FALSE(c.plans.empty());
+    int staged = 0;
+    for (const OperandPlan& o : c.plans.front().operands) {
+      staged += o.access == Access::Staged;
+      if (o.is_output) EXPECT_EQ(o.access, Access::Full) << "rows of the contiguous output";
+    }
+    EXPECT_EQ(staged, 1) << c.plans.front().params.str();
+  }
+  EXPECT_EQ(choice_for(norm_of_transposed(DType::F16, false), {{"B", 5120}, {"H", 6144}}).scheduler, "outer_norm");
+}
+
 // A contiguous residual beside a transposed input whose rows are too long for the inner
 // scheduler's staged tiles: outer_norm reads it General, element by element (a warp's lanes of
 // a column walk contiguous rows), never through shared memory (cp.async copies whole vectors);
@@ -393,7 +414,9 @@ TEST(OuterNormKernels, CompileWithoutSpills) {
           EXPECT_EQ(r.spill_bytes, 0) << what << ": " << r.params;
           // One reduced row: no reduced dim left, a pointwise-like inner kernel.
           if ((b.count("H") && b.at("H") == 1) || (b.count("K") == 0 && b.at("B") == 1)) continue;
-          EXPECT_EQ(r.category, "outer-reduction") << what;
+          // f32 rows of 6144 into a contiguous output: a 4-row tile of x fits shared memory, so
+          // the inner scheduler stages it (TransposedNormsOfShortRowsGoToInnerStaged).
+          EXPECT_EQ(r.category, what == "ln_T f32 B=5120 H=6144" ? "inner-reduction" : "outer-reduction") << what;
         }
       }
 }

@@ -155,16 +155,17 @@ TEST(PlanOverrides, ARegisterCapThatSpillsStillRuns) {
 }
 
 // explain plans for the operand layouts it is given: a norm over the rows of a transposed
-// input is an outer normalization reading it along its memory-innermost axis.
+// input reads it through shared-memory tiles (inner, staged; rows of 1024 fit a tile) where
+// the contiguous one reads it as vectors.
 TEST(Explain, PlansForTheGivenLayouts) {
   Fusion f = make_workload("w5_rms_norm_bf16");
   Executor ex(f);
   const std::string contiguous = ex.explain({{256, 1024}, {1024}});
   EXPECT_NE(contiguous.find("x(in,full)"), std::string::npos) << contiguous;
   const std::string transposed = ex.explain({{256, 1024}, {1024}}, {{1, 256}, {1}});
-  EXPECT_NE(transposed.find("x(in,full)"), std::string::npos) << transposed;
-  EXPECT_NE(transposed.find("scheduler: outer_norm"), std::string::npos) << transposed;
-  EXPECT_NE(transposed.find("(out,general)"), std::string::npos) << transposed;
+  EXPECT_NE(transposed.find("x(in,staged)"), std::string::npos) << transposed;
+  EXPECT_NE(transposed.find("scheduler: inner"), std::string::npos) << transposed;
+  EXPECT_NE(transposed.find("not outer_norm: the inner scheduler's first plan stages x"), std::string::npos) << transposed;
 }
 
 // Few rows (fewer than SMs): one row per block and each row over more threads, so the rows

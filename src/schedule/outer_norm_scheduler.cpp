@@ -291,7 +291,7 @@ class OuterNormScheduler final : public Scheduler {
     if (tile > 0 && tile + 1024 <= cx.device.smem_per_block_optin)
       return "input " + general + ": unit-stride along the reduced rows only, and a 16-byte run of them fits shared memory (" +
              std::to_string(tile) + " bytes: inner stages it)";
-    bool element_output = false;
+    bool element_output = false, transposed_output = false;
     for (size_t k = cx.shape.num_inputs; k < cx.shape.operands.size(); ++k) {
       const OperandView v = view_of(cx, k, ki);
       const std::string name = "output " + cx.fusion.value(cx.shape.operands[k]).name;
@@ -299,9 +299,21 @@ class OuterNormScheduler final : public Scheduler {
       if (v.reduced.varies && !v.outer.varies && !v.inner.varies) return name + " varies along the reduced dims only";
       if (auto why = kept_addressable(v, name, false)) return why;
       element_output |= v.reduced.varies;
+      transposed_output |= v.reduced.varies && v.inner.varies && !unit_linear(v.inner);  // General here
     }
     if (!element_output && plan_stages(cx.fusion, cx.segment, cx.shape, false, false).max_level <= 1)
       return "kept-level outputs of one level of reductions (outer)";
+    // An output in the inner layout (the norm of a transposed input into a contiguous output)
+    // whose rows are short enough that the inner scheduler's first plan stages the transposed
+    // inputs (a tile of rows, whole sectors per column, in shared memory): a block there holds
+    // whole rows and stores them as vectors, where kept tiles here store that output element by
+    // element or staged (seed 12 #057, #009 and #002 ran 1.1-2.4x faster so; perf-notes
+    // 2026-11-27).
+    const std::vector<KernelPlan> inner = transposed_output ? inner_scheduler().candidates(cx) : std::vector<KernelPlan>{};
+    if (!inner.empty())
+      for (const OperandPlan& o : inner.front().operands)
+        if (o.access == Access::Staged)
+          return "the inner scheduler's first plan stages " + cx.fusion.value(o.value).name + " through shared memory (inner)";
     return std::nullopt;
   }
 
