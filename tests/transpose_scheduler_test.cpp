@@ -21,8 +21,10 @@
 #include "schedule/transpose_view.h"
 #include "solder/error.h"
 #include "solder/executor.h"
+#include "support/full_reduction_programs.h"
 
 using namespace solder;
+using solder::testing::full_reduction_of;
 
 namespace {
 
@@ -509,33 +511,12 @@ TEST(TransposeExecutor, PermutedOutputsAreWrittenByTheirKernel) {
 // permuted, read y element by element across its layout in the flat template.
 namespace {
 
-Fusion full_red(DType t, const std::string& kind) {
-  Fusion f("full_red_" + kind);
-  Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
-  Tensor y = f.input("y", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
-  Tensor xf = t == DType::F32 ? x : cast(x, DType::F32), yf = t == DType::F32 ? y : cast(y, DType::F32);
-  if (kind == "sum") f.output(sum(xf * yf, {0, 1, 2}));
-  if (kind == "amax") f.output(amax(x * y, {0, 1, 2}));
-  if (kind == "var_mean") {
-    VarMean vm = var_mean(xf * yf, {0, 1, 2}, 1, false);
-    f.output(vm.var);
-    f.output(vm.mean);
-  }
-  if (kind == "post") {
-    VarMean vm = var_mean(xf * yf, {0, 1, 2}, 0, false);
-    Tensor r = sqrt(vm.var) + vm.mean * 2.0;
-    f.output(t == DType::F32 ? r : cast(r, t));
-  }
-  if (kind == "one_input") f.output(sum(xf, {0, 1, 2}));
-  return f;
-}
-
 const Bindings k129 = {{"B", 32}, {"M", 64}, {"K", 4097}};
 
 }  // namespace
 
 TEST(TransposeScheduler, FullReductionsOfDisagreeingInputsAreStaged) {
-  const Scheduled c = choice_for(full_red(DType::BF16, "var_mean"), k129, Layouts{{{0, {0, 2, 1}}}, {}, {}});
+  const Scheduled c = choice_for(full_reduction_of(DType::BF16, "var_mean"), k129, Layouts{{{0, {0, 2, 1}}}, {}, {}});
   ASSERT_EQ(c.scheduler, "transpose") << joined(c.passed_over) << c.why_not_transpose;
   ASSERT_EQ(c.passed_over.size(), 1u);
   EXPECT_EQ(c.passed_over[0], "pointwise: the segment reduces");
@@ -569,7 +550,7 @@ TEST(TransposeScheduler, FullReductionsOfDisagreeingInputsAreStaged) {
   EXPECT_FALSE(transpose_reduces(pw.plans.front()));
   // sum, amax and an epilogue alike.
   for (const std::string kind : {"sum", "amax", "post"})
-    EXPECT_EQ(choice_for(full_red(DType::F16, kind), k129, Layouts{{{0, {0, 2, 1}}}, {}, {}}).scheduler, "transpose") << kind;
+    EXPECT_EQ(choice_for(full_reduction_of(DType::F16, kind), k129, Layouts{{{0, {0, 2, 1}}}, {}, {}}).scheduler, "transpose") << kind;
 }
 
 TEST(TransposeScheduler, FullReductionsThatDoNotPayStayFlat) {
@@ -590,7 +571,7 @@ TEST(TransposeScheduler, FullReductionsThatDoNotPayStayFlat) {
   };
   for (const Case& cs : cases) {
     SCOPED_TRACE(cs.what);
-    const Scheduled c = choice_for(full_red(DType::BF16, cs.kind), cs.sizes, cs.layouts);
+    const Scheduled c = choice_for(full_reduction_of(DType::BF16, cs.kind), cs.sizes, cs.layouts);
     EXPECT_EQ(c.scheduler, "full_reduction");
     EXPECT_NE(c.why_not_transpose.find(cs.why), std::string::npos) << c.why_not_transpose;
     EXPECT_NE(joined(c.passed_over).find("transpose: "), std::string::npos) << joined(c.passed_over);
@@ -615,7 +596,7 @@ TEST(TransposeKernels, FullReductionsCompileWithoutSpills) {
                {{{"B", 2}, {"M", 64}, {"K", 65}}, Layouts{{{0, {0, 2, 1}}}, {}, {{0, 1}, {1, 3}}}},
                {{{"B", 1}, {"M", 40}, {"K", 70}}, Layouts{{{0, {2, 1, 0}}}, {}, {}}}}) {
         SCOPED_TRACE(std::string(dtype_name(t)) + " " + kind + " B=" + std::to_string(sizes.at("B")));
-        const Scheduled c = choice_for(full_red(t, kind), sizes, layouts, false, true);
+        const Scheduled c = choice_for(full_reduction_of(t, kind), sizes, layouts, false, true);
         ASSERT_EQ(c.scheduler, "transpose") << joined(c.passed_over) << c.why_not_transpose;
         const PreparedKernel& pk = c.prepared;
         EXPECT_TRUE(transpose_reduces(pk.plan));

@@ -13,9 +13,11 @@
 #include "ops/workloads.h"
 #include "programs/run_inputs.h"
 #include "solder/reference.h"
+#include "support/full_reduction_programs.h"
 
 using namespace solder;
 using namespace solder::gpu_testing;
+using solder::testing::full_reduction_of;
 
 namespace {
 
@@ -253,32 +255,6 @@ TEST(GpuTranspose, KernelsWritePermutedOutputs) {
 // sum, amax, var_mean and an epilogue after them; f32/f16/bf16; odd sizes and edge tiles, size-1
 // dims, misaligned, padded and transposed inputs; a grid smaller than the tiles (#129's size).
 // Sums are not replayed bit for bit (float atomics across blocks); amax is.
-namespace {
-
-Fusion full_red_perm(DType t, const std::string& kind) {
-  Fusion f("full_red_perm_" + kind);
-  Tensor xs = f.input("x", t, {Dim::sym("B"), Dim::sym("K"), Dim::sym("M")});  // stored [B, K, M]
-  Tensor y = f.input("y", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
-  Tensor x = permute(xs, {0, 2, 1});
-  Tensor xf = t == DType::F32 ? x : cast(x, DType::F32), yf = t == DType::F32 ? y : cast(y, DType::F32);
-  if (kind == "sum") f.output(sum(xf * yf, {0, 1, 2}));
-  if (kind == "amax") f.output(amax(x * y, {0, 1, 2}));
-  if (kind == "var_mean") {
-    VarMean vm = var_mean(xf * yf, {0, 1, 2}, 1, false);
-    f.output(vm.var);
-    f.output(vm.mean);
-  }
-  if (kind == "post") {
-    VarMean vm = var_mean(xf * yf, {0, 1, 2}, 0, false);
-    Tensor r = sqrt(vm.var) + vm.mean * 2.0;
-    f.output(t == DType::F32 ? r : cast(r, t));
-    f.output(mean(xf * yf, {0, 1, 2}));
-  }
-  return f;
-}
-
-}  // namespace
-
 TEST(GpuTranspose, FullReductionsOfDisagreeingInputs) {
   SKIP_WITHOUT_GPU();
   for (DType t : {DType::F32, DType::F16, DType::BF16})
@@ -290,7 +266,7 @@ TEST(GpuTranspose, FullReductionsOfDisagreeingInputs) {
                                                      {{"B", 3}, {"M", 5}, {"K", 33}},
                                                      {{"B", 32}, {"M", 64}, {"K", 4097}}})
         for (Layout l : {Layout::Contiguous, Layout::Misaligned, Layout::Sliced, Layout::Transposed}) {
-          const Fusion f = full_red_perm(t, kind);
+          const Fusion f = full_reduction_of(t, kind, true);
           std::string what = std::string(dtype_name(t)) + " " + kind;
           for (const auto& [k, v] : b) what += " " + k + "=" + std::to_string(v);
           what += " layout " + std::to_string(static_cast<int>(l));
