@@ -175,22 +175,17 @@ std::vector<int> memory_order(const std::vector<int64_t>& shape, const std::vect
 }
 
 namespace {
-// An order for an inner segment: its kept dims in declared order, then its reduced dims (any order).
+// An order for an inner segment: its kept dims, then its reduced dims (each in any order).
 bool inner_order_fits(const Segment& s, const std::vector<int>& order) {
   const int rank = static_cast<int>(s.domain.size()), kept = rank - static_cast<int>(s.reduce_axes.size());
   if (static_cast<int>(order.size()) != rank) return false;
   std::vector<char> seen(rank, 0);
-  int next_kept = 0;
   for (int pos = 0; pos < rank; ++pos) {
     const int d = order[pos];
     if (d < 0 || d >= rank || seen[d]) return false;
     seen[d] = 1;
     const bool reduced = std::find(s.reduce_axes.begin(), s.reduce_axes.end(), d) != s.reduce_axes.end();
     if (reduced != (pos >= kept)) return false;
-    if (!reduced) {  // the kept dims keep their declared order
-      if (d < next_kept) return false;
-      next_kept = d + 1;
-    }
   }
   return true;
 }
@@ -200,7 +195,7 @@ std::vector<int> inner_reduction_order(const Segment& s, const std::vector<std::
                                        const std::vector<std::vector<int64_t>>& strides, const std::vector<int>& elem_bytes) {
   const int rank = static_cast<int>(s.domain.size());
   const size_t inputs = s.inputs.size();
-  if (s.category != KernelCategory::Inner || s.reduce_axes.size() < 2 || shapes.size() < inputs) return {};
+  if (s.category != KernelCategory::Inner || s.reduce_axes.empty() || shapes.size() < inputs) return {};
   // The domain's sizes: the largest of the full-rank inputs' sizes.
   std::vector<int64_t> domain(rank, 1);
   for (size_t i = 0; i < inputs; ++i)
@@ -232,16 +227,9 @@ std::vector<int> inner_reduction_order(const Segment& s, const std::vector<std::
   for (int64_t a : s.reduce_axes) order.push_back(static_cast<int>(a));
   const std::vector<int64_t>& st = strides[ref];
   auto key = [&](int d) { return domain[d] > 1 ? st[d] : INT64_MAX; };  // size-1 dims first
-  std::stable_sort(order.begin() + kept, order.end(), [&](int a, int b) { return key(a) > key(b); });
-  if (std::is_sorted(order.begin() + kept, order.end())) return {};
-  // Only where the columns then end in a unit-stride run of the input: a reduction whose reduced
-  // dims are all strided (a kept dim innermost: the outer schedulers' case) keeps its order.
-  if (key(order.back()) != 1) return {};
-  // And only where more bytes are then read or written in unit-stride runs along the innermost
-  // column dim than in the declared order: with x permuted and y contiguous (or a norm's
-  // element output contiguous), one of them is strided in either order, and the declared one
-  // stays. Inputs broadcast right-aligned; outputs count where they span the domain (element
-  // outputs, keepdim statistics).
+  // Bytes of the operands read or written in unit-stride runs along kernel dim `last`. Inputs
+  // broadcast right-aligned; outputs count where they have the domain's rank (element outputs,
+  // keepdim statistics).
   auto unit_bytes = [&](int last) {
     int64_t n = 0;
     for (size_t i = 0; i < shapes.size(); ++i) {
@@ -251,6 +239,35 @@ std::vector<int> inner_reduction_order(const Segment& s, const std::vector<std::
     }
     return n;
   };
+  // The innermost dim of size > 1 among order[lo, hi).
+  auto innermost = [&](std::ptrdiff_t lo, std::ptrdiff_t hi) {
+    for (std::ptrdiff_t i = hi - 1; i >= lo; --i)
+      if (domain[order[i]] > 1) return order[i];
+    return -1;
+  };
+  // Kept dims: where the input's unit-stride dim is a kept dim other than the declared innermost
+  // kept one (the mean over dim 0 of a [B, M, K] laid out [B, K, M]), from the largest stride
+  // to the smallest, so that the kept columns end in its unit-stride run (the outer schedulers
+  // read it as vectors; read as rows it costs a sector per element), where that moves more
+  // bytes at unit stride than the declared order (the output of a reduction is the smaller).
+  const int declared_kept = innermost(0, kept);
+  std::vector<int> by_stride(order.begin(), order.begin() + kept);
+  std::stable_sort(by_stride.begin(), by_stride.end(), [&](int a, int b) { return key(a) > key(b); });
+  const bool kept_moves = !by_stride.empty() && key(by_stride.back()) == 1 && by_stride.back() != declared_kept &&
+                          unit_bytes(by_stride.back()) > (declared_kept >= 0 ? unit_bytes(declared_kept) : 0);
+  if (kept_moves) {
+    std::copy(by_stride.begin(), by_stride.end(), order.begin());
+    return order;
+  }
+  // Reduced dims (several): from the largest stride to the smallest, only where the columns
+  // then end in a unit-stride run of the input (a reduction whose reduced dims are all strided,
+  // a kept dim innermost, is the case above), and only where more bytes move at unit stride
+  // along the innermost column dim than in the declared order: with x permuted and y
+  // contiguous (or a norm's element output contiguous), one of them is strided in either
+  // order, and the declared one stays.
+  std::stable_sort(order.begin() + kept, order.end(), [&](int a, int b) { return key(a) > key(b); });
+  if (s.reduce_axes.size() < 2 || std::is_sorted(order.begin() + kept, order.end())) return {};
+  if (key(order.back()) != 1) return {};
   int declared_last = -1;  // the declared order's innermost reduced dim of size > 1
   for (int64_t a : s.reduce_axes)
     if (domain[a] > 1) declared_last = static_cast<int>(a);

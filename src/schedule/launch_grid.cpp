@@ -160,14 +160,38 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
   return g;
 }
 
+int outer_kept_run(const LaunchFacts& facts, int k, int split, int64_t& hk) {
+  hk = 1;
+  int d = split;
+  while (d > 0 && (facts.dims[d - 1] == 1 || facts.operands[k].strides[d - 1] == hk)) hk *= facts.dims[--d];
+  // Every operand's part of dims [lo, split): one stride (its dims of size > 1 all broadcast, or
+  // none, each the next one's stride times its size).
+  auto linear_from = [&](int lo) {
+    for (const OperandFacts& o : facts.operands) {
+      int dims = 0, varying = 0;
+      bool chained = true;
+      int64_t want = -1;
+      for (int e = split - 1; e >= lo; --e) {
+        if (facts.dims[e] == 1) continue;
+        ++dims;
+        varying += o.strides[e] != 0;
+        if (want >= 0 && o.strides[e] != want) chained = false;
+        want = o.strides[e] * facts.dims[e];
+      }
+      if (varying > 0 && (varying < dims || !chained)) return false;
+    }
+    return true;
+  };
+  while (d < split - 1 && !linear_from(d)) hk /= facts.dims[d++];
+  return d;
+}
+
 int64_t outer_inner_kept(const KernelPlan& plan, const LaunchFacts& facts) {
-  // The first column input's run of trailing kept dims at unit stride (the device's
-  // outer_kept_split, the scheduler's kept_split).
+  // The first column input's run (outer_kept_run).
   for (size_t k = 0; k < plan.operands.size(); ++k) {
     if (plan.operands[k].is_output || plan.operands[k].access != Access::Full) continue;
     int64_t hk = 1;
-    for (int d = plan.shape.split; d > 0 && (facts.dims[d - 1] == 1 || facts.operands[k].strides[d - 1] == hk);)
-      hk *= facts.dims[--d];
+    outer_kept_run(facts, static_cast<int>(k), plan.shape.split, hk);
     return hk;
   }
   return std::max<int64_t>(facts.R, 1);

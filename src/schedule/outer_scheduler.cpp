@@ -60,7 +60,9 @@ class OuterScheduler final : public Scheduler {
       const OperandView v = view_of(cx, k, ki);
       const std::string name = "output " + f.value(cx.shape.operands[k]).name;
       if (v.reduced.varies) return name + " varies along the reduced dims: element outputs (outer_norm)";
-      if (auto why = kept_addressable(v, name)) return why;
+      // Any linear stride along the inner kept run: st_cols stores such columns one by one (a
+      // reduction of a permuted input into the declared layout, the outputs the smaller side).
+      if (auto why = kept_addressable(v, name, false)) return why;
     }
     const StagePlan sp = plan_stages(f, cx.segment, cx.shape, false, false);
     if (sp.max_level > 1) return "a reduction reads another's result (outer_norm)";
