@@ -39,7 +39,8 @@ std::string KernelParams::str() const {
          (smem_rows ? " smem_rows=" + std::to_string(smem_rows) + ":" + std::to_string(dyn_smem) : std::string()) +
          (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string()) + (one_row ? " one_row" : "") +
          (shift ? " shift" : "") + (row_unroll != 1 ? " row_unroll=" + std::to_string(row_unroll) : std::string()) +
-         (cluster > 1 ? " cluster=" + std::to_string(cluster) : std::string()) + (staged ? " staged" : "");
+         (cluster > 1 ? " cluster=" + std::to_string(cluster) : std::string()) + (staged ? " staged" : "") +
+         (kept_run ? " kept_run" : "");
   if (tile_rows || tile_cols || tile_vec)
     s += " tile_rows=" + std::to_string(tile_rows) + " tile_cols=" + std::to_string(tile_cols) +
          " tile_vec=" + std::to_string(tile_vec);
@@ -107,6 +108,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
     else if (key == "one_row") p.one_row = flag();
     else if (key == "shift") p.shift = flag();
     else if (key == "row_unroll") p.row_unroll = number(val);
+    else if (key == "kept_run") p.kept_run = flag();
     else if (key == "prefetch" && val.rfind("smem:", 0) == 0) {
       p.prefetch = p.prefetch_smem = true;
       p.dyn_smem = number(val.substr(5));
@@ -119,7 +121,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
       throw Error("plan: unknown part '" + key +
                   "' (vec, threads, threads_per_row, rows_per_block, batch, looped, unroll, min_blocks, cluster, row_split, "
                   "prefetch[=smem:BYTES], ldg_weights, weight_ring, tickets, resident, recompute, col_vec, "
-                  "grid_split, staged, smem_rows[=ROWS:BYTES], one_row, shift, row_unroll, tile_rows, tile_cols, tile_vec, index32, max_registers)");
+                  "grid_split, staged, smem_rows[=ROWS:BYTES], one_row, shift, row_unroll, kept_run, tile_rows, tile_cols, tile_vec, index32, max_registers)");
     }
   }
   return p;
@@ -375,6 +377,7 @@ std::vector<std::string> KernelPlan::problems() const {
   need(p.vec == 1 || p.vec == 2 || p.vec == 4 || p.vec == 8 || p.vec == 16, "vec is 1, 2, 4, 8 or 16");
   need(p.threads >= 1 && p.threads <= 1024, "threads is 1..1024");
   need(p.max_registers == 0 || (p.max_registers >= 16 && p.max_registers <= 255), "max_registers is 0 or 16..255");
+  need(!p.kept_run || shape.category == KernelCategory::Outer, "kept_run is an outer plan's part");
   for (const OperandPlan& o : operands)
     need(!o.segments || (shape.category == KernelCategory::Inner && o.access == Access::General && !o.is_output),
          "vector runs (general/seg) are inner plans' General inputs");

@@ -101,6 +101,12 @@ struct KernelParams {
                             // every one (and each row's row-constant loads) before the first
                             // use, so a thread has row_unroll rows' loads in flight, not one
                             // (see write_flat); printed only above 1
+  bool kept_run = false;    // outer plans: the inner kept run ends where an operand's part of it
+                            // stops being one stride, before the first input's contiguous run
+                            // does (an output in the declared layout of a permuted input's kept
+                            // dims); the kernel then checks each operand's strides (see
+                            // outer_kept_run). Set only where the run ends early, so other
+                            // kernels keep their code; printed only when set
   int max_registers = 0;    // a register cap per thread (__maxnreg__) in place of min_blocks'
                             // __launch_bounds__ cap; 0: none (a user override, `--plan max_registers=N`)
 

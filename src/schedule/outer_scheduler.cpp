@@ -78,7 +78,9 @@ class OuterScheduler final : public Scheduler {
     // vector every column input's address, row stride and outer kept stride allow, which
     // divides the inner kept size (a vector never straddles an outer kept index).
     int64_t inner_kept = 1;
-    const int ki = kept_split(cx, inner_kept);
+    bool early = false;
+    const int ki = kept_split(cx, inner_kept, &early);
+    plan.params.kept_run = early;
     std::vector<OperandView> views;
     std::vector<char> full_access;
     for (size_t k = 0; k < plan.operands.size(); ++k) {

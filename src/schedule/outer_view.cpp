@@ -22,7 +22,7 @@ Part part_of(const LaunchFacts& facts, const OperandFacts& of, int lo, int hi) {
   return p;
 }
 
-int kept_split(const ScheduleContext& cx, int64_t& hk) {
+int kept_split(const ScheduleContext& cx, int64_t& hk, bool* ended_early) {
   const int rank = static_cast<int>(cx.facts.dims.size()), split = cx.shape.split;
   hk = 1;
   for (int k = 0; k < cx.shape.num_inputs; ++k) {
@@ -34,7 +34,7 @@ int kept_split(const ScheduleContext& cx, int64_t& hk) {
     // The first such input with a kept dim as its memory-innermost (a residual laid out along
     // the reduced rows may come before a transposed input).
     int64_t h = 1;
-    const int d = outer_kept_run(cx.facts, k, split, h);
+    const int d = outer_kept_run(cx.facts, k, split, h, ended_early);
     if (h > 1) {
       hk = h;
       return d;

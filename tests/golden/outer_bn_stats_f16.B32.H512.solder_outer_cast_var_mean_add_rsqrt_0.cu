@@ -11,32 +11,12 @@ __device__ __forceinline__ i64 goff(const Params& p, int k, i64 row, i64 col) {
   off += (row % p.dims[0]) * p.stride[k][0]; row /= p.dims[0];
   return off;
 }
-// The kept dims' inner run (launch_grid.cpp's outer_kept_run): its first kernel dim, and HK
-// its size: operand k's trailing kept dims at unit stride, as far as each of the N operands'
-// part of them is one stride (unrolled over N and SPLIT: constant parameter offsets).
-template <int N, int SPLIT> __device__ __forceinline__ int outer_kept_split(const Params& p, int k, i64& hk) {
+// The kept dims' inner run (outer_scheduler.cpp's kept_split): its first kernel dim, and HK
+// its size, from operand k's strides.
+__device__ __forceinline__ int outer_kept_split(const Params& p, int k, int split, i64& hk) {
   hk = 1;
-  int d = SPLIT;
+  int d = split;
   while (d > 0 && (p.dims[d - 1] == 1 || p.stride[k][d - 1] == hk)) hk *= p.dims[--d];
-  for (bool linear = false; !linear && d < SPLIT - 1;) {
-    linear = true;
-#pragma unroll
-    for (int o = 0; o < N; ++o) {
-      int dims = 0, varying = 0;
-      bool chained = true;
-      i64 want = -1;
-#pragma unroll
-      for (int e = SPLIT - 1; e >= 0; --e) {
-        if (e < d || p.dims[e] == 1) continue;
-        ++dims;
-        varying += p.stride[o][e] != 0;
-        if (want >= 0 && p.stride[o][e] != want) chained = false;
-        want = p.stride[o][e] * p.dims[e];
-      }
-      linear = linear && (varying == 0 || (varying == dims && chained));
-    }
-    if (!linear) hk /= p.dims[d++];
-  }
   return d;
 }
 // The stride of operand k's innermost dim of size > 1 among kernel dims [lo, hi), or 0.
@@ -74,7 +54,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) solder_outer_cast_var_mean_
   const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
   const i64 kc0 = ((i64)blockIdx.x * TX + tx) * VEC;
   i64 HK;  // the inner kept run's size
-  const int KI = outer_kept_split<4, 1>(p, 0, HK);
+  const int KI = outer_kept_split(p, 0, 1, HK);
   const i64 rs0 = outer_stride(p, 0, 1, 4);
   const i64 sa0 = outer_stride(p, 0, 0, KI);
   const i64 sa1 = outer_stride(p, 1, 0, KI);
