@@ -50,12 +50,6 @@ Fusion slice_reduce(DType t, int which) {
   return f;
 }
 
-std::string sizes_text(const Bindings& b) {
-  std::string s;
-  for (const auto& [k, v] : b) s += " " + k + "=" + std::to_string(v);
-  return s;
-}
-
 const std::vector<Bindings>& pointwise_sizes() {
   static const std::vector<Bindings> sizes{{{"B", 8}, {"M", 100}, {"K", 4097}}, {{"B", 3}, {"M", 7}, {"K", 333}},
                                            {{"B", 5}, {"M", 9}, {"K", 1}},      {{"B", 1}, {"M", 1000}, {"K", 64}},

@@ -57,6 +57,13 @@ inline DeviceTensor upload(const HostTensor& h, Layout layout) {
   return d;
 }
 
+// " B=8192 H=1024": a case's sizes, for failure messages.
+inline std::string sizes_text(const Bindings& b) {
+  std::string s;
+  for (const auto& [k, v] : b) s += " " + k + "=" + std::to_string(v);
+  return s;
+}
+
 inline double tolerance(DType t) {
   switch (t) {
     case DType::F16: return 4e-3;

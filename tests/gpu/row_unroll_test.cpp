@@ -20,12 +20,6 @@ using namespace solder::gpu_testing;
 
 namespace {
 
-std::string sizes_text(const Bindings& b) {
-  std::string s;
-  for (const auto& [k, v] : b) s += " " + k + "=" + std::to_string(v);
-  return s;
-}
-
 std::string check(const Fusion& f, const Bindings& b, Layout l, const std::string& what, const std::string& plan = "") {
   return check_against_reference(f, resolve_input_shapes(f, {}, b), l, what, {.seed = 31, .plan = plan});
 }
