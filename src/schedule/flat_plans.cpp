@@ -251,8 +251,8 @@ double access_cost(const KernelPlan& plan, const LaunchFacts& facts) {
 
 // Rows in flight (KernelParams::row_unroll) for a 2-D pointwise plan whose rows fit one pass of
 // its threads: there each thread loads one vector per row, and one row at a time left one
-// vector's loads in flight per thread (seed 11 #053, f16 rows of 333 and a bool mask in phased
-// vectors of 4 at 96 threads: 12 bytes, 48 % of a copy). Rows enough that each thread keeps
+// vector's loads in flight per thread (seed 11 #053: 12 bytes, f16 rows of 333 and a bool mask
+// in phased vectors of 4 at 96 threads). Rows enough that each thread keeps
 // about kRowBytesInFlight bytes of vector loads in flight, at most kMostRows, and no more than
 // leave kRowWaves waves of resident blocks (R / rows blocks); 1 where that is one row, where no
 // input loads vectors, or where the plan is not of that form.
@@ -331,11 +331,9 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
       out.insert(out.begin(), *one);
   // Inputs read at their own phase: first where the model's loads and stores per element are
   // under three quarters of the first plan's (rows or a cat's pieces at phases that narrow every
-  // vector): two f32 slices at an odd offset (1.75 against 3.00 at vec=1) ran 78 us one element
-  // per thread, 57 shifted. Against phased rows, under half: their weights, read element by
-  // element, are the same columns in every row (L1 hits the model counts in full): bf16 rows of
-  // 5140 with an f32 bias ran 41.7 us phased (1.25), 45.4 at vec=4 (0.75; perf-notes, seed 11
-  // #019 and #141).
+  // vector). Against phased rows, under half: their weights, read element by element, are the
+  // same columns in every row, L1 hits that the model counts in full (perf-notes 2026-11-27,
+  // seed 11 #019 and #141).
   if (auto sh = pick ? std::nullopt : shift_plan(plan, cx)) {
     const double mine = access_cost(*sh, cx.facts), first = access_cost(out.front(), cx.facts);
     char why[160];
