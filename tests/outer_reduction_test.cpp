@@ -356,3 +356,36 @@ TEST(OuterKernels, SixteenByteColumnLoadsAndASelfResettingGridForm) {
   EXPECT_NE(src.find("welford_merge"), std::string::npos);
   EXPECT_EQ(records[0].spill_bytes, 0) << sources[0].ptxas_log;
 }
+
+// A mean over dim 0 of x [A, B, C] laid out [A, C, B] (seed 13 #134, f16 [128, 100, 4097]): the
+// kept dims walk x's memory order (C, B), so the outer scheduler reads B as vectors; the output
+// [B, C] (declared layout) ends the inner kept run at B, so the plan checks every operand's
+// strides (kept_run). Laid out [C, A, B] (seed 13 #122's rotation) x's run is B alone: no
+// kept_run. A pinned plan without kept_run is refused where the launch needs it.
+TEST(OuterScheduler, KeptDimsInTheInputsMemoryOrder) {
+  Fusion f("kept_order");
+  Tensor x = f.input("x", DType::F16, {Dim::sym("A"), Dim::sym("B"), Dim::sym("C")});
+  f.output(cast(mean(cast(x, DType::F32), {0}), DType::F16));
+  const std::vector<int64_t> shape = {128, 100, 4097};
+  Executor ex(f);
+  const std::string acb = ex.explain({shape}, {{100 * 4097, 1, 100}});
+  EXPECT_NE(acb.find("scheduler: outer"), std::string::npos) << acb;
+  EXPECT_NE(acb.find("x(in,full)"), std::string::npos) << acb;
+  EXPECT_NE(acb.find(" kept_run"), std::string::npos) << acb;
+  const std::string cab = ex.explain({shape}, {{100, 1, 128 * 100}});
+  EXPECT_NE(cab.find("scheduler: outer"), std::string::npos) << cab;
+  EXPECT_EQ(cab.find(" kept_run"), std::string::npos) << cab;
+  // Contiguous: the row reduction's declared order, a column sum of [A, B * C].
+  const std::string contig = ex.explain({shape});
+  EXPECT_NE(contig.find("scheduler: outer"), std::string::npos) << contig;
+  EXPECT_EQ(contig.find(" kept_run"), std::string::npos) << contig;
+  ExecutorOptions pinned;
+  pinned.plan = "kept_run=0";
+  Executor bad(f, pinned);
+  try {
+    const std::string text = bad.explain({shape}, {{100 * 4097, 1, 100}});
+    EXPECT_NE(text.find("needs kept_run"), std::string::npos) << text;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("needs kept_run"), std::string::npos) << e.what();
+  }
+}

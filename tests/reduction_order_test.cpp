@@ -102,13 +102,33 @@ TEST(ReductionOrder, AnalyzeKernelTakesKeptThenReducedOrdersOnly) {
   // repeated or missing dim, a dim out of range, the wrong length.
   for (const std::vector<int>& bad : std::vector<std::vector<int>>{{2, 0, 1}, {1, 0, 2}, {0, 2, 2}, {0, 1, 3}, {0, 2}, {0, 2, 1, 3}})
     EXPECT_EQ(analyze_kernel(f, l.seg(), bad).dim_order, (std::vector<int>{0, 1, 2})) << bad.size();
-  // Kept dims keep their declared order (a reduction over [2, 3] of a 4-D x).
+  // Kept dims and reduced dims each in any order (a reduction over [2, 3] of a 4-D x); a kept
+  // dim among the reduced ones is ignored.
   Fusion g("order4");
   Tensor x = g.input("x", DType::F32, {Dim::sym("A"), Dim::sym("B"), Dim::sym("C"), Dim::sym("D")});
   g.output(sum(x, {2, 3}));
   const Lowered l4 = lowered(g);
-  EXPECT_EQ(analyze_kernel(l4.sf.fusion, l4.seg(), {1, 0, 3, 2}).dim_order, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(analyze_kernel(l4.sf.fusion, l4.seg(), {1, 0, 3, 2}).dim_order, (std::vector<int>{1, 0, 3, 2}));
   EXPECT_EQ(analyze_kernel(l4.sf.fusion, l4.seg(), {0, 1, 3, 2}).dim_order, (std::vector<int>{0, 1, 3, 2}));
+  EXPECT_EQ(analyze_kernel(l4.sf.fusion, l4.seg(), {0, 2, 1, 3}).dim_order, (std::vector<int>{0, 1, 2, 3}));
+}
+
+// A reduction over dim 0 of x [A, B, C] laid out [A, C, B] (seed 13 #134): the kept dims walk
+// x's memory order (C, B), so B, its unit-stride dim, is the kept columns' innermost; laid out as
+// declared, or with C unit-stride, the declared order; the output's bytes do not outweigh x's.
+TEST(ReductionOrder, KeptDimsFollowTheInputsUnitStrideDim) {
+  Fusion f("kept_order");
+  Tensor x = f.input("x", DType::F16, {Dim::sym("A"), Dim::sym("B"), Dim::sym("C")});
+  f.output(sum(x, {0}, true));
+  const Lowered l = lowered(f);
+  const std::vector<int64_t> dims = {128, 100, 4097}, out = {1, 100, 4097};
+  const std::vector<int64_t> acb = {4097 * 100, 1, 100}, contig = {100 * 4097, 4097, 1}, out_contig = {100 * 4097, 4097, 1};
+  EXPECT_EQ(inner_reduction_order(l.seg(), {dims, out}, {acb, out_contig}, {2, 4}), (std::vector<int>{2, 1, 0}));
+  EXPECT_TRUE(inner_reduction_order(l.seg(), {dims, out}, {contig, out_contig}, {2, 4}).empty());
+  // The output in x's layout too: still x's order.
+  EXPECT_EQ(inner_reduction_order(l.seg(), {dims, out}, {acb, {100 * 4097, 1, 100}}, {2, 4}), (std::vector<int>{2, 1, 0}));
+  // An element output as large as x in the declared layout (a norm over dim 0): as declared.
+  EXPECT_TRUE(inner_reduction_order(l.seg(), {dims, dims}, {acb, contig}, {2, 2}).empty());
 }
 
 // Seed 9 #128: amin |x| over [1, 2] of x stored [K, B, M], f32 [32, 128, 4097] (and odd sizes):

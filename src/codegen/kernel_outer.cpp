@@ -88,7 +88,7 @@ class OuterWriter {
   }
 
   void write() {
-    c_ += outer_device_helpers();
+    c_ += outer_device_helpers(P_.kept_run);
     if (phased()) c_ += phase_shift_helper();
     c_ += st_cols_helper();
     prologue();
@@ -130,7 +130,9 @@ class OuterWriter {
       if (is(k, Access::Full) && first_full < 0) first_full = k;
     if (first_full < 0) throw Error("codegen: " + w_.plan.name + ": an outer reduction without a column input");
     c_ += "  i64 HK;  // the inner kept run's size\n";
-    c_ += "  const int KI = outer_kept_split(p, " + num(first_full) + ", " + num(split) + ", HK);\n";
+    c_ += P_.kept_run ? "  const int KI = outer_kept_split<" + num(static_cast<int>(w_.plan.operands.size())) + ", " + num(split) +
+                            ">(p, " + num(first_full) + ", HK);\n"
+                      : "  const int KI = outer_kept_split(p, " + num(first_full) + ", " + num(split) + ", HK);\n";
     for (int k = 0; k < static_cast<int>(w_.plan.operands.size()); ++k) {
       const std::string n = num(k);
       if (is(k, Access::Full) || is(k, Access::Row))
@@ -486,16 +488,44 @@ std::string phase_shift_helper() {
          "  return o.v;\n}\n";
 }
 
-std::string outer_device_helpers() {
-  return "// The kept dims' inner run (outer_scheduler.cpp's kept_split): its first kernel dim, and HK\n"
-         "// its size, from operand k's strides.\n"
-         "__device__ __forceinline__ int outer_kept_split(const Params& p, int k, int split, i64& hk) {\n"
-         "  hk = 1;\n  int d = split;\n"
-         "  while (d > 0 && (p.dims[d - 1] == 1 || p.stride[k][d - 1] == hk)) hk *= p.dims[--d];\n  return d;\n}\n"
-         "// The stride of operand k's innermost dim of size > 1 among kernel dims [lo, hi), or 0.\n"
+namespace {
+std::string outer_stride_helper() {
+  return "// The stride of operand k's innermost dim of size > 1 among kernel dims [lo, hi), or 0.\n"
          "__device__ __forceinline__ i64 outer_stride(const Params& p, int k, int lo, int hi) {\n"
          "  for (int d = hi - 1; d >= lo; --d)\n    if (p.dims[d] > 1) return p.stride[k][d];\n  return 0;\n}\n";
 }
+}  // namespace
+
+std::string outer_device_helpers(bool kept_run) {
+  if (!kept_run)
+    return "// The kept dims' inner run (outer_scheduler.cpp's kept_split): its first kernel dim, and HK\n"
+           "// its size, from operand k's strides.\n"
+           "__device__ __forceinline__ int outer_kept_split(const Params& p, int k, int split, i64& hk) {\n"
+           "  hk = 1;\n  int d = split;\n"
+           "  while (d > 0 && (p.dims[d - 1] == 1 || p.stride[k][d - 1] == hk)) hk *= p.dims[--d];\n  return d;\n}\n" +
+           outer_stride_helper();
+  return "// The kept dims' inner run (launch_grid.cpp's outer_kept_run): its first kernel dim, and HK\n"
+         "// its size: operand k's trailing kept dims at unit stride, as far as each of the N operands'\n"
+         "// part of them is one stride (unrolled over N and SPLIT: constant parameter offsets).\n"
+         "template <int N, int SPLIT> __device__ __forceinline__ int outer_kept_split(const Params& p, int k, i64& hk) {\n"
+         "  hk = 1;\n  int d = SPLIT;\n"
+         "  while (d > 0 && (p.dims[d - 1] == 1 || p.stride[k][d - 1] == hk)) hk *= p.dims[--d];\n"
+         "  for (bool linear = false; !linear && d < SPLIT - 1;) {\n"
+         "    linear = true;\n"
+         "#pragma unroll\n"
+         "    for (int o = 0; o < N; ++o) {\n"
+         "      int dims = 0, varying = 0;\n      bool chained = true;\n      i64 want = -1;\n"
+         "#pragma unroll\n"
+         "      for (int e = SPLIT - 1; e >= 0; --e) {\n"
+         "        if (e < d || p.dims[e] == 1) continue;\n"
+         "        ++dims;\n        varying += p.stride[o][e] != 0;\n"
+         "        if (want >= 0 && p.stride[o][e] != want) chained = false;\n"
+         "        want = p.stride[o][e] * p.dims[e];\n      }\n"
+         "      linear = linear && (varying == 0 || (varying == dims && chained));\n    }\n"
+         "    if (!linear) hk /= p.dims[d++];\n  }\n  return d;\n}\n" +
+         outer_stride_helper();
+}
+
 
 // The normalization form (kernel_outer_norm.cpp) where an output varies along the reduced dims
 // or a reduction reads another's result; otherwise the reduction form.

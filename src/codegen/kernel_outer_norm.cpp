@@ -80,7 +80,7 @@ class OuterNormWriter {
   }
 
   void write() {
-    c_ += outer_device_helpers();
+    c_ += outer_device_helpers(P_.kept_run);
     prologue();
     if (P_.batch > 0) held_loads();
     for (int level = 1; level <= sp_.max_level; ++level) reduction_pass(level);
@@ -126,7 +126,9 @@ class OuterNormWriter {
     for (int k : ins_)
       if (is(k, Access::Full) && first_full < 0) first_full = k;
     if (first_full < 0) throw Error("codegen: " + w_.plan.name + ": an outer normalization without a column input");
-    c_ += "  i64 HK;\n  const int KI = outer_kept_split(p, " + num(first_full) + ", " + num(split) + ", HK);\n";
+    c_ += P_.kept_run ? "  i64 HK;\n  const int KI = outer_kept_split<" + num(static_cast<int>(w_.plan.operands.size())) + ", " +
+                            num(split) + ">(p, " + num(first_full) + ", HK);\n"
+                      : "  i64 HK;\n  const int KI = outer_kept_split(p, " + num(first_full) + ", " + num(split) + ", HK);\n";
     for (int k = 0; k < static_cast<int>(w_.plan.operands.size()); ++k) {
       const std::string n = num(k);
       const bool rows = is(k, Access::Full) || is(k, Access::Row) || is(k, Access::General);

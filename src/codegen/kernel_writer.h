@@ -523,8 +523,9 @@ void write_transpose(Writer& w, KernelSource& out);   // kernel_transpose.cpp
 std::vector<std::string> write_accumulators(Writer& w, int ind);
 void write_fold(Writer& w, ExprEmitter& em, const std::vector<std::string>& acc, int ind);
 void write_grid_combine(Writer& w, const std::vector<std::string>& acc, const std::vector<int>& post_outs, KernelSource& ks_out);
-// The outer templates' device helpers (outer_kept_split, outer_stride).
-std::string outer_device_helpers();
+// The outer templates' device helpers (outer_kept_split, outer_stride); with `kept_run`, the
+// kept run that checks every operand's strides (KernelParams::kept_run).
+std::string outer_device_helpers(bool kept_run);
 std::string phase_shift_helper();
 // Shift plans' shift of two aligned vectors into one (kernel_inner.cpp; the flat template's
 // ld_shifted calls it too).

@@ -283,10 +283,11 @@ static std::vector<int> pointwise_order(const Segment& s, const std::vector<Tens
   return order;
 }
 
-// An inner segment reducing several axes walks its reduced dims in its dominant input's memory
-// order (inner_reduction_order): a reduction over a permuted view reads it as unit-stride runs.
+// An inner segment walks its kept dims, or its reduced dims, in its dominant input's memory
+// order where that moves more bytes at unit stride (inner_reduction_order): a reduction over a
+// permuted view reads it as unit-stride runs.
 static std::vector<int> inner_order(const Segment& s, const std::vector<TensorMeta>& meta) {
-  if (s.category != KernelCategory::Inner || s.reduce_axes.size() < 2) return {};
+  if (s.category != KernelCategory::Inner) return {};
   std::vector<std::vector<int64_t>> shapes, strides;
   std::vector<int> bytes;
   std::vector<int> operands = s.inputs;

@@ -39,7 +39,8 @@ std::string KernelParams::str() const {
          (smem_rows ? " smem_rows=" + std::to_string(smem_rows) + ":" + std::to_string(dyn_smem) : std::string()) +
          (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string()) + (one_row ? " one_row" : "") +
          (shift ? " shift" : "") + (row_unroll != 1 ? " row_unroll=" + std::to_string(row_unroll) : std::string()) +
-         (cluster > 1 ? " cluster=" + std::to_string(cluster) : std::string()) + (staged ? " staged" : "");
+         (cluster > 1 ? " cluster=" + std::to_string(cluster) : std::string()) + (staged ? " staged" : "") +
+         (kept_run ? " kept_run" : "");
   if (tile_rows || tile_cols || tile_vec)
     s += " tile_rows=" + std::to_string(tile_rows) + " tile_cols=" + std::to_string(tile_cols) +
          " tile_vec=" + std::to_string(tile_vec);
@@ -107,6 +108,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
     else if (key == "one_row") p.one_row = flag();
     else if (key == "shift") p.shift = flag();
     else if (key == "row_unroll") p.row_unroll = number(val);
+    else if (key == "kept_run") p.kept_run = flag();
     else if (key == "prefetch" && val.rfind("smem:", 0) == 0) {
       p.prefetch = p.prefetch_smem = true;
       p.dyn_smem = number(val.substr(5));
@@ -119,7 +121,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
       throw Error("plan: unknown part '" + key +
                   "' (vec, threads, threads_per_row, rows_per_block, batch, looped, unroll, min_blocks, cluster, row_split, "
                   "prefetch[=smem:BYTES], ldg_weights, weight_ring, tickets, resident, recompute, col_vec, "
-                  "grid_split, staged, smem_rows[=ROWS:BYTES], one_row, shift, row_unroll, tile_rows, tile_cols, tile_vec, index32, max_registers)");
+                  "grid_split, staged, smem_rows[=ROWS:BYTES], one_row, shift, row_unroll, kept_run, tile_rows, tile_cols, tile_vec, index32, max_registers)");
     }
   }
   return p;
@@ -175,22 +177,17 @@ std::vector<int> memory_order(const std::vector<int64_t>& shape, const std::vect
 }
 
 namespace {
-// An order for an inner segment: its kept dims in declared order, then its reduced dims (any order).
+// An order for an inner segment: its kept dims, then its reduced dims (each in any order).
 bool inner_order_fits(const Segment& s, const std::vector<int>& order) {
   const int rank = static_cast<int>(s.domain.size()), kept = rank - static_cast<int>(s.reduce_axes.size());
   if (static_cast<int>(order.size()) != rank) return false;
   std::vector<char> seen(rank, 0);
-  int next_kept = 0;
   for (int pos = 0; pos < rank; ++pos) {
     const int d = order[pos];
     if (d < 0 || d >= rank || seen[d]) return false;
     seen[d] = 1;
     const bool reduced = std::find(s.reduce_axes.begin(), s.reduce_axes.end(), d) != s.reduce_axes.end();
     if (reduced != (pos >= kept)) return false;
-    if (!reduced) {  // the kept dims keep their declared order
-      if (d < next_kept) return false;
-      next_kept = d + 1;
-    }
   }
   return true;
 }
@@ -200,7 +197,7 @@ std::vector<int> inner_reduction_order(const Segment& s, const std::vector<std::
                                        const std::vector<std::vector<int64_t>>& strides, const std::vector<int>& elem_bytes) {
   const int rank = static_cast<int>(s.domain.size());
   const size_t inputs = s.inputs.size();
-  if (s.category != KernelCategory::Inner || s.reduce_axes.size() < 2 || shapes.size() < inputs) return {};
+  if (s.category != KernelCategory::Inner || s.reduce_axes.empty() || shapes.size() < inputs) return {};
   // The domain's sizes: the largest of the full-rank inputs' sizes.
   std::vector<int64_t> domain(rank, 1);
   for (size_t i = 0; i < inputs; ++i)
@@ -232,16 +229,9 @@ std::vector<int> inner_reduction_order(const Segment& s, const std::vector<std::
   for (int64_t a : s.reduce_axes) order.push_back(static_cast<int>(a));
   const std::vector<int64_t>& st = strides[ref];
   auto key = [&](int d) { return domain[d] > 1 ? st[d] : INT64_MAX; };  // size-1 dims first
-  std::stable_sort(order.begin() + kept, order.end(), [&](int a, int b) { return key(a) > key(b); });
-  if (std::is_sorted(order.begin() + kept, order.end())) return {};
-  // Only where the columns then end in a unit-stride run of the input: a reduction whose reduced
-  // dims are all strided (a kept dim innermost: the outer schedulers' case) keeps its order.
-  if (key(order.back()) != 1) return {};
-  // And only where more bytes are then read or written in unit-stride runs along the innermost
-  // column dim than in the declared order: with x permuted and y contiguous (or a norm's
-  // element output contiguous), one of them is strided in either order, and the declared one
-  // stays. Inputs broadcast right-aligned; outputs count where they span the domain (element
-  // outputs, keepdim statistics).
+  // Bytes of the operands read or written in unit-stride runs along kernel dim `last`. Inputs
+  // broadcast right-aligned; outputs count where they have the domain's rank (element outputs,
+  // keepdim statistics).
   auto unit_bytes = [&](int last) {
     int64_t n = 0;
     for (size_t i = 0; i < shapes.size(); ++i) {
@@ -251,6 +241,35 @@ std::vector<int> inner_reduction_order(const Segment& s, const std::vector<std::
     }
     return n;
   };
+  // The innermost dim of size > 1 among order[lo, hi).
+  auto innermost = [&](std::ptrdiff_t lo, std::ptrdiff_t hi) {
+    for (std::ptrdiff_t i = hi - 1; i >= lo; --i)
+      if (domain[order[i]] > 1) return order[i];
+    return -1;
+  };
+  // Kept dims: where the input's unit-stride dim is a kept dim other than the declared innermost
+  // kept one (the mean over dim 0 of a [B, M, K] laid out [B, K, M]), from the largest stride
+  // to the smallest, so that the kept columns end in its unit-stride run (the outer schedulers
+  // read it as vectors; read as rows it costs a sector per element), where that moves more
+  // bytes at unit stride than the declared order (the output of a reduction is the smaller).
+  const int declared_kept = innermost(0, kept);
+  std::vector<int> by_stride(order.begin(), order.begin() + kept);
+  std::stable_sort(by_stride.begin(), by_stride.end(), [&](int a, int b) { return key(a) > key(b); });
+  const bool kept_moves = !by_stride.empty() && key(by_stride.back()) == 1 && by_stride.back() != declared_kept &&
+                          unit_bytes(by_stride.back()) > (declared_kept >= 0 ? unit_bytes(declared_kept) : 0);
+  if (kept_moves) {
+    std::copy(by_stride.begin(), by_stride.end(), order.begin());
+    return order;
+  }
+  // Reduced dims (several): from the largest stride to the smallest, only where the columns
+  // then end in a unit-stride run of the input (a reduction whose reduced dims are all strided,
+  // a kept dim innermost, is the case above), and only where more bytes move at unit stride
+  // along the innermost column dim than in the declared order: with x permuted and y
+  // contiguous (or a norm's element output contiguous), one of them is strided in either
+  // order, and the declared one stays.
+  std::stable_sort(order.begin() + kept, order.end(), [&](int a, int b) { return key(a) > key(b); });
+  if (s.reduce_axes.size() < 2 || std::is_sorted(order.begin() + kept, order.end())) return {};
+  if (key(order.back()) != 1) return {};
   int declared_last = -1;  // the declared order's innermost reduced dim of size > 1
   for (int64_t a : s.reduce_axes)
     if (domain[a] > 1) declared_last = static_cast<int>(a);
@@ -358,6 +377,7 @@ std::vector<std::string> KernelPlan::problems() const {
   need(p.vec == 1 || p.vec == 2 || p.vec == 4 || p.vec == 8 || p.vec == 16, "vec is 1, 2, 4, 8 or 16");
   need(p.threads >= 1 && p.threads <= 1024, "threads is 1..1024");
   need(p.max_registers == 0 || (p.max_registers >= 16 && p.max_registers <= 255), "max_registers is 0 or 16..255");
+  need(!p.kept_run || shape.category == KernelCategory::Outer, "kept_run is an outer plan's part");
   for (const OperandPlan& o : operands)
     need(!o.segments || (shape.category == KernelCategory::Inner && o.access == Access::General && !o.is_output),
          "vector runs (general/seg) are inner plans' General inputs");

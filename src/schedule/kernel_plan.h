@@ -101,6 +101,12 @@ struct KernelParams {
                             // every one (and each row's row-constant loads) before the first
                             // use, so a thread has row_unroll rows' loads in flight, not one
                             // (see write_flat); printed only above 1
+  bool kept_run = false;    // outer plans: the inner kept run ends where an operand's part of it
+                            // stops being one stride, before the first input's contiguous run
+                            // does (an output in the declared layout of a permuted input's kept
+                            // dims); the kernel then checks each operand's strides (see
+                            // outer_kept_run). Set only where the run ends early, so other
+                            // kernels keep their code; printed only when set
   int max_registers = 0;    // a register cap per thread (__maxnreg__) in place of min_blocks'
                             // __launch_bounds__ cap; 0: none (a user override, `--plan max_registers=N`)
 
@@ -155,19 +161,22 @@ struct KernelShape {
 // Analyzes a kernel segment: kernel dim order (rows then reduced dims), split, spans. `order`:
 // for a pointwise segment, its domain dims outermost first (its outputs' memory order, so that
 // a permuted output and the inputs in its layout are walked at unit stride); for an inner
-// segment, its kept dims in declared order then its reduced dims in any order (see
-// inner_reduction_order), ignored where it is not of that form; empty: as declared.
+// segment, its kept dims then its reduced dims, each in any order (see inner_reduction_order),
+// ignored where it is not of that form; empty: as declared.
 KernelShape analyze_kernel(const Fusion& f, const Segment& s, const std::vector<int>& order = {});
-// An inner segment's order for analyze_kernel: its kept dims in declared order, then its reduced
-// dims from the largest stride to the smallest (size-1 dims first, ties in declared order) in its
-// dominant input (the input over the whole domain, none of it broadcast, with the most bytes;
-// ties: the first), so that the columns of a reduction over several axes of a permuted input
-// run along its memory and end in a unit-stride run (read as vectors: full or general/seg), not
-// element by element. Empty (the declared order) where that changes nothing, where no input
-// spans the domain, where the dominant input's last reduced dim is not unit-stride (a kept
-// dim innermost: the outer schedulers' case, left as it was), or where it reads no more input
-// bytes in unit-stride runs than the declared order (a permuted x times a contiguous y, a norm
-// of a permuted x into a contiguous output: one of them is strided either way). Operands
+// An inner segment's order for analyze_kernel, from its dominant input's strides (the input over
+// the whole domain, none of it broadcast, with the most bytes; ties: the first), largest first
+// (size-1 dims first, ties in declared order):
+// - where that input's unit-stride dim is a kept dim other than the declared innermost kept one,
+//   its kept dims in that order, then its reduced dims as declared: the kept columns end in its
+//   unit-stride run, which the outer schedulers read as vectors (the mean over dim 0 of a
+//   [B, M, K] laid out [B, K, M]);
+// - else, reducing several axes, its kept dims as declared, then its reduced dims in that order,
+//   where that ends the columns in a unit-stride run: a reduction over several axes of a
+//   permuted input reads it as vectors (full or general/seg), not element by element.
+// Either only where more bytes move in unit-stride runs along the innermost kept (or reduced)
+// dim than in the declared order (a permuted x times a contiguous y, a norm of a permuted x into
+// a contiguous output: one of them is strided either way). Empty: the declared order. Operands
 // parallel to KernelShape::operands (the segment's inputs, then its outputs; the outputs may be
 // left out): shapes, strides (elements), element bytes.
 std::vector<int> inner_reduction_order(const Segment& s, const std::vector<std::vector<int64_t>>& shapes,

@@ -21,6 +21,19 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
     // (one, or two where the rows allow): 768 blocks where 528 are resident would take two
     // waves' time for 1.45 waves' work.
     const int64_t ty = p.rows_per_block, tx = p.threads / p.rows_per_block;
+    // A kernel without the strides check (kept_run) computes its kept run as the first input's
+    // contiguous one: refused where an operand's stride ends it earlier here.
+    if (!p.kept_run)
+      for (size_t k = 0; k < plan.operands.size(); ++k)
+        if (!plan.operands[k].is_output && plan.operands[k].access == Access::Full) {
+          int64_t hk = 1;
+          bool early = false;
+          outer_kept_run(facts, static_cast<int>(k), plan.shape.split, hk, &early);
+          if (early)
+            throw Error("kernel " + plan.name + ": an operand's strides end the inner kept run before the first input's " +
+                        "contiguous run does; the plan needs kept_run");
+          break;
+        }
     // Held rows in shared memory (smem_rows): within a block's opt-in limit.
     if (p.dyn_smem > dev.smem_per_block_optin)
       throw Error("kernel " + plan.name + ": its held rows take " + std::to_string(p.dyn_smem) + " bytes of shared memory (smem_rows=" +
@@ -160,14 +173,40 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
   return g;
 }
 
+int outer_kept_run(const LaunchFacts& facts, int k, int split, int64_t& hk, bool* ended_early) {
+  hk = 1;
+  int d = split;
+  while (d > 0 && (facts.dims[d - 1] == 1 || facts.operands[k].strides[d - 1] == hk)) hk *= facts.dims[--d];
+  // Every operand's part of dims [lo, split): one stride (its dims of size > 1 all broadcast, or
+  // none, each the next one's stride times its size).
+  auto linear_from = [&](int lo) {
+    for (const OperandFacts& o : facts.operands) {
+      int dims = 0, varying = 0;
+      bool chained = true;
+      int64_t want = -1;
+      for (int e = split - 1; e >= lo; --e) {
+        if (facts.dims[e] == 1) continue;
+        ++dims;
+        varying += o.strides[e] != 0;
+        if (want >= 0 && o.strides[e] != want) chained = false;
+        want = o.strides[e] * facts.dims[e];
+      }
+      if (varying > 0 && (varying < dims || !chained)) return false;
+    }
+    return true;
+  };
+  const int contiguous = d;
+  while (d < split - 1 && !linear_from(d)) hk /= facts.dims[d++];
+  if (ended_early) *ended_early = d != contiguous;
+  return d;
+}
+
 int64_t outer_inner_kept(const KernelPlan& plan, const LaunchFacts& facts) {
-  // The first column input's run of trailing kept dims at unit stride (the device's
-  // outer_kept_split, the scheduler's kept_split).
+  // The first column input's run (outer_kept_run).
   for (size_t k = 0; k < plan.operands.size(); ++k) {
     if (plan.operands[k].is_output || plan.operands[k].access != Access::Full) continue;
     int64_t hk = 1;
-    for (int d = plan.shape.split; d > 0 && (facts.dims[d - 1] == 1 || facts.operands[k].strides[d - 1] == hk);)
-      hk *= facts.dims[--d];
+    outer_kept_run(facts, static_cast<int>(k), plan.shape.split, hk);
     return hk;
   }
   return std::max<int64_t>(facts.R, 1);

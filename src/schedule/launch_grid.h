@@ -16,6 +16,12 @@ struct Grid {
 Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev, int resident_per_sm,
                  int resident_clusters = 0);
 
+// The kept dims' inner run of an outer plan: input k's trailing kept dims at unit stride, as far
+// as every operand's part of them is one stride (an output in the declared layout of a permuted
+// input's kept dims); its first kernel dim, `hk` its size; `ended_early`: whether an operand's
+// stride ended it before the input's contiguous run (plans then need KernelParams::kept_run).
+// The device's outer_kept_split and the scheduler's kept_split compute the same.
+int outer_kept_run(const LaunchFacts& facts, int k, int split, int64_t& hk, bool* ended_early = nullptr);
 // Outer plans: the inner kept run's size HK (from the first column input's strides, as the
 // kernel computes it), and the kept tiles of phase-shifted plans (col_vec: tiles of `tile`
 // columns inside one outer kept index each).

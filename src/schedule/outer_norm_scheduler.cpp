@@ -332,7 +332,9 @@ class OuterNormScheduler final : public Scheduler {
     const size_t ops = plan.name.find('_', plan.name.find('_') + 1);
     plan.name = "solder_outer_norm" + plan.name.substr(ops);
     int64_t hk = 1;
-    const int ki = kept_split(cx, hk);
+    bool early = false;
+    const int ki = kept_split(cx, hk, &early);
+    plan.params.kept_run = early;
     const StagePlan sp = plan_stages(cx.fusion, cx.segment, cx.shape, false, false);
     TileModel m;
     m.K = facts.R;

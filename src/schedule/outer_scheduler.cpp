@@ -60,7 +60,9 @@ class OuterScheduler final : public Scheduler {
       const OperandView v = view_of(cx, k, ki);
       const std::string name = "output " + f.value(cx.shape.operands[k]).name;
       if (v.reduced.varies) return name + " varies along the reduced dims: element outputs (outer_norm)";
-      if (auto why = kept_addressable(v, name)) return why;
+      // Any linear stride along the inner kept run: st_cols stores such columns one by one (a
+      // reduction of a permuted input into the declared layout, the outputs the smaller side).
+      if (auto why = kept_addressable(v, name, false)) return why;
     }
     const StagePlan sp = plan_stages(f, cx.segment, cx.shape, false, false);
     if (sp.max_level > 1) return "a reduction reads another's result (outer_norm)";
@@ -76,7 +78,9 @@ class OuterScheduler final : public Scheduler {
     // vector every column input's address, row stride and outer kept stride allow, which
     // divides the inner kept size (a vector never straddles an outer kept index).
     int64_t inner_kept = 1;
-    const int ki = kept_split(cx, inner_kept);
+    bool early = false;
+    const int ki = kept_split(cx, inner_kept, &early);
+    plan.params.kept_run = early;
     std::vector<OperandView> views;
     std::vector<char> full_access;
     for (size_t k = 0; k < plan.operands.size(); ++k) {

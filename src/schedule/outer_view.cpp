@@ -1,5 +1,7 @@
 #include "schedule/outer_view.h"
 
+#include "schedule/launch_grid.h"
+
 #include <algorithm>
 
 namespace solder {
@@ -20,7 +22,7 @@ Part part_of(const LaunchFacts& facts, const OperandFacts& of, int lo, int hi) {
   return p;
 }
 
-int kept_split(const ScheduleContext& cx, int64_t& hk) {
+int kept_split(const ScheduleContext& cx, int64_t& hk, bool* ended_early) {
   const int rank = static_cast<int>(cx.facts.dims.size()), split = cx.shape.split;
   hk = 1;
   for (int k = 0; k < cx.shape.num_inputs; ++k) {
@@ -31,9 +33,8 @@ int kept_split(const ScheduleContext& cx, int64_t& hk) {
     if (!kept || !reduced) continue;
     // The first such input with a kept dim as its memory-innermost (a residual laid out along
     // the reduced rows may come before a transposed input).
-    int d = split;
     int64_t h = 1;
-    while (d > 0 && (cx.facts.dims[d - 1] == 1 || of.strides[d - 1] == h)) h *= cx.facts.dims[--d];
+    const int d = outer_kept_run(cx.facts, k, split, h, ended_early);
     if (h > 1) {
       hk = h;
       return d;

@@ -24,9 +24,11 @@ struct Part {
 };
 Part part_of(const LaunchFacts& facts, const OperandFacts& of, int lo, int hi);
 
-// The kernel position of the inner kept run's first dim; `hk` receives its size (1: no input
-// has a kept dim as its memory-innermost).
-int kept_split(const ScheduleContext& cx, int64_t& hk);
+// The kernel position of the inner kept run's first dim: the first input's contiguous kept dims
+// ending in its memory-innermost, as far as every operand's part of them is one stride; `hk`
+// receives its size (1: no input has a kept dim as its memory-innermost); `ended_early`, whether an
+// operand's stride ended it (outer_kept_run: plans then take KernelParams::kept_run).
+int kept_split(const ScheduleContext& cx, int64_t& hk, bool* ended_early = nullptr);
 
 // An operand over the three groups of kernel dims: outer kept, inner kept, reduced.
 struct OperandView {

@@ -98,6 +98,38 @@ TEST(GpuOuterReduction, TransposedViewInput) {
   }
 }
 
+// Reductions over dim 0 of x [A, B, C] laid out [A, C, B] (the last two dims swapped; seed 13
+// #134): the kept dims walk x's memory order, the outer template reads B as vectors and stores
+// the output's columns one by one into the declared layout (kept_run: the output ends the inner
+// kept run at B). Sum, max, var_mean, keepdim or not; f32/f16/bf16; #134's size and odd ones.
+TEST(GpuOuterReduction, KeptDimsInTheInputsMemoryOrder) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (int kind = 0; kind < 3; ++kind)
+      for (bool keep : {false, true}) {
+        Fusion f("dim0_of_swapped");
+        Tensor x = f.input("x", t, {Dim::sym("A"), Dim::sym("B"), Dim::sym("C")});
+        Tensor xf = t == DType::F32 ? x : cast(x, DType::F32);
+        if (kind == 0) f.output(sum(xf, {0}, keep));
+        if (kind == 1) f.output(max(x, {0}, keep));
+        if (kind == 2) {
+          VarMean vm = var_mean(xf, {0}, 1, keep);
+          f.output(vm.var);
+          f.output(vm.mean);
+        }
+        for (const Bindings& b : std::vector<Bindings>{{{"A", 128}, {"B", 100}, {"C", 4097}}, {{"A", 5}, {"B", 37}, {"C", 45}},
+                                                       {{"A", 700}, {"B", 8}, {"C", 3}}, {{"A", 3}, {"B", 1}, {"C", 17}}}) {
+          std::string what = std::string(dtype_name(t)) + " kind " + std::to_string(kind) + (keep ? " keep" : "");
+          for (const auto& [k, v] : b) what += " " + k + "=" + std::to_string(v);
+          const std::string params = check(f, resolve_input_shapes(f, no_shapes, b), Layout::Transposed, what);
+          if (b.at("B") > 1) {
+            EXPECT_NE(params.find("outer-reduction"), std::string::npos) << what << ": " << params;
+            EXPECT_NE(params.find("kept_run"), std::string::npos) << what << ": " << params;
+          }
+        }
+      }
+}
+
 // Phase-shifted kept columns (col_vec=1): odd inner kept runs (seed 6 #059: amax over the
 // middle axis of a bf16 [64, 100, 4097]), misaligned and sliced inputs, the block and the grid
 // form; the first and last threads of the storage read element by element.
