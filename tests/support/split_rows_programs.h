@@ -117,7 +117,7 @@ inline const std::vector<SplitPin>& split_row_pins() {
       {"var_mean", DType::F32, {{"B", 1000}, {"H", 4096}}, "row_split=8"},
       {"layer_norm", DType::BF16, {{"B", 37}, {"H", 5000}}, "row_split=2,threads_per_row=256"},
       {"rms_norm", DType::F16, {{"B", 5}, {"H", 100003}}, "row_split=16,looped"},
-      {"sum_max_min", DType::BF16, {{"B", 7}, {"H", 3001}}, "row_split=5,threads_per_row=128"},
+      {"sum_max_min", DType::BF16, {{"B", 7}, {"H", 3001}}, "row_split=5,threads_per_row=128,vec=1,col_vec=0"},  // split rows take no phased rows
       {"layer_norm", DType::F32, {{"B", 3}, {"H", 1 << 20}}, "row_split=100,looped"},
   };
   return pins;
