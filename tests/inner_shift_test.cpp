@@ -138,6 +138,25 @@ TEST(InnerShift, PinsOfTheOldPlan) {
   EXPECT_TRUE(found);
 }
 
+// Rows of odd length without weights: phased rows at a phase step of one element (16-byte
+// vectors after a scalar head; before: vec 1). The GPU tier runs these sizes for values.
+TEST(InnerShift, PhasedRowsOfOddLength) {
+  for (DType t : {DType::BF16, DType::F16})
+    for (const std::string kind : {"rms", "softmax"})
+      for (auto [h, rows] : std::vector<std::pair<int64_t, int64_t>>{{4097, 300}, {333, 2049}, {1001, 37}}) {
+        const Scheduled s = schedule(sliced_norm(t, kind, h, 0, 0), {{"B", rows}}, {}, true);
+        const std::string what = std::string(dtype_name(t)) + " " + kind + " H=" + std::to_string(h) + " rows " + std::to_string(rows);
+        ASSERT_TRUE(s.prepared.compiled) << what;
+        EXPECT_FALSE(s.prepared.compiled->ptxas.spills()) << what << ": " << s.prepared.plan.key();
+        if (rows >= 132) {
+          EXPECT_GT(s.prepared.plan.params.col_vec, 0) << what << ": " << s.prepared.plan.key();
+          EXPECT_EQ(s.prepared.plan.params.vec, 8) << what << ": " << s.prepared.plan.key();
+        }
+      }
+  // With a weight, its single-element loads at every row's phase stay out: no phased rows.
+  EXPECT_EQ(schedule(sliced_norm(DType::BF16, "rms_w", 4097, 0, 0), {{"B", 300}}).plan.params.col_vec, 0);
+}
+
 // Every kernel compiles for sm_90a without spills: f32/f16/bf16, rms (with and without a
 // weight), layer norms (a weight and bias; a residual beside x), softmax; odd row lengths, the
 // slice at several phases, short rows and long ones, one row.

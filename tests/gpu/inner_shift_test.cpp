@@ -80,3 +80,20 @@ TEST(GpuInnerShift, PinnedPlans) {
   check(sliced_norm(DType::BF16, "rms", 12288, 0, 12289), {{"B", 1000}}, Layout::Contiguous, "#144 vec=1",
         "vec=1,threads_per_row=1024,prefetch");
 }
+
+// Phased rows at a phase step of one element (odd row lengths, no weights): every row starts at
+// another element phase, read and written as 16-byte vectors after a scalar head. bf16/f16 rms
+// and softmax, one row to many, rows shorter than a vector; contiguous and one element in.
+TEST(GpuInnerShift, PhasedRowsOfOddLength) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : {DType::BF16, DType::F16})
+    for (const std::string kind : {"rms", "softmax"})
+      for (auto [h, rows] : std::vector<std::pair<int64_t, int64_t>>{{4097, 300}, {333, 2049}, {1001, 37}, {9, 500}, {4097, 1}, {3, 200}})
+        for (Layout l : {Layout::Contiguous, Layout::Misaligned}) {
+          const std::string what = std::string(dtype_name(t)) + " " + kind + " H=" + std::to_string(h) + " B=" + std::to_string(rows) +
+                                   " layout " + std::to_string(static_cast<int>(l));
+          const std::string launches = check(sliced_norm(t, kind, h, 0, 0), {{"B", rows}}, l, what);
+          if (l == Layout::Contiguous && rows >= 132 && h >= 333)
+            EXPECT_NE(launches.find("phased"), std::string::npos) << what << ": " << launches;
+        }
+}
