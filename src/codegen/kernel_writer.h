@@ -312,8 +312,9 @@ struct Writer {
   bool shifted(int k) const { return plan.params.shift && flat_rows && op(k).access == Access::Full && !op(k).is_output; }
   // The load of shifted operand k's vector at (row, col0): one aligned vector where its row is
   // aligned (sh 0) and the vector lies in the operand's elements; the two aligned vectors around
-  // it, shifted, where both lie in them (the row's columns [0, C), and a pad's window); else
-  // element by element (a pad's elements outside its window read as 0).
+  // it, shifted, where both lie in them (the row's columns [0, C), and a pad's window); zeros
+  // where every lane lies outside a pad's window; else element by element (a pad's elements
+  // outside its window read as 0).
   void shifted_load(int k, int ind, const std::string& row, const std::string& col0) {
     const std::string kk = num(k), t = storage_type(dt(op(k).value)), type = in_vec_type(k), sh = "sh" + kk;
     const int es = dtype_size(dt(op(k).value));
@@ -321,7 +322,7 @@ struct Writer {
     const int in = ind + 1;
     code += I(in) + "const " + t + "* a" + kk + " = " + ptr(k) + " + " + offset(k, row, col0) + ";\n";
     const int v = op(k).value, kd = window_dim(v), rank = static_cast<int>(ks.dim_order.size());
-    std::string aligned_ok, pair_ok, valid_j;
+    std::string aligned_ok, pair_ok, valid_j, outside;
     const std::string in_row = "(" + col0 + " >= VEC && " + col0 + " + 2 * VEC - (i64)" + sh + " <= C)";
     if (kd < 0) {  // the row's own elements
       aligned_ok = "true";
@@ -338,6 +339,11 @@ struct Writer {
       const std::string wi = "wi" + kk;
       aligned_ok = "(" + wi + " >= " + lo + " && " + wi + " + VEC <= " + hi + ")";
       pair_ok = "(" + wi + " - (i64)" + sh + " >= " + lo + " && " + wi + " - (i64)" + sh + " + 2 * VEC <= " + hi + ")";
+      // Every lane outside the window (before it, or past it up to the next row's window,
+      // lanes wrapping once): zeros, no loads. A cat of pads (rotate-half RoPE) has half its
+      // vectors so in each piece.
+      outside = "(" + wi + " + VEC <= " + lo + " || (" + wi + " >= " + hi + " && " + wi + " + VEC <= p.dims[" + num(kd) + "] + " +
+                lo + "))";
       valid_j = window_of(v, row, col0, "j");
     } else {  // along an outer column dim (vec divides the innermost: a chunk has one index there)
       aligned_ok = window_of(v, row, col0);
@@ -354,6 +360,7 @@ struct Writer {
               (in_pairs(k) ? "ld_shifted<unsigned, " + num(vec / 2) + ">((const unsigned*)(a" + kk + " - " + sh + ")"
                            : "ld_shifted<" + t + ", " + num(vec) + ">(a" + kk + " - " + sh) +
               ", " + sh + " * " + num(es) + "u);\n";
+    if (!outside.empty()) code += I(in) + "else if (" + outside + ") in" + kk + " = " + type + "{};\n";
     code += I(in) + "else {\n" + I(in + 1) + "union { " + type + " v; " + t + " e[VEC]; } u;\n";
     code += "#pragma unroll\n" + I(in + 1) + "for (int j = 0; j < VEC; ++j) u.e[j] = " +
             (valid_j.empty() ? "a" + kk + "[j]" : valid_j + " ? a" + kk + "[j] : (" + t + ")0") + ";\n";
