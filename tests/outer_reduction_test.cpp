@@ -271,6 +271,14 @@ TEST(OuterScheduler, FewKeptTilesNarrowUntilTheSmsFill) {
   EXPECT_FALSE(p.params.grid_split) << p.params.str();
   EXPECT_EQ(p.params.threads / p.params.rows_per_block, 8) << p.params.str();  // 8 lanes: 128 bytes
   EXPECT_GE(launch_grid(p, c.facts, h100_profile(), 4).x, 132u) << p.params.str();
+  // A batch of 2 rows: one thread row fills them, so the block shrinks with its tiles (to a
+  // warp: 16 -> 128 blocks), each lane still reading 16 bytes of a row.
+  const Scheduled two = choice_for(f, {{"B", 2}, {"H", 32768}});
+  EXPECT_EQ(two.plans.front().params.rows_per_block, 1) << two.plans.front().params.str();
+  EXPECT_EQ(two.plans.front().params.threads, 32) << two.plans.front().params.str();
+  EXPECT_GE(launch_grid(two.plans.front(), two.facts, h100_profile(), 4).x, 128u);
+  for (const Scheduled* s : {&c, &two})
+    for (const KernelPlan& q : s->plans) EXPECT_TRUE(q.problems().empty()) << q.params.str();
   // Enough tiles already (H = 65536: 256 tiles of 32 lanes): a warp per row as before.
   const Scheduled wide = choice_for(f, {{"B", 100}, {"H", 65536}});
   EXPECT_EQ(wide.plans.front().params.threads / wide.plans.front().params.rows_per_block, 32) << wide.plans.front().params.str();

@@ -128,14 +128,18 @@ class OuterScheduler final : public Scheduler {
       const bool split = tiles(tx) < 2 * resident && rows >= 2 * (kOuterThreads / tx) * unroll * kMinIterationsPerSplit;
       if (split) tx = std::min(tx, kSplitLanes);
       // Too few rows to split and too few kept tiles to reach every SM (a min over dim 0 of 100
-      // x 12288: 48 blocks of 32 lanes): narrower tiles, down to 128 bytes of a row per step
-      // (whole sectors) and no thread idle along the rows (ty_fill).
-      while (!split && tiles(tx) < cx.device.sm_count && tx / 2 >= kOuterThreads / ty_fill &&
-             static_cast<int64_t>(tx / 2) * v * widest_full >= 128)
+      // x 12288: 48 blocks of 32 lanes; a mean over a batch of 2 of 32768 columns: 16 blocks of
+      // 256): narrower tiles, down to 128 bytes of a row per step (whole sectors), the block
+      // shrinking with them where the rows leave no more threads to fill (ty_fill), to a warp.
+      int threads = kOuterThreads;
+      while (!split && tiles(tx) < cx.device.sm_count && static_cast<int64_t>(tx / 2) * v * widest_full >= 128 &&
+             (tx / 2) * std::min<int64_t>(ty_fill, kOuterThreads / (tx / 2)) >= 32) {
         tx /= 2;
+        threads = static_cast<int>(tx * std::min<int64_t>(ty_fill, kOuterThreads / tx));
+      }
       p.vec = v;
-      p.threads = kOuterThreads;
-      p.rows_per_block = kOuterThreads / tx;
+      p.threads = threads;
+      p.rows_per_block = threads / tx;
       p.unroll = unroll;
       p.min_blocks = min_blocks;
       p.grid_split = split && rows >= 2 * p.rows_per_block * unroll * kMinIterationsPerSplit;
