@@ -257,6 +257,33 @@ TEST(OuterScheduler, FewReducedRowsPutTheThreadsAlongTheColumns) {
     for (const KernelPlan& p : c->plans) EXPECT_TRUE(p.problems().empty()) << p.params.str();
 }
 
+// Few reduced rows and few kept tiles (seed 14 #159, a min over dim 0 of f16 100 x 12288: 48
+// tiles of 32 vectors for 132 SMs, too few rows to split): narrower tiles until every SM has
+// one, at least 128 bytes of a row per step and no thread idle along the rows.
+TEST(OuterScheduler, FewKeptTilesNarrowUntilTheSmsFill) {
+  Fusion f("few_tiles");
+  Tensor x = f.input("x", DType::F16, {Dim::sym("B"), Dim::sym("H")});
+  f.output(min(cast(x, DType::F32) * cast(x, DType::F32), {0}, true));
+  const Scheduled c = choice_for(f, {{"B", 100}, {"H", 12288}});
+  EXPECT_EQ(c.scheduler, "outer");
+  const KernelPlan& p = c.plans.front();
+  EXPECT_EQ(p.params.vec, 8);
+  EXPECT_FALSE(p.params.grid_split) << p.params.str();
+  EXPECT_EQ(p.params.threads / p.params.rows_per_block, 8) << p.params.str();  // 8 lanes: 128 bytes
+  EXPECT_GE(launch_grid(p, c.facts, h100_profile(), 4).x, 132u) << p.params.str();
+  // A batch of 2 rows: one thread row fills them, so the block shrinks with its tiles (to a
+  // warp: 16 -> 128 blocks), each lane still reading 16 bytes of a row.
+  const Scheduled two = choice_for(f, {{"B", 2}, {"H", 32768}});
+  EXPECT_EQ(two.plans.front().params.rows_per_block, 1) << two.plans.front().params.str();
+  EXPECT_EQ(two.plans.front().params.threads, 32) << two.plans.front().params.str();
+  EXPECT_GE(launch_grid(two.plans.front(), two.facts, h100_profile(), 4).x, 128u);
+  for (const Scheduled* s : {&c, &two})
+    for (const KernelPlan& q : s->plans) EXPECT_TRUE(q.problems().empty()) << q.params.str();
+  // Enough tiles already (H = 65536: 256 tiles of 32 lanes): a warp per row as before.
+  const Scheduled wide = choice_for(f, {{"B", 100}, {"H", 65536}});
+  EXPECT_EQ(wide.plans.front().params.threads / wide.plans.front().params.rows_per_block, 32) << wide.plans.front().params.str();
+}
+
 TEST(OuterScheduler, PlansPrintParseAndValidate) {
   const Scheduled c = choice_for(make_workload("outer_var_mean_bf16"), {{"B", 100352}, {"H", 512}});
   for (const KernelPlan& p : c.plans) {

@@ -100,6 +100,9 @@ class OuterScheduler final : public Scheduler {
     // 8-byte aligned loads save (bf16 16384 x 3068: aligned vec 4 55.1 us, phased 64.0; x 3071:
     // vec 1 71.1, phased 64.5; [64, 100, 4097] amax: 48.9 -> 35.7; perf-notes 2026-11-26).
     const int pvec = phased_vec(cx, views, full_access, inner_kept);
+    int widest_full = 1;
+    for (size_t k = 0; k < views.size(); ++k)
+      if (full_access[k]) widest_full = std::max(widest_full, dtype_size(facts.operands[k].dtype));
     const bool phased = 2 * vec < pvec;
     const int64_t K = facts.R, rows = facts.C;
     std::vector<KernelPlan> out;
@@ -124,9 +127,19 @@ class OuterScheduler final : public Scheduler {
       // segments, whole sectors) doubles TY and halves both the splits and the rounds.
       const bool split = tiles(tx) < 2 * resident && rows >= 2 * (kOuterThreads / tx) * unroll * kMinIterationsPerSplit;
       if (split) tx = std::min(tx, kSplitLanes);
+      // Too few rows to split and too few kept tiles to reach every SM (a min over dim 0 of 100
+      // x 12288: 48 blocks of 32 lanes; a mean over a batch of 2 of 32768 columns: 16 blocks of
+      // 256): narrower tiles, down to 128 bytes of a row per step (whole sectors), the block
+      // shrinking with them where the rows leave no more threads to fill (ty_fill), to a warp.
+      int threads = kOuterThreads;
+      while (!split && tiles(tx) < cx.device.sm_count && static_cast<int64_t>(tx / 2) * v * widest_full >= 128 &&
+             (tx / 2) * std::min<int64_t>(ty_fill, kOuterThreads / (tx / 2)) >= 32) {
+        tx /= 2;
+        threads = static_cast<int>(tx * std::min<int64_t>(ty_fill, kOuterThreads / tx));
+      }
       p.vec = v;
-      p.threads = kOuterThreads;
-      p.rows_per_block = kOuterThreads / tx;
+      p.threads = threads;
+      p.rows_per_block = threads / tx;
       p.unroll = unroll;
       p.min_blocks = min_blocks;
       p.grid_split = split && rows >= 2 * p.rows_per_block * unroll * kMinIterationsPerSplit;
