@@ -576,14 +576,15 @@ TEST(TransposeScheduler, FullReductionsThatDoNotPayStayFlat) {
     EXPECT_NE(c.why_not_transpose.find(cs.why), std::string::npos) << c.why_not_transpose;
     EXPECT_NE(joined(c.passed_over).find("transpose: "), std::string::npos) << joined(c.passed_over);
   }
-  // Inner reductions (kept dims) are not the transpose scheduler's.
+  // Inner reductions whose disagreeing inputs are fast along a kept and a reduced dim are not
+  // the transpose scheduler's (its partial reductions tile two kept dims).
   Fusion g("inner");
   Tensor x = g.input("x", DType::F32, {Dim::sym("B"), Dim::sym("H")});
   Tensor y = g.input("y", DType::F32, {Dim::sym("B"), Dim::sym("H")});
   g.output(sum(x * y, {1}));
   const Scheduled inner = choice_for(g, {{"B", 512}, {"H", 512}}, Layouts{{{0, {1, 0}}}, {}, {}});
   EXPECT_NE(inner.scheduler, "transpose");
-  EXPECT_EQ(inner.why_not_transpose, "the segment reduces");
+  EXPECT_EQ(inner.why_not_transpose, "no two operands are unit-stride along different dims that both vary along");
 }
 
 // Every reducing kernel compiles for sm_90a without spills (f32/f16/bf16; sum, amax, var_mean,
@@ -629,4 +630,63 @@ TEST(TransposeScheduler, FullReductionsOfPermutedViewsAsARunPlansThem) {
       EXPECT_EQ(records[0].category, category) << kind << " M=" << sizes.at("M") << " " << records[0].params;
       EXPECT_EQ(records[0].spill_bytes, 0);
     }
+}
+
+// Partial reductions whose two inputs disagree along the kept dims (seed 14 #136: sqrt of the
+// sum over dim 0 of x * y, x permuted to [K, B, M], y contiguous): tiles of the kept dims
+// [M, K] loop over B, each element folding into its own accumulators. Where the tile would not
+// be the answer: an input and an output that disagree (the outer scheduler stores outputs at any
+// kept stride), var_mean (no Welford partials per element yet), a norm (element outputs).
+TEST(TransposeScheduler, PartialReductionsOfDisagreeingInputsLoopInsideTiles) {
+  auto program = [](DType t, const std::string& kind) {
+    Fusion f("part_red_" + kind);
+    Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+    Tensor y = f.input("y", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+    Tensor p = cast(x, DType::F32) * cast(y, DType::F32);
+    if (kind == "sum_sqrt") f.output(sqrt(abs(sum(p, {0}, true))));
+    if (kind == "amax") f.output(amax(x * y, {0}));
+    if (kind == "var_mean") {
+      VarMean vm = var_mean(p, {0}, 1, false);
+      f.output(vm.var);
+      f.output(vm.mean);
+    }
+    if (kind == "norm") f.output(p - mean(p, {0}, true));
+    return f;
+  };
+  const Bindings k136{{"B", 128}, {"M", 512}, {"K", 1024}};
+  const Layouts x_kbm{{{0, {2, 0, 1}}}, {}, {}};
+  for (DType t : {DType::F32, DType::BF16}) {
+    const Scheduled c = choice_for(program(t, "sum_sqrt"), k136, x_kbm, false, true);
+    ASSERT_EQ(c.scheduler, "transpose") << joined(c.passed_over) << c.why_not_transpose;
+    const KernelPlan& p = c.plans.front();
+    EXPECT_GE(p.shape.tile.reduced_lo, 0) << p.key();
+    EXPECT_FALSE(transpose_reduces(p));
+    EXPECT_NE(p.why.find("each tile loops over the reduced dims (128 elements)"), std::string::npos) << p.why;
+    // The kept tiles only (512 x 1024), of 32 rows (64 x 64 would leave 128 tiles for 132 SMs);
+    // B looped in each.
+    const int64_t tiles = transpose_tiles(p, c.facts);
+    EXPECT_EQ(tiles, (512 / p.params.tile_rows) * (1024 / p.params.tile_cols)) << p.params.str();
+    EXPECT_EQ(p.params.tile_rows, 32) << p.params.str();
+    EXPECT_EQ(launch_grid(p, c.facts, h100_profile(), 4).x, static_cast<unsigned>(tiles));
+    ASSERT_TRUE(c.prepared.compiled);
+    EXPECT_FALSE(c.prepared.compiled->ptxas.spills()) << c.prepared.plan.key();
+    EXPECT_NE(c.prepared.source.source.find("for (IX rb = 0; rb < NRB; ++rb)"), std::string::npos);
+  }
+  EXPECT_EQ(choice_for(program(DType::F16, "amax"), k136, x_kbm).scheduler, "transpose");
+  struct Case {
+    std::string kind;
+    Layouts layouts;
+    std::string why;
+  };
+  const std::vector<Case> declined{  // (an input read after the reduction: its own kernel here)
+      {"var_mean", x_kbm, "var_mean's partials per tile element"},
+      {"norm", x_kbm, "an output varies along the reduced dims"},
+      {"sum_sqrt", Layouts{{}, {{0, {2, 1, 0}}}, {}}, "no two operands are unit-stride along different dims"},
+  };
+  for (const Case& cs : declined) {
+    SCOPED_TRACE(cs.kind);
+    const Scheduled c = choice_for(program(DType::BF16, cs.kind), k136, cs.layouts);
+    EXPECT_NE(c.scheduler, "transpose");
+    EXPECT_NE(c.why_not_transpose.find(cs.why), std::string::npos) << c.why_not_transpose;
+  }
 }

@@ -39,12 +39,20 @@ template <int TR, int TV> __device__ __forceinline__ void stage_item(int it, int
 
 class TransposeWriter {
  public:
-  TransposeWriter(Writer& w) : w_(w), P_(w.plan.params), c_(w.code), t_(w.plan.shape.tile), reduce_(transpose_reduces(w.plan)) {
+  TransposeWriter(Writer& w)
+      : w_(w), P_(w.plan.params), c_(w.code), t_(w.plan.shape.tile), reduce_(transpose_reduces(w.plan)),
+        partial_(w.plan.shape.tile.reduced_lo >= 0) {
     rank_ = static_cast<int>(w.ks.dim_order.size());
     std::vector<int> targets;
     if (reduce_) {  // a full reduction: its outputs are the scalars the grid combine writes
       post_outs_ = w.output_slots();
       for (const ReductionStep& st : w.sp.steps) targets.push_back(st.input);
+    } else if (partial_) {  // the tile's loads feed the reductions; the outputs follow them
+      outs_ = w.output_slots();
+      for (const ReductionStep& st : w.sp.steps) {
+        if (st.welford || st.level > 1) throw Error("codegen: " + w.plan.name + ": a partial reduction through tiles takes single-level, non-Welford steps");
+        targets.push_back(st.input);
+      }
     } else {
       for (int k : w.output_slots()) {
         outs_.push_back(k);
@@ -73,6 +81,10 @@ class TransposeWriter {
   void write(KernelSource& ks_out) {
     c_ += kStageItem;
     prologue();
+    if (partial_) {
+      write_partial();
+      return;
+    }
     if (reduce_) {
       acc_ = write_accumulators(w_, 1);
       variance_shifts();
@@ -122,13 +134,14 @@ class TransposeWriter {
     s.insert(s.end(), staged_out_.begin(), staged_out_.end());
     return s;
   }
+  bool reduced(int d) const { return partial_ && d >= t_.reduced_lo; }
   bool in_row_run(int d) const { return d >= t_.row_lo && d < t_.row_hi; }
   bool in_col_run(int d) const { return d >= t_.col_lo && d < t_.col_hi; }
   bool needs_sr(int k) const { return is(k, Access::Full) || is(k, Access::Row) || is(k, Access::General); }
   bool needs_sc(int k) const { return is(k, Access::Staged) || is(k, Access::General); }
   // Element offset of operand k at tile-dim indices (r, c) from its batch base bo<k>.
   std::string off(int k, const std::string& r, const std::string& c) const {
-    const std::string b = "bo" + n(k);
+    const std::string b = base_ + n(k);
     switch (w_.op(k).access) {
       case Access::Full: return b + " + " + r + " * sr" + n(k) + " + " + c;
       case Access::Col: return b + " + " + c;
@@ -174,7 +187,8 @@ class TransposeWriter {
           "); each one linear index. The other dims are the batch.\n";
     c_ += "  const IX NR = " + product([&](int d) { return in_row_run(d); }) + ", NC = " +
           product([&](int d) { return in_col_run(d); }) + ", NB = " +
-          product([&](int d) { return !in_row_run(d) && !in_col_run(d); }) + ";\n";
+          product([&](int d) { return !in_row_run(d) && !in_col_run(d) && !reduced(d); }) + ";\n";
+    if (partial_) c_ += "  const IX NRB = " + product([&](int d) { return reduced(d); }) + ";  // reduced elements per tile element\n";
     // Strides along the runs: the innermost dim of size > 1 of each (the operand is linear there).
     const int nops = static_cast<int>(w_.plan.operands.size());
     auto run_strides = [&](const char* name, int lo, int hi, auto needs) {
@@ -206,19 +220,23 @@ class TransposeWriter {
     c_ += "    IX " + decl + ";  // each operand's offset at this tile's batch index\n";
     bool any_batch = false;
     for (int d = rank_ - 1; d >= 0; --d) {
-      if (in_row_run(d) || in_col_run(d)) continue;
+      if (in_row_run(d) || in_col_run(d) || reduced(d)) continue;
       if (!any_batch) c_ += "    IX bi = t / TILES_C / TILES_R;\n";
       any_batch = true;
       c_ += "    {\n      const IX i = bi % (IX)p.dims[" + num(d) + "];\n      bi /= (IX)p.dims[" + num(d) + "];\n";
       for (int k = 0; k < nops; ++k) c_ += "      bo" + n(k) + " += i * (IX)p.stride[" + n(k) + "][" + num(d) + "];\n";
       c_ += "    }\n";
     }
-    // Inputs constant over the tile: once per tile.
+    if (!partial_) hoist_scalars(2);
+  }
+
+  // Inputs constant over the tile (at one reduced index): once per tile (per reduced index).
+  void hoist_scalars(int ind) {
     w_.hoisted.clear();
     for (int k : ins_)
       if (is(k, Access::Scalar)) {
         w_.hoisted[k] = "hs" + n(k);
-        c_ += "    const " + T(k) + " hs" + n(k) + " = " + w_.ptr(k) + "[bo" + n(k) + "];\n";
+        c_ += I(ind) + "const " + T(k) + " hs" + n(k) + " = " + w_.ptr(k) + "[" + base_ + n(k) + "];\n";
       }
   }
 
@@ -311,12 +329,15 @@ class TransposeWriter {
         w_.hoisted[k] = "hr" + n(k);
         c_ += I(ind) + "const " + T(k) + " hr" + n(k) + " = " + w_.ptr(k) + "[" + off(k, "r", "0") + "];\n";
       }
+    // Partial reductions' tiles fold here; their outputs come after the reduced loop (epilogue).
+    const std::vector<int> outs = partial_ ? std::vector<int>{} : outs_;
+    const std::vector<int> staged_out = partial_ ? std::vector<int>{} : staged_out_;
     if (vector_path) {
       for (int k : ins_)
         if (w_.vectorized(k))
           c_ += I(ind) + "const " + w_.in_vec_type(k) + " in" + n(k) + " = " +
                 (preloaded ? "pf" + n(k) + "[u]" : vector_load(k, "r", "c0")) + ";\n";
-      for (int k : outs_)
+      for (int k : outs)
         if (w_.vectorized(k)) c_ += I(ind) + "Vec<" + T(k) + ", VEC> out" + n(k) + ";\n";
     }
     // Staged inputs: this item's slots (whole ones where VEC covers them).
@@ -325,7 +346,7 @@ class TransposeWriter {
         c_ += I(ind) + slot_type(k) + " sl" + n(k) + "[" + num(P_.vec / E(k)) + "];\n#pragma unroll\n" + I(ind) +
               "for (int s = 0; s < " + num(P_.vec / E(k)) + "; ++s) sl" + n(k) + "[s] = " +
               slot(k, "row", "ch * " + num(P_.vec / E(k)) + " + s") + ";\n";
-    for (int k : staged_out_)
+    for (int k : staged_out)
       if (P_.vec >= E(k)) c_ += I(ind) + "Vec<" + T(k) + ", VEC> so" + n(k) + " = {};\n";
     c_ += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
     const int in = ind + 1;
@@ -344,7 +365,7 @@ class TransposeWriter {
     ExprEmitter em(w_.f, [&](int v) { return w_.is_input(v) ? w_.elem_input(v, vector_path) : std::string(); });
     em.set_raw_bits([&](int v) { return w_.is_input(v) ? w_.elem_raw(v, vector_path) : std::string(); });
     em.set_narrow_results(w_.narrow_results());
-    for (int k : outs_) {
+    for (int k : outs) {
       // A same-dtype cast of an input (the copy executor's kernel) stores the input's bits.
       const Value& ov = w_.f.value(w_.op(k).value);
       const Node* cast = ov.producer >= 0 ? &w_.f.nodes()[ov.producer] : nullptr;
@@ -370,13 +391,18 @@ class TransposeWriter {
       }
     }
     if (reduce_) write_fold(w_, em, acc_, in);
+    if (partial_) {
+      std::vector<std::string> acc;
+      for (const std::string& a : acc_) acc.push_back(a + "[u][j]");
+      write_fold(w_, em, acc, in);
+    }
     c_ += I(ind) + "}\n";
     if (vector_path)
-      for (int k : outs_)
+      for (int k : outs)
         if (w_.vectorized(k))
           c_ += I(ind) + (is(k, Access::Col) ? "if (r == 0) " : "") + "st_vec<" + T(k) + ", VEC>(" + w_.ptr(k) + " + " +
                 off(k, "r", "c0") + ", out" + n(k) + ");\n";
-    for (int k : staged_out_) {
+    for (int k : staged_out) {
       if (P_.vec < E(k)) continue;
       const int slots = P_.vec / E(k);
       c_ += "#pragma unroll\n" + I(ind) + "for (int s = 0; s < " + num(slots) + "; ++s) {\n";
@@ -391,8 +417,7 @@ class TransposeWriter {
     c_ += I(ind) + "const IX r = R0 + row, c0 = C0 + ch * VEC;\n";
   }
 
-  void tile_body(bool masked) {
-    const int ind = 3;
+  void tile_body(bool masked, int ind = 3) {
     const int items = items2(), pu = per(items);
     stage_loads(masked, ind);
     // A whole tile: the direct vectors are loaded before the barrier, beside the staged ones.
@@ -423,7 +448,11 @@ class TransposeWriter {
       item(true, !pre.empty(), ind + 1);
       c_ += I(ind) + "}\n";
     } else {
-      c_ += I(ind) + "for (int it = threadIdx.x; it < " + num(items) + "; it += THREADS) {\n";
+      if (partial_)  // the accumulators are per item u
+        c_ += I(ind) + "for (int u = 0; u < " + num(pu) + "; ++u) {\n" + I(ind + 1) + "const int it = threadIdx.x + u * THREADS;\n" +
+              I(ind + 1) + "if (it >= " + num(items) + ") break;\n";
+      else
+        c_ += I(ind) + "for (int it = threadIdx.x; it < " + num(items) + "; it += THREADS) {\n";
       item_head(ind + 1);
       c_ += I(ind + 1) + "if (r >= NR) continue;\n";
       c_ += I(ind + 1) + "if (c0 + VEC <= NC) {\n";
@@ -432,6 +461,128 @@ class TransposeWriter {
       item(false, false, ind + 2);
       c_ += I(ind + 1) + "}\n" + I(ind) + "}\n";
     }
+    if (!staged_out_.empty() && !partial_) {
+      c_ += I(ind) + "__syncthreads();\n";
+      unstage(masked, ind);
+    }
+  }
+
+  // Partial reductions: per tile, accumulators per item u and lane j (acc<i>[u][j]); the reduced
+  // index rb walks the reduced dims, each operand's base there rbo<k> (from the tile's bo<k>);
+  // whole tiles and edge tiles each loop, fold, then run the epilogue (write_epilogue).
+  void write_partial() {
+    const int items = items2(), pu = per(items);
+    c_ += "  for (IX t = blockIdx.x; t < TILES; t += gridDim.x) {\n";
+    tile_head();
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      const ReductionStep& st = w_.sp.steps[i];
+      const DType at = accumulator_dtype(w_.f.value(w_.f.nodes()[st.node].out[0]).dtype);
+      acc_.push_back("acc" + num(static_cast<long long>(i)));
+      c_ += "    " + std::string(compute_type(at)) + " " + acc_.back() + "[" + num(pu) + "][VEC];\n";
+      c_ += "#pragma unroll\n    for (int u = 0; u < " + num(pu) + "; ++u)\n#pragma unroll\n      for (int j = 0; j < VEC; ++j) " +
+            acc_.back() + "[u][j] = " + red_identity(st.kind, at) + ";\n";
+    }
+    c_ += "    if (R0 + TR <= NR && C0 + TC <= NC) {  // a whole tile: no masks\n";
+    reduced_loop(false);
+    write_epilogue(false, items, pu);
+    c_ += "    } else {\n";
+    reduced_loop(true);
+    write_epilogue(true, items, pu);
+    c_ += "    }\n";
+    if (!staged_all().empty()) c_ += "    if (t + gridDim.x < TILES) __syncthreads();  // the tiles' shared memory is reused\n";
+    c_ += "  }\n}\n";
+  }
+
+  void reduced_loop(bool masked) {
+    const int nops = static_cast<int>(w_.plan.operands.size());
+    c_ += "      for (IX rb = 0; rb < NRB; ++rb) {\n";
+    std::string decl;
+    for (int k = 0; k < nops; ++k) decl += (k ? ", rbo" : "rbo") + n(k) + " = bo" + n(k);
+    c_ += "        IX " + decl + ";  // each operand's offset at this reduced index\n        IX ri = rb;\n";
+    for (int d = rank_ - 1; d >= t_.reduced_lo; --d) {
+      c_ += "        {\n          const IX i = ri % (IX)p.dims[" + num(d) + "];\n          ri /= (IX)p.dims[" + num(d) + "];\n";
+      for (int k = 0; k < nops; ++k) c_ += "          rbo" + n(k) + " += i * (IX)p.stride[" + n(k) + "][" + num(d) + "];\n";
+      c_ += "        }\n";
+    }
+    base_ = "rbo";
+    hoist_scalars(4);
+    tile_body(masked, 4);
+    if (!staged_in_.empty()) c_ += "        __syncthreads();  // the next index's tiles reuse the shared memory\n";
+    base_ = "bo";
+    c_ += "      }\n";
+  }
+
+  // After the reduced loop: each item's elements' results (mean: the sum over NRB), the math on
+  // them, the stores (direct outputs as vectors along the columns in whole tiles, staged ones
+  // through shared memory as vectors along the rows).
+  void write_epilogue(bool masked, int items, int pu) {
+    const int ind = 3;
+    c_ += "#pragma unroll\n" + I(ind) + "for (int u = 0; u < " + num(pu) + "; ++u) {\n";
+    c_ += I(ind + 1) + "const int it = threadIdx.x + u * THREADS;\n";
+    if (items % P_.threads) c_ += I(ind + 1) + "if (it >= " + num(items) + ") break;\n";
+    item_head(ind + 1);
+    c_ += I(ind + 1) + "(void)c0;\n";
+    if (masked) c_ += I(ind + 1) + "if (r >= NR) continue;\n";
+    const bool vectors = !masked;
+    if (vectors)
+      for (int k : outs_)
+        if (w_.vectorized(k)) c_ += I(ind + 1) + "Vec<" + T(k) + ", VEC> out" + n(k) + ";\n";
+    for (int k : staged_out_)
+      if (P_.vec >= E(k)) c_ += I(ind + 1) + "Vec<" + T(k) + ", VEC> so" + n(k) + " = {};\n";
+    c_ += "#pragma unroll\n" + I(ind + 1) + "for (int j = 0; j < VEC; ++j) {\n";
+    const int in = ind + 2;
+    if (masked) c_ += I(in) + "if (c0 + j >= NC) break;\n";
+    c_ += I(in) + "const IX c = c0 + j;\n" + I(in) + "(void)c;\n";
+    std::map<int, std::string> results;
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      const ReductionStep& st = w_.sp.steps[i];
+      const int v = w_.f.nodes()[st.node].out[0];
+      const DType at = accumulator_dtype(w_.f.value(v).dtype);
+      const std::string a = acc_[i] + "[u][j]";
+      const std::string expr = st.kind == Op::Mean ? a + " / (" + compute_type(at) + ")NRB" : a;
+      const std::string name = "res" + num(v);
+      c_ += I(in) + "const " + std::string(compute_type(w_.dt(v))) + " " + name + " = " + rounded(w_.dt(v), expr) + ";\n";
+      results[v] = name;
+    }
+    ExprEmitter em(w_.f, [&](int v) -> std::string {
+      if (auto it = results.find(v); it != results.end()) return it->second;
+      return "";
+    });
+    em.set_narrow_results(w_.narrow_results());
+    for (int k : outs_) {
+      const std::string conv = store_convert(w_.dt(w_.op(k).value), w_.stored_value(em, k, I(in)));
+      const std::string ref = w_.ptr(k) + "[" + off(k, "r", "c") + "]";
+      switch (w_.op(k).access) {
+        case Access::Full:
+        case Access::Col:
+          if (vectors && w_.vectorized(k)) c_ += I(in) + "out" + n(k) + ".e[j] = " + conv + ";\n";
+          else c_ += I(in) + (is(k, Access::Col) ? "if (r == 0) " : "") + ref + " = " + conv + ";\n";
+          break;
+        case Access::Staged:
+          if (P_.vec >= E(k)) c_ += I(in) + "so" + n(k) + ".e[j] = " + conv + ";\n";
+          else
+            c_ += I(in) + slot(k, "row", "(ch * VEC + j) / " + num(E(k))) + ".e[(ch * VEC + j) % " + num(E(k)) + "] = " + conv + ";\n";
+          break;
+        case Access::Row: c_ += I(in) + "if (c == 0) " + ref + " = " + conv + ";\n"; break;
+        case Access::Scalar: c_ += I(in) + "if (r == 0 && c == 0) " + ref + " = " + conv + ";\n"; break;
+        default: c_ += I(in) + ref + " = " + conv + ";\n"; break;
+      }
+    }
+    c_ += I(ind + 1) + "}\n";
+    if (vectors)
+      for (int k : outs_)
+        if (w_.vectorized(k))
+          c_ += I(ind + 1) + (is(k, Access::Col) ? "if (r == 0) " : "") + "st_vec<" + T(k) + ", VEC>(" + w_.ptr(k) + " + " +
+                off(k, "r", "c0") + ", out" + n(k) + ");\n";
+    for (int k : staged_out_) {
+      if (P_.vec < E(k)) continue;
+      const int slots = P_.vec / E(k);
+      c_ += "#pragma unroll\n" + I(ind + 1) + "for (int s = 0; s < " + num(slots) + "; ++s) {\n";
+      c_ += I(ind + 2) + slot_type(k) + " q;\n";
+      for (int e = 0; e < E(k); ++e) c_ += I(ind + 2) + "q.e[" + num(e) + "] = so" + n(k) + ".e[s * " + num(E(k)) + " + " + num(e) + "];\n";
+      c_ += I(ind + 2) + slot(k, "row", "ch * " + num(slots) + " + s") + " = q;\n" + I(ind + 1) + "}\n";
+    }
+    c_ += I(ind) + "}\n";
     if (!staged_out_.empty()) {
       c_ += I(ind) + "__syncthreads();\n";
       unstage(masked, ind);
@@ -443,6 +594,8 @@ class TransposeWriter {
   std::string& c_;
   const TileDims& t_;
   const bool reduce_;  // a full reduction's tiles (transpose_reduces): elements fold into accumulators
+  const bool partial_;  // a partial reduction's tiles (TileDims::reduced_lo): see write_partial
+  std::string base_ = "bo";  // the operands' base offsets that off() adds to
   int rank_ = 0;
   std::vector<int> ins_, outs_, staged_in_, staged_out_;
   std::vector<int> post_outs_;    // reduce: the scalar outputs

@@ -363,7 +363,7 @@ std::string KernelPlan::key() const {
   if (shape.category == KernelCategory::Transpose) {
     const TileDims& t = shape.tile;
     s += "|tile=" + std::to_string(t.row_lo) + "-" + std::to_string(t.row_hi) + "," + std::to_string(t.col_lo) + "-" +
-         std::to_string(t.col_hi);
+         std::to_string(t.col_hi) + (t.reduced_lo >= 0 ? ",reduced=" + std::to_string(t.reduced_lo) : "");
   }
   return s + "|" + params.str();
 }

@@ -144,6 +144,9 @@ struct OperandPlan {
 // operands walk at unit stride; every other kernel dim is looped over (batch).
 struct TileDims {
   int row_lo = 0, row_hi = 0, col_lo = 0, col_hi = 0;
+  // Partial reductions (an inner segment's kernel dims [reduced_lo, rank) reduced, all outside
+  // the tile): each tile folds them into accumulators per element; -1 for none.
+  int reduced_lo = -1;
   bool operator==(const TileDims&) const = default;
 };
 

@@ -245,7 +245,7 @@ int64_t transpose_tiles(const KernelPlan& plan, const LaunchFacts& facts) {
   for (int d = 0; d < static_cast<int>(facts.dims.size()); ++d) {
     if (d >= t.row_lo && d < t.row_hi) rows *= facts.dims[d];
     else if (d >= t.col_lo && d < t.col_hi) cols *= facts.dims[d];
-    else batch *= facts.dims[d];
+    else if (t.reduced_lo < 0 || d < t.reduced_lo) batch *= facts.dims[d];  // reduced dims: looped in each tile
   }
   return batch * ((rows + p.tile_rows - 1) / p.tile_rows) * ((cols + p.tile_cols - 1) / p.tile_cols);
 }

@@ -14,6 +14,8 @@
 // order is free, so the same tiles fold each element into the flat template's accumulators
 // (transpose_reduces: its outputs are all scalars) and the flat template's grid combine ends the kernel; the grid is at
 // most one resident wave (launch_grid). Registered before full_reduction, which keeps the rest.
+// Partial reductions whose two inputs disagree along kept dims tile those and loop over the
+// reduced dims inside each tile (transpose_view.h); registered before outer and inner.
 #include <algorithm>
 
 #include "schedule/launch_grid.h"
@@ -76,6 +78,9 @@ class TransposeScheduler final : public Scheduler {
     if (!v) return {plan};  // not a transpose: an impossible plan, refused by the compile driver
     plan.shape.tile = v->tile;
     // Full reductions: explain says why they left the flat template (full_reduction).
+    if (cx.segment.category == KernelCategory::Inner)
+      plan.why = v->why + ": the inner and outer templates would read one of them element by element; each tile loops over the "
+                          "reduced dims (" + std::to_string(v->reduced) + " elements), folding into its elements' accumulators";
     if (cx.segment.category == KernelCategory::Full)
       plan.why = v->why + ": the flat template would read one of them element by element; staged tiles fold into the "
                           "reduction's accumulators";
@@ -98,6 +103,14 @@ class TransposeScheduler final : public Scheduler {
     int tile_rows = v->rows <= 32 ? 32 : kTileRows;
     while (tile_rows > 32 && transpose_smem_bytes(staged_sizes, tile_rows, tile_cols) > kMaxStaticSmem) tile_rows /= 2;
     while (tile_cols > min_cols && transpose_smem_bytes(staged_sizes, tile_rows, tile_cols) > kMaxStaticSmem) tile_cols /= 2;
+    // Partial reductions loop over the reduced dims inside each tile: where the kept tiles are
+    // under two per SM, smaller tiles (32 rows, then as few columns as the slots allow) so more
+    // blocks share the loop.
+    if (v->tile.reduced_lo >= 0) {
+      auto tiles = [&](int r, int c) { return v->batch * ((v->rows + r - 1) / r) * ((v->cols + c - 1) / c); };
+      while (tile_rows > 32 && tiles(tile_rows, tile_cols) < 2 * cx.device.sm_count) tile_rows /= 2;
+      while (tile_cols > min_cols && tiles(tile_rows, tile_cols) < 2 * cx.device.sm_count) tile_cols /= 2;
+    }
     // Threads: two 16-byte vectors of the widest tiled operand per thread for each side of the
     // tile (64 x 64 f16: 256 threads; f32: 512), at least 256 and at most 512. Where the tiles
     // fill the device's resident threads at the staged operands' count, direct operands wider

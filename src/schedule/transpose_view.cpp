@@ -1,8 +1,10 @@
 #include "schedule/transpose_view.h"
 
 #include <algorithm>
+#include <set>
 
 #include "schedule/outer_view.h"
+#include "schedule/stages.h"
 
 namespace solder {
 
@@ -31,8 +33,7 @@ bool linear_for_all(const LaunchFacts& lf, int lo, int hi) {
 
 // The longest run of kernel dims around `d` (not crossing `other`'s run) over which every
 // operand stays linear.
-std::pair<int, int> grow_run(const LaunchFacts& lf, int d, std::pair<int, int> other) {
-  const int rank = static_cast<int>(lf.dims.size());
+std::pair<int, int> grow_run(const LaunchFacts& lf, int d, std::pair<int, int> other, int rank) {
   auto free_dim = [&](int x) { return x < other.first || x >= other.second; };
   int lo = d, hi = d + 1;
   while (lo > 0 && free_dim(lo - 1) && linear_for_all(lf, lo - 1, hi)) --lo;
@@ -44,6 +45,38 @@ int64_t extent(const LaunchFacts& lf, int lo, int hi) {
   int64_t n = 1;
   for (int d = lo; d < hi; ++d) n *= lf.dims[d];
   return n;
+}
+
+// Why a partial reduction does not take the tiles, or nothing: each tile element's outputs are
+// its reductions' results and constants (no input read after a reduction, no reduction of
+// another's result, no var_mean yet: its Welford partials per element), and no output varies
+// along the reduced dims (element outputs: a norm's, the inner templates').
+std::optional<std::string> partial_problem(const ScheduleContext& cx) {
+  const Fusion& f = cx.fusion;
+  const StagePlan sp = plan_stages(f, cx.segment, cx.shape, false, false);
+  if (sp.max_level > 1) return "a reduction reads another's result";
+  std::set<int> reductions;
+  for (const ReductionStep& st : sp.steps) {
+    if (st.welford) return "var_mean's partials per tile element are not written yet";
+    reductions.insert(st.node);
+  }
+  const LaunchFacts& lf = cx.facts;
+  for (size_t k = cx.shape.num_inputs; k < lf.operands.size(); ++k)
+    for (int d = cx.shape.split; d < static_cast<int>(lf.dims.size()); ++d)
+      if (varies_along(lf, lf.operands[k], d)) return "an output varies along the reduced dims (a norm)";
+  const std::set<int> inputs(cx.shape.operands.begin(), cx.shape.operands.begin() + cx.shape.num_inputs);
+  std::set<int> seen;
+  std::vector<int> todo(cx.shape.operands.begin() + cx.shape.num_inputs, cx.shape.operands.end());
+  while (!todo.empty()) {
+    const int v = todo.back();
+    todo.pop_back();
+    if (!seen.insert(v).second) continue;
+    if (inputs.count(v)) return "an output reads an input beside the reductions' results";
+    const int p = f.value(v).producer;
+    if (p < 0 || reductions.count(p)) continue;
+    for (int x : f.nodes()[p].in) todo.push_back(x);
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -81,7 +114,13 @@ std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::stri
   // is no output layout, so the tiles fold their elements into accumulators (transpose_reduces).
   // Element outputs beside the scalars are left to the flat template.
   const bool full = cx.segment.category == KernelCategory::Full;
-  if (cx.segment.category != KernelCategory::Pointwise && !full) return no("the segment reduces");
+  // Partial reductions whose inputs disagree (a sum over dim 0 of x * y, x permuted): the
+  // reduced dims are looped inside each tile of two kept dims, each element folding into its
+  // own accumulators (TileDims::reduced_lo).
+  const bool partial = cx.segment.category == KernelCategory::Inner;
+  if (cx.segment.category != KernelCategory::Pointwise && !full && !partial) return no("the segment reduces");
+  if (partial)
+    if (auto bad = partial_problem(cx)) return no(*bad);
   if (full)
     for (size_t k = cx.shape.num_inputs; k < lf.operands.size(); ++k)
       for (size_t d = 0; d < lf.dims.size(); ++d)
@@ -93,9 +132,13 @@ std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::stri
   std::vector<int> unit(n);
   for (size_t k = 0; k < n; ++k) unit[k] = unit_dim(lf, lf.operands[k]);
   // Transposing pairs: operands a, b unit-stride along different dims, each varying along both.
+  // Partial reductions: two inputs, along kept dims (an input and an output that disagree are
+  // the outer scheduler's: it stores outputs at any kept stride).
+  const int kept_end = partial ? cx.shape.split : static_cast<int>(lf.dims.size());
   auto pair = [&](size_t a, size_t b) {
-    return unit[a] >= 0 && unit[b] >= 0 && unit[a] != unit[b] && varies_along(lf, lf.operands[a], unit[b]) &&
-           varies_along(lf, lf.operands[b], unit[a]);
+    if (partial && (static_cast<int>(a) >= cx.shape.num_inputs || static_cast<int>(b) >= cx.shape.num_inputs)) return false;
+    return unit[a] >= 0 && unit[b] >= 0 && unit[a] != unit[b] && unit[a] < kept_end && unit[b] < kept_end &&
+           varies_along(lf, lf.operands[a], unit[b]) && varies_along(lf, lf.operands[b], unit[a]);
   };
   // The column dim: the unit dim of the paired operands with the most bytes (ties: an output's,
   // then the later dim); the row dim: that of its partners with the most bytes.
@@ -123,14 +166,15 @@ std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::stri
     if (partner[d] > 0 && (dr < 0 || partner[d] >= partner[dr])) dr = d;
 
   TransposeView v;
-  const auto cols = grow_run(lf, dc, {dr, dr + 1});
-  const auto rows = grow_run(lf, dr, cols);
-  v.tile = {rows.first, rows.second, cols.first, cols.second};
+  const auto cols = grow_run(lf, dc, {dr, dr + 1}, kept_end);
+  const auto rows = grow_run(lf, dr, cols, kept_end);
+  v.tile = {rows.first, rows.second, cols.first, cols.second, partial ? kept_end : -1};
   v.rows = extent(lf, rows.first, rows.second);
   v.cols = extent(lf, cols.first, cols.second);
   v.batch = 1;
-  for (int d = 0; d < rank; ++d)
+  for (int d = 0; d < kept_end; ++d)
     if ((d < rows.first || d >= rows.second) && (d < cols.first || d >= cols.second)) v.batch *= lf.dims[d];
+  v.reduced = extent(lf, kept_end, rank);
   std::vector<int> staged_sizes;
   for (size_t k = 0; k < n; ++k) {
     const OperandFacts& of = lf.operands[k];

@@ -15,6 +15,10 @@
 //   Row / Scalar  not varying along the columns (along neither): read once per row (tile);
 //   General     anything else (a strided slice): one element at a time.
 // The pointwise scheduler refuses exactly what this view takes, so `solder explain` says why.
+// Partial reductions whose two inputs disagree on their fastest kept dims (a sum over dim 0 of
+// x * y, x permuted) tile those kept dims and loop over the reduced ones inside each tile, every
+// tile element folding into its own accumulators (TileDims::reduced_lo); outputs are the
+// reductions' results and the math on them.
 // Full reductions (every dim reduced, scalar outputs only) whose inputs disagree take the same
 // view over the reduced domain: their element order is free, so the tiles fold the elements
 // into the reduction's accumulators (transpose_reduces) and full_reduction keeps the rest.
@@ -30,7 +34,8 @@ struct TransposeView {
   TileDims tile;
   std::vector<Access> access;  // per operand (parallel to KernelShape::operands)
   int64_t rows = 1, cols = 1;  // the tile dims' extents
-  int64_t batch = 1;           // the product of the other dims
+  int64_t batch = 1;           // the product of the other kept dims
+  int64_t reduced = 1;         // partial reductions: the product of the reduced dims
   std::vector<int64_t> row_stride, col_stride;  // per operand: its stride along the rows, columns
   std::string why;             // one line: which operands disagree (for explain)
 };

@@ -430,6 +430,24 @@ Fusion full_red(DType t, const std::string& kind) {
   return f;
 }
 
+// Partial reductions of x * y over dim 0 with x permuted (seed 14 #136): the transpose
+// template's tiles of the kept dims [M, K], looping over B inside each tile. x and y are [B, M, K].
+Fusion part_red(DType t, const std::string& kind) {
+  Fusion f("part_red_" + kind);
+  Tensor x = bmk_input(f, "x", t), y = bmk_input(f, "y", t);
+  Tensor p = f32_of(x) * f32_of(y);
+  if (kind == "sum") f.output(sum(p, {0}, true));
+  if (kind == "mean_sqrt") {  // an epilogue after the reduction, into the input dtype
+    Tensor r = sqrt(abs(mean(p, {0})));
+    f.output(t == DType::F32 ? r : cast(r, t));
+  }
+  if (kind == "amax_amin") {  // two reductions, one output each
+    f.output(amax(x * y, {0}));
+    f.output(min(p, {0}, true));
+  }
+  return f;
+}
+
 int main(int argc, char** argv) {
   int fails = 0;
   // An argument: only the cases whose names contain it (`/tmp/kernel_sim outer_`).
@@ -918,6 +936,24 @@ int main(int argc, char** argv) {
         for (const FCase& fc : fcases)
           run("full_" + kind + "_" + fc.name + "_" + std::string(dtype_name(t)), full_red(t, kind), fc.sz,
               std::vector<Layout>{fc.xl, fc.yl}, std::vector<Layout>{Layout{}, Layout{}}, fc.cap, fc.sched);
+  }
+  {
+    // Partial reductions through tiles: whole and edge tiles, a batch of 1, misaligned inputs.
+    struct PCase { std::string name; Bindings sz; Layout xl, yl; };
+    const std::vector<PCase> pcases{
+        {"201_5x37x70", {{"B", 5}, {"M", 37}, {"K", 70}}, Layout{{2, 0, 1}}, Layout{}},
+        {"021_3x64x64", {{"B", 3}, {"M", 64}, {"K", 64}}, Layout{{0, 2, 1}}, Layout{}},
+        {"201_1x40x33", {{"B", 1}, {"M", 40}, {"K", 33}}, Layout{{2, 0, 1}}, Layout{}},
+        {"021_4x65x17_mis", {{"B", 4}, {"M", 65}, {"K", 17}}, Layout{{0, 2, 1}, 0, 1}, Layout{{}, 3, 1}},
+    };
+    for (DType t : {DType::F32, DType::F16, DType::BF16})
+      for (const std::string kind : {"sum", "mean_sqrt", "amax_amin"})
+        for (const PCase& pc : pcases) {
+          std::vector<Layout> outs{Layout{}};
+          if (kind == "amax_amin") outs.push_back(Layout{});
+          run("tred_" + kind + "_" + pc.name + "_" + std::string(dtype_name(t)), part_red(t, kind), pc.sz,
+              std::vector<Layout>{pc.xl, pc.yl}, outs, 1 << 30, "transpose");
+        }
   }
   const Layout T2m{{1, 0}}, Cm{};
   run("mixed_staged_in", mixed(), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2m, T2m, T2m}, std::vector<Layout>{Cm, Cm}, 1 << 30, "transpose");
