@@ -277,3 +277,32 @@ TEST(GpuTranspose, FullReductionsOfDisagreeingInputs) {
             EXPECT_NE(launches.find(" transpose "), std::string::npos) << what << ": " << launches;
         }
 }
+
+// Partial reductions over dim 0 of x * y, x stored [K, B, M] and permuted in the program to
+// [B, M, K] (fast along M), y contiguous (fast along K): the tiles of [M, K] loop over B (seed
+// 14 #136). Odd sizes (edge tiles), a batch of 1, misaligned inputs, an epilogue, two outputs.
+TEST(GpuTranspose, PartialReductionsOfDisagreeingInputs) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (const std::string kind : {"sum_sqrt", "amax_mean"})
+      for (const Bindings& b : std::vector<Bindings>{{{"B", 5}, {"M", 37}, {"K", 70}},
+                                                     {{"B", 1}, {"M", 40}, {"K", 33}},
+                                                     {{"B", 16}, {"M", 256}, {"K", 300}},
+                                                     {{"B", 64}, {"M", 64}, {"K", 64}}})
+        for (Layout l : {Layout::Contiguous, Layout::Misaligned}) {
+          Fusion f("part_red_" + kind);
+          Tensor x = permute(f.input("x", t, {Dim::sym("K"), Dim::sym("B"), Dim::sym("M")}), {1, 2, 0});
+          Tensor y = f.input("y", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+          Tensor p = cast(x, DType::F32) * cast(y, DType::F32);
+          if (kind == "sum_sqrt") f.output(cast(sqrt(abs(sum(p, {0}, true))), t));
+          if (kind == "amax_mean") {
+            f.output(amax(x * y, {0}));
+            f.output(mean(p, {0}));
+          }
+          std::string what = std::string(dtype_name(t)) + " " + kind;
+          for (const auto& [k, v] : b) what += " " + k + "=" + std::to_string(v);
+          what += " layout " + std::to_string(static_cast<int>(l));
+          const std::string launches = check_against_reference(f, resolve_input_shapes(f, {}, b), l, what, {.seed = 31});
+          if (l == Layout::Contiguous) EXPECT_NE(launches.find(" transpose "), std::string::npos) << what << ": " << launches;
+        }
+}
