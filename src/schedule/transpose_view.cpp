@@ -119,8 +119,6 @@ std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::stri
   // own accumulators (TileDims::reduced_lo).
   const bool partial = cx.segment.category == KernelCategory::Inner;
   if (cx.segment.category != KernelCategory::Pointwise && !full && !partial) return no("the segment reduces");
-  if (partial)
-    if (auto bad = partial_problem(cx)) return no(*bad);
   if (full)
     for (size_t k = cx.shape.num_inputs; k < lf.operands.size(); ++k)
       for (size_t d = 0; d < lf.dims.size(); ++d)
@@ -157,6 +155,8 @@ std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::stri
     if (weight[d] > 0 && (dc < 0 || std::make_pair(weight[d], output_unit[d]) >= std::make_pair(weight[dc], output_unit[dc])))
       dc = d;
   if (dc < 0) return no("no two operands are unit-stride along different dims that both vary along");
+  if (partial)
+    if (auto bad = partial_problem(cx)) return no(*bad);
   std::vector<int64_t> partner(rank, 0);
   for (size_t a = 0; a < n; ++a)
     for (size_t b = 0; b < n; ++b)
