@@ -41,7 +41,7 @@ TEST(SchedulerRegistry, EachCategoryHasItsScheduler) {
   EXPECT_EQ(norm.scheduler, "inner");
   ASSERT_EQ(norm.passed_over.size(), 4u);  // pointwise, transpose, outer and outer_norm (a row reduction)
   EXPECT_EQ(norm.passed_over[0], "pointwise: the segment reduces");
-  EXPECT_EQ(norm.passed_over[1], "transpose: the segment reduces");
+  EXPECT_EQ(norm.passed_over[1], "transpose: no two operands are unit-stride along different dims that both vary along");
   EXPECT_EQ(norm.passed_over[2].rfind("outer: ", 0), 0u) << norm.passed_over[2];
   EXPECT_EQ(norm.passed_over[3].rfind("outer_norm: ", 0), 0u) << norm.passed_over[3];
   EXPECT_EQ(schedule("w5_gelu_bias_bf16", {{"B", 64}, {"H", 1024}}).scheduler, "pointwise");
