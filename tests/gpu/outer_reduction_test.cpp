@@ -160,3 +160,23 @@ TEST(GpuOuterReduction, PhaseShiftedKeptColumns) {
     }
   }
 }
+
+// Few reduced rows and few kept tiles (seed 14 #159, seed 12 #060): narrower tiles, the block
+// shrinking to a warp where one thread row covers the rows. A batch of 2, 3 and 100 rows; kept
+// columns from one vector to 12288; f16/bf16/f32; a slice (phased kept columns).
+TEST(GpuOuterReduction, FewKeptTilesNarrowAndShrink) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : {DType::F16, DType::BF16, DType::F32})
+    for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{2, 32768}, {3, 4100}, {100, 12288}, {2, 8}, {100, 1001}})
+      for (Layout l : {Layout::Contiguous, Layout::Sliced}) {
+        Fusion f("few_tiles");
+        Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("H")});
+        Tensor xf = t == DType::F32 ? x : cast(x, DType::F32);
+        f.output(min(xf * xf, {0}, true));
+        f.output(cast(mean(xf, {0}), t));
+        const std::string what = std::string(dtype_name(t)) + " B=" + std::to_string(rows) + " H=" + std::to_string(cols) +
+                                 " layout " + std::to_string(static_cast<int>(l));
+        const std::string params = check(f, resolve_input_shapes(f, no_shapes, {{"B", rows}, {"H", cols}}), l, what);
+        if (cols >= 1001) EXPECT_NE(params.find("outer-reduction"), std::string::npos) << what << ": " << params;
+      }
+}
