@@ -195,6 +195,15 @@ def launches_of(ex):
         return [short_error(e)]
 
 
+def plans_of(ex):
+    """Each launch's category and plan (as solder explain prints them), so a sweep's report says
+    which plan each program ran."""
+    try:
+        return [f"{c} {p}".strip() for c, p in zip(ex.launch_categories(), ex.launch_params())]
+    except Exception as e:
+        return [short_error(e)]
+
+
 def run_gpu(p, opts, timer, copy):
     rec = {"name": p.name, "family": p.family, "sizes": p.sizes, "notes": p.notes}
     try:
@@ -222,6 +231,7 @@ def run_gpu(p, opts, timer, copy):
         rec["solder_first_call_ms"] = (time.perf_counter() - t0) * 1e3
         rec["kernels_compiled"] = ex.kernels_compiled
         rec["launches"] = launches_of(ex)
+        rec["plans"] = plans_of(ex)
     except Exception as e:
         msg = short_error(e)
         rec.update(status="refused" if "refus" in msg or "cannot" in msg or "not supported" in msg else "solder error",

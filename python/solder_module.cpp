@@ -448,6 +448,11 @@ NB_MODULE(_solder, m) {
         for (const auto& r : pe.ex.last_launches()) names.push_back(r.name);
         return names;
       }, "Kernel names of the last run, in launch order")
+      .def("launch_params", [](const PyExecutor& pe) {
+        std::vector<std::string> params;
+        for (const auto& r : pe.ex.last_launches()) params.push_back(r.params);
+        return params;
+      }, "Plans of the last run's steps, as `solder explain` prints them (empty for views, matmuls and copies)")
       .def("launch_categories", [](const PyExecutor& pe) {
         std::vector<std::string> cats;
         for (const auto& r : pe.ex.last_launches()) cats.push_back(r.category);

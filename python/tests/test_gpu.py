@@ -66,6 +66,7 @@ class Gpu(unittest.TestCase):
                 compiled_by_first = ex.kernels_compiled  # 0 when the disk cache has it
         self.assertEqual(ex.kernels_compiled, compiled_by_first)  # new sizes: no compile
         self.assertEqual(len(ex.launches()), 1)
+        self.assertIn("vec=", ex.launch_params()[0])  # the plan, as solder explain prints it
 
     def test_captured_run_replays_new_values(self):
         ex = self.fused_layer_norm()
