@@ -673,6 +673,13 @@ TEST(TransposeScheduler, PartialReductionsOfDisagreeingInputsLoopInsideTiles) {
     EXPECT_NE(c.prepared.source.source.find("for (IX rb = 0; rb < NRB; ++rb)"), std::string::npos);
   }
   EXPECT_EQ(choice_for(program(DType::F16, "amax"), k136, x_kbm).scheduler, "transpose");
+  // Many kept tiles: 64 x 64, several items per thread, their accumulators in registers (no
+  // stack frame: every item loop unrolled).
+  const Scheduled big = choice_for(program(DType::F32, "sum_sqrt"), {{"B", 8}, {"M", 4096}, {"K", 4096}}, x_kbm, false, true);
+  ASSERT_EQ(big.scheduler, "transpose");
+  EXPECT_EQ(big.plans.front().params.tile_rows, 64);
+  ASSERT_TRUE(big.prepared.compiled);
+  EXPECT_NE(big.prepared.compiled->log.find(" 0 bytes stack frame"), std::string::npos) << big.prepared.compiled->log;
   struct Case {
     std::string kind;
     Layouts layouts;

@@ -439,7 +439,8 @@ class TransposeWriter {
     if (!masked) {
       // Unrolled where the preloaded vectors live in registers (pf<k>[u]); single elements
       // (VEC = 1: nothing preloaded) only in part, or the element loads of 16 items take them.
-      c_ += std::string(pre.empty() && pu > 4 ? "#pragma unroll 4\n" : "#pragma unroll\n") + I(ind) + "for (int u = 0; u < " +
+      // (Partial reductions' accumulators acc<i>[u][j] stay in registers only where u is unrolled.)
+      c_ += std::string(pre.empty() && pu > 4 && !partial_ ? "#pragma unroll 4\n" : "#pragma unroll\n") + I(ind) + "for (int u = 0; u < " +
             num(pu) + "; ++u) {\n";
       c_ += I(ind + 1) + "const int it = threadIdx.x + u * THREADS;\n";
       if (items % P_.threads) c_ += I(ind + 1) + "if (it >= " + num(items) + ") break;\n";
@@ -448,8 +449,8 @@ class TransposeWriter {
       item(true, !pre.empty(), ind + 1);
       c_ += I(ind) + "}\n";
     } else {
-      if (partial_)  // the accumulators are per item u
-        c_ += I(ind) + "for (int u = 0; u < " + num(pu) + "; ++u) {\n" + I(ind + 1) + "const int it = threadIdx.x + u * THREADS;\n" +
+      if (partial_)  // the accumulators are per item u (unrolled: registers)
+        c_ += "#pragma unroll\n" + I(ind) + "for (int u = 0; u < " + num(pu) + "; ++u) {\n" + I(ind + 1) + "const int it = threadIdx.x + u * THREADS;\n" +
               I(ind + 1) + "if (it >= " + num(items) + ") break;\n";
       else
         c_ += I(ind) + "for (int it = threadIdx.x; it < " + num(items) + "; it += THREADS) {\n";
