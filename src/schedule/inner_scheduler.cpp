@@ -275,8 +275,7 @@ RowModel::RowModel(const ScheduleContext& c, bool allow_shift) : cx(c) {
   plain = reductions > 0 && looped_passes(cx) == 1 &&
           std::all_of(cx.segment.outputs.begin(), cx.segment.outputs.end(), [&](int v) { return stages.row_level[v] != 0; });
   if (int g = phase_step(base, facts, 16 / widest);
-      widest == 2 && (g >= 2 || (g == 1 && weights == 0)) && g < 16 / widest && vec < 16 / widest && facts.C >= 16 / widest &&
-      weights <= 1) {
+      widest == 2 && g >= (weights ? 2 : 1) && g < 16 / widest && vec < 16 / widest && facts.C >= 16 / widest && weights <= 1) {
     const int pv = 16 / widest;
     const int64_t pn = (facts.C + pv - g + pv - 1) / pv;
     int64_t t = base_threads_per_row(pn, pv, widest);
