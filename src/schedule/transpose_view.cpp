@@ -201,6 +201,12 @@ std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::stri
               ") are too short to tile");
   if (transpose_smem_bytes(staged_sizes, 32, transpose_tile_cols(staged_sizes)) > kMaxStaticSmem)
     return no(v.why + ", but " + std::to_string(staged_sizes.size()) + " staged operands' tiles exceed 48 KB of shared memory");
+  // A partial reduction's tile loops over the reduced dims alone: with fewer of the smallest
+  // tiles than SMs most of the device idles, where the element-wise reads of the inner template
+  // spread the same work over every SM.
+  const int min_cols = transpose_tile_cols(staged_sizes);
+  if (partial && v.batch * ((v.rows + 31) / 32) * ((v.cols + min_cols - 1) / min_cols) < cx.device.sm_count)
+    return no(v.why + ", but " + std::to_string(v.rows) + " x " + std::to_string(v.cols) + " kept elements make fewer tiles than SMs");
   return v;
 }
 
