@@ -340,8 +340,8 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     return;
   }
   if (rows_in_flight) {
-    // Rows in flight (row_unroll = RU): rows of one pass (launch_grid: one block along them,
-    // each thread one vector of a row at most), RU consecutive rows per block step. Each
+    // Rows in flight (row_unroll = RU): RU consecutive rows per block step, each thread one
+    // vector of each (blockIdx.x: the row's pass of THREADS x VEC elements, launch_grid). Each
     // thread first takes every row's setup (row parts, row-constant loads, phase) and issues its
     // vector loads of all RU rows, then computes and stores them: one row at a time, the
     // bounds checks and each row's stores kept the next row's loads from being issued before
@@ -349,7 +349,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     // (one span of dense operands, RU neighbouring elements of a [B, M, 1] operand). Rows past
     // R are skipped; a partial vector (a row's phased or tail ends) takes the element path.
     // With index32 (rows below 2^30, every offset within 31 bits) the row, its offsets at row
-    // strides and the column are 32-bit (a column is below THREADS x VEC here): #053's kernel
+    // strides are 32-bit (the column is, the rows' span below 2^31: launch_grid): #053's kernel
     // took 70 registers with 64-bit ones, 48 so. The prefetch slots start zeroed: a slot a row's
     // partial vector leaves unloaded, read by nothing, made ptxas spill (4 bytes, 64 registers).
     w.rows32 = P.index32;
@@ -372,7 +372,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       c += "        " + name + "_r[r] = " + name + ";\n";
     }
     c.insert(declared, carried);
-    c += "        const int col0 = (int)threadIdx.x * VEC" + shift + ";\n";
+    c += "        const int col0 = ((int)blockIdx.x * THREADS + (int)threadIdx.x) * VEC" + shift + ";\n";
     c += "        if (" + in_row + "col0 + VEC <= C) {\n";
     for (int k : ins)
       if (w.vectorized(k)) {  // a pad's vector only inside its window (outside, its source may end)
@@ -382,7 +382,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     c += "        }\n      }\n    }\n";
     c += "#pragma unroll\n    for (int r = 0; r < RU; ++r) {\n      const " + row_t + " row = " + row_at + ";\n      if (row >= R) break;\n";
     for (const auto& [type, name] : row_vars) c += "      const " + type + " " + name + " = " + name + "_r[r];\n";
-    c += "      const int col0 = (int)threadIdx.x * VEC" + shift + ";\n";
+    c += "      const int col0 = ((int)blockIdx.x * THREADS + (int)threadIdx.x) * VEC" + shift + ";\n";
     c += "      if (" + in_row + "col0 + VEC <= C) {\n";
     pf_at = "r";
     chunk_body(true, 4, true);

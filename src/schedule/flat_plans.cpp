@@ -249,21 +249,20 @@ double access_cost(const KernelPlan& plan, const LaunchFacts& facts) {
   return cost;
 }
 
-// Rows in flight (KernelParams::row_unroll) for a 2-D pointwise plan whose rows fit one pass of
-// its threads: there each thread loads one vector per row, and one row at a time left one
-// vector's loads in flight per thread (seed 11 #053: 12 bytes, f16 rows of 333 and a bool mask
-// in phased vectors of 4 at 96 threads). Rows enough that each thread keeps
-// about kRowBytesInFlight bytes of vector loads in flight, at most kMostRows, and no more than
-// leave kRowWaves waves of resident blocks (R / rows blocks); 1 where that is one row, where no
-// input loads vectors, or where the plan is not of that form.
+// Rows in flight (KernelParams::row_unroll) for a 2-D pointwise plan: each thread loads one
+// vector per row of its pass, and one row at a time left one vector's loads in flight per
+// thread (seed 11 #053: 12 bytes, f16 rows of 333 and a bool mask in phased vectors of 4 at 96
+// threads). Rows enough that each thread keeps about kRowBytesInFlight bytes of vector loads in
+// flight, at most kMostRows, and no fewer blocks (passes x R / rows) than kRowWaves waves of
+// resident ones; 1 where that is one row, where no input loads vectors, or where the plan is
+// not of that form.
 constexpr int kRowBytesInFlight = 64, kMostRows = 4, kRowWaves = 4;
 int rows_in_flight(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev) {
   const KernelParams& p = plan.params;
   if (plan.shape.category != KernelCategory::Pointwise || facts.R <= 1 || p.one_row || p.shift || p.unroll != 1 || p.threads < 1)
     return 1;
   const bool by_element = p.col_vec == 1;
-  const int64_t span = facts.C + (by_element ? p.vec - 1 : 0);
-  if (span > int64_t{p.threads} * p.vec) return 1;
+  const int64_t span = facts.C + (by_element ? p.vec - 1 : 0), passes = (span + int64_t{p.threads} * p.vec - 1) / (int64_t{p.threads} * p.vec);
   int bytes = 0;  // a row's vector loads per thread
   for (size_t k = 0; k < plan.operands.size(); ++k) {
     const OperandPlan& o = plan.operands[k];
@@ -274,7 +273,7 @@ int rows_in_flight(const KernelPlan& plan, const LaunchFacts& facts, const Devic
   int rows = std::clamp(kRowBytesInFlight / bytes, 1, kMostRows);
   const int64_t resident =
       int64_t{dev.sm_count} * std::max(1, std::min(dev.max_blocks_per_sm, dev.max_threads_per_sm / std::max(1, p.threads)));
-  while (rows > 1 && (facts.R + rows - 1) / rows < kRowWaves * resident) --rows;
+  while (rows > 1 && passes * ((facts.R + rows - 1) / rows) < kRowWaves * resident) --rows;
   return rows;
 }
 }  // namespace
@@ -356,8 +355,8 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
     for (KernelPlan& c : out)
       if (!c.params.one_row && c.params.unroll == 1 && c.params.threads == kFlatThreads)
         c.params.threads = row_fit_threads(c.params, cx.facts, cx.device);
-  // Rows in flight for the first plan where it is a 2-D one of rows of one pass (above); the
-  // plan as it was after it (the fallback where the rows' loads spill).
+  // Rows in flight for the first plan where it is a 2-D one (above); the plan as it was after
+  // it (the fallback where the rows' loads spill).
   if (!pick)
     if (const int rows = rows_in_flight(out.front(), cx.facts, cx.device); rows > 1) {
       KernelPlan ru = out.front();
@@ -366,7 +365,7 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
       // for the rows held (index32 was only for the divisions of split rows).
       ru.params.index32 = ru.params.index32 || fits_index32(cx.facts);
       char why[160];
-      std::snprintf(why, sizeof why, "rows of one pass (%lld elements, %d threads x vec=%d): %d rows' loads in flight per thread",
+      std::snprintf(why, sizeof why, "rows of %lld elements (%d threads x vec=%d a pass): %d rows' loads in flight per thread",
                     static_cast<long long>(cx.facts.C), ru.params.threads, ru.params.vec, rows);
       ru.why = ru.why.empty() ? std::string(why) : ru.why + "; " + why;
       out.insert(out.begin(), ru);

@@ -95,9 +95,9 @@ struct KernelParams {
                             // aligned vectors, windows need not align with vec (see write_flat).
                             // Inner held rows (batch > 0): every Full input likewise, its phase
                             // once per row from its row's address (see write_inner)
-  int row_unroll = 1;       // pointwise 2-D grid, rows of one pass (C + the phase <= threads x vec,
-                            // no one_row, shift or unroll): each block takes row_unroll
-                            // consecutive rows per step and each thread issues its vector of
+  int row_unroll = 1;       // pointwise 2-D grid (no one_row, shift or unroll): each block
+                            // takes row_unroll consecutive rows of its pass (blockIdx.x) per
+                            // step and each thread issues its vector of
                             // every one (and each row's row-constant loads) before the first
                             // use, so a thread has row_unroll rows' loads in flight, not one
                             // (see write_flat); printed only above 1

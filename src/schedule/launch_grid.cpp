@@ -158,12 +158,11 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
   // Full reductions: one resident wave (each warp adds one atomic). Pointwise: many waves.
   int64_t cap = plan.shape.category == KernelCategory::Full ? resident : int64_t{1} << 30;
   bx = std::min(bx, cap);
-  // Rows in flight (row_unroll): a block's step takes row_unroll consecutive rows, each in one
-  // pass of its threads (see write_flat), so the grid has a block per row_unroll rows.
-  if (p.row_unroll > 1 && bx > 1)
+  // Rows in flight (row_unroll): a block's step takes row_unroll consecutive rows of its pass
+  // (blockIdx.x, see write_flat; no loop over passes, so a block per pass), its columns 32-bit.
+  if (p.row_unroll > 1 && span >= (int64_t{1} << 31) - per_block)
     throw Error("kernel " + plan.name + " (" + p.str() + "): rows of " + std::to_string(facts.C) + " elements" +
-                (p.col_vec ? " (and their phase)" : "") + " do not fit one pass of " + std::to_string(p.threads) + " x " +
-                std::to_string(p.vec) + " elements, which row_unroll needs (pin row_unroll=1 or more threads)");
+                " exceed the 32-bit columns of row_unroll (pin row_unroll=1)");
   const int64_t groups = (facts.R + p.row_unroll - 1) / std::max(1, p.row_unroll);
   int64_t by = std::clamp<int64_t>(groups, 1, 65535);
   // Full reductions over rows (a slice of a wider tensor): the wave spreads over the rows.

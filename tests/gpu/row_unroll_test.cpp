@@ -1,9 +1,10 @@
 // Rows in flight (KernelParams::row_unroll) on the GPU against the reference: 2-D pointwise
-// kernels whose rows fit one pass of a block, each block taking row_unroll consecutive rows per
-// step with every row's loads issued first. Seed 11 #053's form (f16/bf16/f32 x, a bool [1, M, K]
+// kernels, each block taking row_unroll consecutive rows of its pass per step with every row's
+// loads issued first. Seed 11 #053's form (f16/bf16/f32 x, a bool [1, M, K]
 // mask, a [B, M, 1] operand, f32 out) and seed 8 #142's ([1, M, 1], [1, M, K], [K] beside x) at
 // the sweep's sizes (the scheduler's rows) and small ones with pinned rows (2, 3, 4; R not a
-// multiple of them), rows of 333, 65 and 7, aligned rows with a weight, size-1 dims, padded
+// multiple of them), rows of 333, 65 and 7 and of several passes (4097, 3000), aligned rows
+// with a weight, size-1 dims, padded
 // and misaligned inputs; every output element written (outputs start as NaN), replays give
 // the same bits.
 #include <gtest/gtest.h>
@@ -48,6 +49,10 @@ TEST(GpuRowUnroll, TheSweepsShapes) {
   const std::string launches =
       check(where_clamp_silu_add(DType::F16), {{"B", 128}, {"M", 1000}, {"K", 1024}}, Layout::Contiguous, "f16 where_clamp_silu_add K=1024");
   EXPECT_NE(launches.find("row_unroll=4"), std::string::npos) << launches;
+  // Rows of several passes (4097 in passes of 256 x 4 and the phase): a block per pass.
+  const std::string wide =
+      check(where_clamp_silu_add(DType::F16), {{"B", 128}, {"M", 100}, {"K", 4097}}, Layout::Contiguous, "f16 where_clamp_silu_add K=4097");
+  EXPECT_NE(wide.find("row_unroll=4"), std::string::npos) << wide;
 }
 
 // Pinned rows in flight over small grids: R not a multiple of them (9 and 40 rows), rows of odd
@@ -60,7 +65,7 @@ TEST(GpuRowUnroll, PinnedRows) {
   SKIP_WITHOUT_GPU();
   for (DType t : {DType::F16, DType::BF16, DType::F32})
     for (int n : {2, 3, 4})
-      for (int64_t k : {333, 65, 7})
+      for (int64_t k : {333, 65, 7, 4097})
         for (const Bindings& b : std::vector<Bindings>{{{"B", 3}, {"M", 8}, {"K", k}}, {{"B", 1}, {"M", 9}, {"K", k}},
                                                        {{"B", 5}, {"M", 8}, {"K", k}}}) {
           const std::string pin = "row_unroll=" + std::to_string(n) + ",one_row=0";
@@ -72,7 +77,7 @@ TEST(GpuRowUnroll, PinnedRows) {
         }
   for (DType t : {DType::F16, DType::F32})
     for (int n : {2, 3, 4})
-      for (const Bindings& b : std::vector<Bindings>{{{"B", 7}, {"H", 512}}, {{"B", 10}, {"H", 40}}})
+      for (const Bindings& b : std::vector<Bindings>{{{"B", 7}, {"H", 512}}, {{"B", 10}, {"H", 40}}, {{"B", 9}, {"H", 3000}}})
         check(mul_add_bias(t), b, Layout::Contiguous, std::string(dtype_name(t)) + " mul_add_bias" + sizes_text(b),
               "row_unroll=" + std::to_string(n) + ",one_row=0");
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Programs of 2-D pointwise kernels whose rows fit one pass of a block (rows of 333, 65, 7,
+// Programs of 2-D pointwise kernels (rows of 333, 65, 7,
 // 1024 beside [1, M, K], [1, M, 1], [B, M, 1] and [K] operands): the rows in flight
 // (KernelParams::row_unroll) that the CPU tests (tests/row_unroll_test.cpp), the GPU tier
 // (tests/gpu/row_unroll_test.cpp) and the CPU kernel simulator share.

@@ -680,14 +680,15 @@ int main(int argc, char** argv) {
     }
   }
   // Rows in flight (`rowunroll_`, tests/support/row_unroll_programs.h): pinned 2, 3 and 4 rows per
-  // block step over rows of 333, 65 and 7 (phased at both ends; rows of 7 inside two vectors),
+  // block step over rows of 333, 65 and 7 (phased at both ends; rows of 7 inside two vectors)
+  // and of several passes (1100 and 3000: a block per pass),
   // #053's [1, M, K] mask (full/dims) and [B, M, 1] operand, #142's [1, M, 1], [1, M, K] and [K]
   // (element by element in phased rows), aligned rows with a weight in vectors; R not a multiple
   // of the rows, size-1 dims, padded and misaligned inputs; grids of 1 and 2 blocks along the
   // rows, so blocks walk several steps.
   for (DType t : {DType::F16, DType::F32, DType::BF16}) {
     const std::string tn(dtype_name(t));
-    for (int64_t k : {333, 65, 7})
+    for (int64_t k : {333, 65, 7, 1100})
       // (M * K a multiple of 8, or B = 1: the [1, M, K] operands' rows at x's phase, as at the
       // sweep's sizes, so the phased 2-D plan fits; padded and misaligned layouts apply to the
       // output too, for the same reason.)
@@ -716,7 +717,7 @@ int main(int argc, char** argv) {
         }
     // (index32=0: the 64-bit rows and row offsets, as over tensors past 2^31 elements.)
     for (int n : {2, 3, 4})
-      for (const Bindings& sz : std::vector<Bindings>{{{"B", 7}, {"H", 512}}, {{"B", 10}, {"H", 40}}, {{"B", 5}, {"H", 1}}}) {
+      for (const Bindings& sz : std::vector<Bindings>{{{"B", 7}, {"H", 512}}, {{"B", 10}, {"H", 40}}, {{"B", 5}, {"H", 1}}, {{"B", 5}, {"H", 3000}}}) {
         const std::string pin = "row_unroll=" + std::to_string(n) + ",one_row=0" + (n == 3 ? ",index32=0" : "");
         g_expect_param = sz.at("H") == 1 ? "" : " row_unroll=" + std::to_string(n);
         for (unsigned cap : {~0u, 2u}) {
