@@ -3,10 +3,13 @@
 // run costs plus reading the arguments and making the outputs.
 #include "fast_call.h"
 
+#include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <string>
 
 #include "dlpack_exchange.h"
+#include "exec/view_meta.h"
 #include "solder/error.h"
 #include "solder/fusion.h"
 #include "solder/reference.h"
@@ -79,6 +82,31 @@ struct Made {
     for (auto* m : tensors)
       if (m && m->deleter) m->deleter(m);
   }
+  // A tensor of `shape` at `strides` (a permutation of a dense layout) over a new dense buffer
+  // of `dense` (its dims by falling stride): the framework's tensor wrapped with our own shape
+  // and strides, its deleter freeing both.
+  SolderDLManagedTensorVersioned* make_strided(DType dtype, const std::vector<int64_t>& shape,
+                                               const std::vector<int64_t>& strides, const std::vector<int64_t>& dense,
+                                               int32_t device_type, int32_t device_id) {
+    SolderDLManagedTensorVersioned* inner = make(dtype, dense, device_type, device_id);
+    auto* w = new Strided{{}, inner, shape, strides};
+    w->self = *inner;
+    w->self.manager_ctx = w;
+    w->self.deleter = [](SolderDLManagedTensorVersioned* m) {
+      auto* s = static_cast<Strided*>(m->manager_ctx);
+      if (s->inner->deleter) s->inner->deleter(s->inner);
+      delete s;
+    };
+    w->self.dl_tensor.shape = w->shape.data();
+    w->self.dl_tensor.strides = w->strides.data();
+    tensors.back() = &w->self;
+    return &w->self;
+  }
+  struct Strided {
+    SolderDLManagedTensorVersioned self;
+    SolderDLManagedTensorVersioned* inner;
+    std::vector<int64_t> shape, strides;
+  };
   SolderDLManagedTensorVersioned* make(DType dtype, const std::vector<int64_t>& shape, int32_t device_type,
                                        int32_t device_id) {
     SolderDLTensor proto{};
@@ -167,7 +195,19 @@ const std::vector<std::vector<int64_t>>& PyExecutor::output_shapes(const std::ve
   const solder::Fusion& f = ex.fusion();
   solder::Bindings b = solder::bind_shapes(f, sizes);
   last_out_shapes.clear();
-  for (int v : f.outputs()) last_out_shapes.push_back(solder::eval_shape(f.value(v).shape, b));
+  last_out_strides.clear();
+  last_out_dense.clear();
+  for (const solder::TensorMeta& m : solder::natural_output_metas(f, b)) {
+    last_out_shapes.push_back(m.shape);
+    const bool dense = m.strides == solder::TensorMeta::contiguous(m.dtype, m.shape).strides;
+    last_out_strides.push_back(dense ? std::vector<int64_t>{} : m.strides);
+    std::vector<int> order(m.shape.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return m.strides[x] > m.strides[y]; });
+    std::vector<int64_t> dense_shape;
+    for (int d : order) dense_shape.push_back(m.shape[d]);
+    last_out_dense.push_back(dense ? std::vector<int64_t>{} : dense_shape);
+  }
   last_sizes = key;
   return last_out_shapes;
 }
@@ -240,8 +280,13 @@ std::optional<nb::list> call_exchange(PyExecutor& pe, nb::args args, nb::handle 
   for (size_t i = 0; i < n; ++i) sizes[i] = in[i].shape;
   const auto& shapes = pe.output_shapes(sizes);
   Made made{api, {}};
-  for (size_t i = 0; i < shapes.size(); ++i)
-    outs.push_back(device_tensor_of(made.make(f.value(f.outputs()[i]).dtype, shapes[i], kSolderDLCUDA, dev.id)));
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const DType t = f.value(f.outputs()[i]).dtype;
+    outs.push_back(device_tensor_of(pe.last_out_strides[i].empty()
+                                        ? made.make(t, shapes[i], kSolderDLCUDA, dev.id)
+                                        : made.make_strided(t, shapes[i], pe.last_out_strides[i], pe.last_out_dense[i],
+                                                            kSolderDLCUDA, dev.id)));
+  }
   pe.ex.run(in, s, &outs);
   return made.release();
 }

@@ -16,13 +16,16 @@ namespace solder_py {
 
 namespace nb = nanobind;
 
-// An Executor as Python holds it: the output sizes of the last input sizes are kept, since a
-// program calls one fusion with the same sizes again and again.
+// An Executor as Python holds it: the output sizes (and layouts) of the last input sizes are
+// kept, since a program calls one fusion with the same sizes again and again.
 struct PyExecutor {
   PyExecutor(const solder::Fusion& f, const std::string& plan) : ex(f, solder::ExecutorOptions{plan}) {}
   solder::Executor ex;
   std::vector<int64_t> last_sizes;
   std::vector<std::vector<int64_t>> last_out_shapes;
+  // Per output: the strides of its natural layout (natural_output_metas), or empty where that
+  // is contiguous; and the dense shape its buffer is allocated at (its dims by falling stride).
+  std::vector<std::vector<int64_t>> last_out_strides, last_out_dense;
   const std::vector<std::vector<int64_t>>& output_shapes(const std::vector<std::vector<int64_t>>& input_sizes);
 };
 

@@ -80,8 +80,9 @@ class FastCall(unittest.TestCase):
         self.assertIs(res[0], h)
         torch.testing.assert_close(h, x + r)
 
-    def test_permuted_result_is_written_by_its_kernel(self):
-        # tanh(x + a).t(): a Python call's output is contiguous, so the kernel writes its result
+    def test_permuted_result_is_a_view_or_written_by_its_kernel(self):
+        # tanh(x + a).t(): the output is the transposed view eager gives (its kernel writes rows in
+        # order, one pointwise launch); into a contiguous out= buffer the kernel writes its result
         # transposed (the transpose scheduler), one launch, no copy.
         f = solder.Fusion("tanh_t")
         x = f.input("x", "bf16", ["B", "H"])
@@ -90,9 +91,18 @@ class FastCall(unittest.TestCase):
         ex = solder.Executor(f)
         for rows, cols in ((2048, 1024), (301, 67)):
             u, v = (torch.randn(rows, cols, device="cuda").bfloat16() for _ in range(2))
+            want = (u + v).tanh().t()
             (y,) = ex(u, v)
-            self.assertTrue(y.is_contiguous())
-            torch.testing.assert_close(y, (u + v).tanh().t().contiguous(), atol=2e-2, rtol=2e-2)
+            self.assertEqual(y.stride(), want.stride())
+            torch.testing.assert_close(y, want, atol=2e-2, rtol=2e-2)
+            kernels = [k for k in ex.launches() if k != "view"]
+            self.assertEqual(len(kernels), 1, kernels)
+            self.assertTrue(kernels[0].startswith("solder_pw_"), kernels)
+            del y  # its buffer (the wrapped allocation) freed while the next call runs
+            out = torch.empty(cols, rows, device="cuda", dtype=torch.bfloat16)
+            (z,) = ex(u, v, out=[out])
+            self.assertIs(z, out)
+            torch.testing.assert_close(z, want, atol=2e-2, rtol=2e-2)
             kernels = [k for k in ex.launches() if k != "view"]
             self.assertEqual(len(kernels), 1, kernels)
             self.assertTrue(kernels[0].startswith("solder_transpose_"), kernels)

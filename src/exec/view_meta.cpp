@@ -97,3 +97,32 @@ bool view_meta(const Node& n, const TensorMeta& in, const std::vector<int64_t>& 
 }
 
 }  // namespace solder
+
+namespace solder {
+
+std::vector<TensorMeta> natural_output_metas(const Fusion& f, const Bindings& b) {
+  std::vector<int> readers(f.values().size(), 0);
+  for (const Node& n : f.nodes())
+    for (int v : n.in) ++readers[v];
+  for (int v : f.outputs()) ++readers[v];
+  std::vector<char> is_input(f.values().size(), 0);
+  for (int v : f.inputs()) is_input[v] = 1;
+  std::vector<TensorMeta> metas;
+  for (int v : f.outputs()) {
+    TensorMeta m = TensorMeta::contiguous(f.value(v).dtype, eval_shape(f.value(v).shape, b));
+    const int p = f.value(v).producer;
+    if (p >= 0 && f.nodes()[p].op == Op::Permute) {
+      const Node& n = f.nodes()[p];
+      const int src = n.in[0], sp = f.value(src).producer;
+      const bool computed = sp >= 0 && (is_element_op(f.nodes()[sp].op) || op_info(f.nodes()[sp].op).kind == OpKind::Reduction);
+      if (!is_input[src] && readers[src] == 1 && computed) {
+        const TensorMeta s = TensorMeta::contiguous(f.value(src).dtype, eval_shape(f.value(src).shape, b));
+        for (size_t d = 0; d < n.attrs.axes.size(); ++d) m.strides[d] = s.strides[n.attrs.axes[d]];
+      }
+    }
+    metas.push_back(std::move(m));
+  }
+  return metas;
+}
+
+}  // namespace solder

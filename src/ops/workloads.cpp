@@ -186,7 +186,7 @@ void transpose_add_bf16(Fusion& f) {
 }
 
 // An NCHW -> NHWC layout change of an f16 activation [B, H, 28, 28] (C = H). The result is a
-// view: a caller that wants it contiguous (Python's calls, out= buffers, --contiguous-outputs)
+// view: a caller that wants it contiguous (out= buffers, --contiguous-outputs)
 // gets one transpose kernel.
 void transpose_nchw_nhwc_f16(Fusion& f) {
   Tensor x = f.input("x", DType::F16, {Dim::sym("B"), Dim::sym("H"), Dim(28), Dim(28)});
