@@ -199,7 +199,7 @@ const std::vector<std::vector<int64_t>>& PyExecutor::output_shapes(const std::ve
   last_out_dense.clear();
   for (const solder::TensorMeta& m : solder::natural_output_metas(f, b)) {
     last_out_shapes.push_back(m.shape);
-    const bool dense = m.strides == solder::TensorMeta::contiguous(m.dtype, m.shape).strides;
+    const bool dense = contiguous_outputs || m.strides == solder::TensorMeta::contiguous(m.dtype, m.shape).strides;
     last_out_strides.push_back(dense ? std::vector<int64_t>{} : m.strides);
     std::vector<int> order(m.shape.size());
     std::iota(order.begin(), order.end(), 0);

@@ -421,8 +421,11 @@ NB_MODULE(_solder, m) {
       .def_prop_ro("outputs", &PyCapturedRun::outputs);
 
   nb::class_<PyExecutor>(m, "Executor")
-      .def(nb::init<const solder::Fusion&, const std::string&>(), "fusion"_a, "plan"_a = "",
-           "plan: pins kernel plans (ExecutorOptions::plan), e.g. 'threads_per_row=512,prefetch=0' or '1:unroll=1'")
+      .def(nb::init<const solder::Fusion&, const std::string&, bool>(), "fusion"_a, "plan"_a = "",
+           "contiguous_outputs"_a = false,
+           "plan: pins kernel plans (ExecutorOptions::plan), e.g. 'threads_per_row=512,prefetch=0' or '1:unroll=1'. "
+           "contiguous_outputs: new outputs contiguous, views included (by default a permute of a computed result "
+           "is returned as that permuted view, as eager gives it)")
       .def("__call__", &call,
            "ex(*tensors, out=None, stream=None) -> list of outputs. GPU tensors run on the GPU (on `stream`, "
            "default: torch's current stream), host tensors on the CPU reference executor. torch tensors are read "

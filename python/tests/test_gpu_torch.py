@@ -106,6 +106,9 @@ class FastCall(unittest.TestCase):
             kernels = [k for k in ex.launches() if k != "view"]
             self.assertEqual(len(kernels), 1, kernels)
             self.assertTrue(kernels[0].startswith("solder_transpose_"), kernels)
+        (w,) = solder.Executor(f, contiguous_outputs=True)(u, v)
+        self.assertTrue(w.is_contiguous())
+        torch.testing.assert_close(w, want, atol=2e-2, rtol=2e-2)
 
     def test_outputs_in_the_inputs_transposed_layout_are_one_pointwise_kernel(self):
         # out= in the transposed input's layout (eager's, as torch.compile passes it): the kernel

@@ -64,7 +64,8 @@ class SolderKernel:
         self.__qualname__ = name
         self.name = name
         self.lowered = lowered
-        self.ex = solder.Executor(lowered.fusion)
+        # Contiguous outputs: the simple path below relies on them where torch traced them so.
+        self.ex = solder.Executor(lowered.fusion, contiguous_outputs=True)
         self.tensor_inputs = lowered.tensor_inputs
         self.all_tensors = None  # whether every argument is a fusion input (known at first call)
         self.all_specs = [OutputSpec(f) for f in fake_outputs]
