@@ -81,10 +81,11 @@ TEST(CodegenCompile, Fp8CastWithAmaxIsOneKernel) {
 
 TEST(CodegenCompile, OneKernelServesSizesOfOneClass) {
   // Batch and H multiples of 8 share a pointwise kernel (rows of at least 256 vectors: shorter
-  // rows take blocks of as many whole warps as they fill); rows of one H bucket share a norm
-  // kernel (from as many rows as SMs: fewer rows take a plan of their own that spreads them out).
+  // rows take blocks of as many whole warps as they fill; blocks enough for the same rows in
+  // flight: 16 rows take one at a time); rows of one H bucket share a norm kernel (from as many
+  // rows as SMs: fewer rows take a plan of their own that spreads them out).
   auto a = prepare_all(solder::testing::gelu_bias(DType::BF16), {{8192, 8192}, {8192}});
-  auto b = prepare_all(solder::testing::gelu_bias(DType::BF16), {{16, 6144}, {6144}});
+  auto b = prepare_all(solder::testing::gelu_bias(DType::BF16), {{4096, 6144}, {6144}});
   EXPECT_EQ(a.kernels[0].cache_key, b.kernels[0].cache_key);
   auto c = prepare_all(solder::testing::w1_layer_norm(), {{4096}, {512, 4096}, {4096}, {4096}, {4096}});
   auto d = prepare_all(solder::testing::w1_layer_norm(), {{4096}, {16384, 4096}, {4096}, {4096}, {4096}});
