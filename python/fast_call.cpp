@@ -174,9 +174,17 @@ nb::list call_host(PyExecutor& pe, const SolderDLPackExchangeAPI* api, const std
     }
     return nb::list(out_obj);
   }
+  // The outputs laid out as on the GPU (PyExecutor::output_shapes: eager's layout).
+  std::vector<std::vector<int64_t>> sizes;
+  for (const auto& t : in) sizes.push_back(t.shape);
+  pe.output_shapes(sizes);
   Made made{api, {}};
-  for (const auto& r : res) {
-    SolderDLManagedTensorVersioned* m = made.make(r.dtype, r.shape, kSolderDLCPU, 0);
+  for (size_t i = 0; i < res.size(); ++i) {
+    const solder::HostTensor& r = res[i];
+    SolderDLManagedTensorVersioned* m =
+        pe.last_out_strides[i].empty()
+            ? made.make(r.dtype, r.shape, kSolderDLCPU, 0)
+            : made.make_strided(r.dtype, r.shape, pe.last_out_strides[i], pe.last_out_dense[i], kSolderDLCPU, 0);
     copy_into(r, device_tensor_of(m));
   }
   return made.release();

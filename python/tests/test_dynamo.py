@@ -344,6 +344,27 @@ class TorchCall(unittest.TestCase):
         torch.testing.assert_close(y, x * 2 + b)
         torch.testing.assert_close(s, x.sum(1))
 
+    def test_outputs_take_eagers_layout(self):
+        # A permute of a computed result is that permuted view over a dense buffer (eager's
+        # strides), on the host as on the GPU; contiguous_outputs=True makes it contiguous.
+        f = solder.Fusion("tanh_t")
+        x = f.input("x", "f32", ["B", "H"])
+        a = f.input("a", "f32", ["H"])
+        f.output(solder.permute(solder.tanh(x + a), [1, 0]))
+        f.output(solder.tanh(x))
+        u, v = torch.randn(5, 3), torch.randn(3)
+        want = (u + v).tanh().t()
+        ex = solder.Executor(f)
+        for _ in range(2):  # the layouts of these sizes, then from the cache
+            t, w = ex(u, v)
+            self.assertEqual(t.stride(), want.stride())
+            self.assertTrue(w.is_contiguous())
+            torch.testing.assert_close(t, want)
+            del t  # the wrapped buffer freed with its tensor
+        (c, _) = solder.Executor(f, contiguous_outputs=True)(u, v)
+        self.assertTrue(c.is_contiguous())
+        torch.testing.assert_close(c, want)
+
     def test_bad_arguments_say_what_is_wrong(self):
         ex = solder.Executor(self.fusion())
         with self.assertRaisesRegex(ValueError, "takes 2 inputs"):
