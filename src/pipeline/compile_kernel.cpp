@@ -162,6 +162,14 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Kernel
   // side by side, a batch at a time, and are judged in order: a retry chain of five plans took
   // one ptxas run after another (2.4 s for seed 6 #011's first call).
   const int width = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
+  // A rejected candidate as explain lists it: its params, and the operands it stages (which the
+  // params do not show: a staged plan and its in-place fallback print alike).
+  auto described = [&](const KernelPlan& plan) {
+    std::string staged;
+    for (const OperandPlan& o : plan.operands)
+      if (o.access == Access::Staged) staged += (staged.empty() ? " (staged: " : ", ") + sf.fusion.value(o.value).name;
+    return plan.params.str() + (staged.empty() ? "" : staged + ")");
+  };
   size_t next = 0;
   for (int batch = 1; next < plans.size(); batch = width) {
     std::vector<const KernelPlan*> todo;
@@ -169,7 +177,7 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Kernel
       const KernelPlan& plan = plans[next];
       if (auto bad = plan.problems(); !bad.empty()) {
         if (!options.plan.empty()) plan.validate();  // the user's plan: say what is wrong with it
-        rejected.push_back(plan.params.str() + ": impossible (" + bad.front() + ")");
+        rejected.push_back(described(plan) + ": impossible (" + bad.front() + ")");
         continue;
       }
       todo.push_back(&plan);
@@ -198,7 +206,7 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Kernel
         pk.passed_over = choice.passed_over;
         return pk;
       }
-      rejected.push_back(pk.plan.params.str() + ": " + std::to_string(pk.compiled->ptxas.spill_store_bytes) + " B");
+      rejected.push_back(described(pk.plan) + ": " + std::to_string(pk.compiled->ptxas.spill_store_bytes) + " B spilled");
       if (!least.compiled || spill_bytes(pk) < spill_bytes(least)) least = std::move(pk);
     }
   }
