@@ -9,7 +9,9 @@ torch.compile on the same tensors in one process.
                                                           # reference at tiny sizes against torch CPU
     python3 bench/variants.py --seed 1 --list             # the programs, nothing run
     python3 bench/variants.py --seed 9 --only '^128 ' --explain   # CPU: their plans at the GPU
-                                                          # sizes and the sweep's layouts
+                                                          # sizes and the sweep's layouts, then
+                                                          # the programs whose kernels read or write
+                                                          # an operand element by element (general)
 
 On the device: build the module (cmake --build build-device --target _solder), then
 PYTHONPATH=build-device/python python3 bench/variants.py --seed N --time-budget 480 in one
@@ -430,18 +432,37 @@ def context_alive():
         return False
 
 
+def element_reads(text):
+    """Each kernel of an explain text that reads or writes an operand element by element
+    (`general` access, the usual mark of a cliff): (kernel, scheduler, [operand names])."""
+    found = []
+    for m in re.finditer(r"kernel (\S+) \((\S+)\)\n\s+params: .*\n\s+operands: (.*)", text):
+        names = [o.split("(")[0] for o in m.group(3).split() if re.search(r"\((in|out),general", o)]
+        if names:
+            found.append((m.group(1), m.group(2), names))
+    return found
+
+
 def explain_programs(programs, plan=""):
     """solder explain for each program at its GPU sizes, its inputs laid out as the sweep lays
     them out (strides from meta tensors; a slice's one-element offset is not modelled: explain
-    takes strides, and plans the inputs aligned)."""
+    takes strides, and plans the inputs aligned); last, the programs whose kernels read or
+    write an operand element by element."""
+    flagged = []
     for p in programs:
         xs = [make_input(i, p.sizes, "meta") for i in p.inputs]
         print("=====", p.name)
         try:
-            print(ops.solder.Executor(build_fusion(p, p.sizes), plan).explain([list(x.shape) for x in xs],
-                                                                        [list(x.stride()) for x in xs]))
+            text = ops.solder.Executor(build_fusion(p, p.sizes), plan).explain([list(x.shape) for x in xs],
+                                                                             [list(x.stride()) for x in xs])
         except Exception as e:
             print("explain failed:", short_error(e))
+            continue
+        print(text)
+        flagged += [(p.name, *k) for k in element_reads(text)]
+    print(f"== element-by-element operands (general): {len({f[0] for f in flagged})} of {len(programs)} programs")
+    for name, kernel, sched, names in flagged:
+        print(f"  {name[:64]:64s} {sched:16s} {', '.join(names)}")
     return 0
 
 
