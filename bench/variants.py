@@ -146,11 +146,15 @@ def short_error(e):
 
 
 class Timer:
-    """Median and min µs of fn: warm-up, L2 flushed before each repetition, CUDA events."""
+    """Median and min µs of fn: warm-up, L2 flushed before each repetition, CUDA events. Without
+    `flush` (a diagnosis of small kernels, whose code and constants the flush evicts too) a spin
+    kernel of the flush's length stands in for it, so the launch is still queued ahead of the GPU
+    and host time stays out of the figure."""
 
-    def __init__(self, reps):
+    def __init__(self, reps, flush=True):
         self.reps = reps
         self.flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")  # >= 2 x L2
+        self.before = self.flush.zero_ if flush else (lambda: torch.cuda._sleep(200_000))
 
     def __call__(self, fn):
         for _ in range(3):
@@ -158,7 +162,7 @@ class Timer:
         torch.cuda.synchronize()
         ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(self.reps)]
         for s, e in ev:
-            self.flush.zero_()
+            self.before()
             s.record()
             fn()
             e.record()
@@ -476,6 +480,8 @@ def main(argv=None):
     ap.add_argument("--time-budget", type=float, default=540, help="seconds; programs not started by then are listed")
     ap.add_argument("--reps", type=int, default=20, help="timed repetitions per measurement")
     ap.add_argument("--no-probe", dest="probe", action="store_false", help="skip the second batch size")
+    ap.add_argument("--no-l2-flush", dest="l2_flush", action="store_false",
+                    help="no L2 flush before each repetition (a diagnosis: small kernels' code and constants stay cached)")
     ap.add_argument("--no-peers", dest="peers", action="store_false",
                     help="time Solder only (no torch.compile, no eager): for A/B runs of pinned plans")
     ap.add_argument("--dry-run", action="store_true", help="CPU: reference at tiny sizes against torch CPU")
@@ -512,7 +518,7 @@ def main(argv=None):
             "device": torch.cuda.get_device_name() if mode == "gpu" else "cpu"}
     if mode == "gpu":
         torch._dynamo.config.cache_size_limit = 1000  # seed 000: never fall back to eager silently
-        timer = Timer(opts.reps)
+        timer = Timer(opts.reps, opts.l2_flush)
         copy = CopyCeiling(timer)
         meta["large_copy_GBps"] = 2 * (256 << 20) / copy.us(512 << 20) / 1e3
     t_start = time.perf_counter()
