@@ -209,12 +209,14 @@ const std::vector<std::vector<int64_t>>& PyExecutor::output_shapes(const std::ve
     last_out_shapes.push_back(m.shape);
     const bool dense = contiguous_outputs || m.strides == solder::TensorMeta::contiguous(m.dtype, m.shape).strides;
     last_out_strides.push_back(dense ? std::vector<int64_t>{} : m.strides);
-    std::vector<int> order(m.shape.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return m.strides[x] > m.strides[y]; });
     std::vector<int64_t> dense_shape;
-    for (int d : order) dense_shape.push_back(m.shape[d]);
-    last_out_dense.push_back(dense ? std::vector<int64_t>{} : dense_shape);
+    if (!dense) {
+      std::vector<int> order(m.shape.size());
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return m.strides[x] > m.strides[y]; });
+      for (int d : order) dense_shape.push_back(m.shape[d]);
+    }
+    last_out_dense.push_back(std::move(dense_shape));
   }
   last_sizes = key;
   return last_out_shapes;

@@ -96,10 +96,6 @@ bool view_meta(const Node& n, const TensorMeta& in, const std::vector<int64_t>& 
   }
 }
 
-}  // namespace solder
-
-namespace solder {
-
 std::vector<TensorMeta> natural_output_metas(const Fusion& f, const Bindings& b) {
   std::vector<int> readers(f.values().size(), 0);
   for (const Node& n : f.nodes())
