@@ -140,6 +140,19 @@ def compare(got, want):
     return worst <= 1.0, worst, ""
 
 
+def layout_order(t):
+    """The dims of size > 1, outermost first (by falling stride): a tensor's memory order."""
+    return [d for d in sorted(range(t.dim()), key=lambda d: -t.stride(d)) if t.shape[d] > 1]
+
+
+def layouts_differ(got, want):
+    """Outputs whose memory order differs from eager's ('' where all agree): a program timed in
+    another layout than torch.compile's (which keeps eager's) moves its data differently."""
+    bad = [f"out{i} {layout_order(g)} (eager {layout_order(w)})" for i, (g, w) in enumerate(zip(got, want))
+           if tuple(g.shape) == tuple(w.shape) and layout_order(g) != layout_order(w)]
+    return "; ".join(bad)
+
+
 def short_error(e):
     s = str(e).strip().splitlines()
     return f"{type(e).__name__}: {s[0] if s else ''}"[:300]
@@ -245,6 +258,8 @@ def run_gpu(p, opts, timer, copy):
         return rec
     ok, err, why = compare(out, ref)
     rec["solder_err"] = err
+    if layouts_differ(as_tuple(out), ref):
+        rec["layout_differs"] = layouts_differ(as_tuple(out), ref)
     cf = None
     try:
         if not opts.peers:
@@ -365,6 +380,7 @@ def summarize(records, not_run):
         "pct_copy_ge_32MB": dist(big, "pct_copy"),
         "speedup_vs_compile": dist(speed, "speedup"),
         "slower_than_1.1x_compile": sum(1 for r in vs if r["ratio_vs_compile"] > 1.1),
+        "layout_differs": sum(1 for r in records if "layout_differs" in r),
         "solder_first_call_ms": {"median": quantile(first, 0.5), "max": max(first) if first else None},
         "probe_recompiles": {"programs": len(recompiles), "with_recompiles": sum(1 for x in recompiles if x),
                              "total": sum(recompiles)},
@@ -384,6 +400,7 @@ def print_report(records, not_run, summary, out=sys.stdout):
         d = summary[key]
         p(f"{label:52s} n={d['n']:4d}  min {d['p0']:7.2f}  p10 {d['p10']:7.2f}  median {d['p50']:7.2f}")
     p(f"slower than 1.1x torch.compile: {summary['slower_than_1.1x_compile']}")
+    p(f"outputs in another memory order than eager's: {summary['layout_differs']} programs")
     for fam, d in summary["by_family"].items():
         c, v = d["pct_copy"], d["speedup_vs_compile"]
         p(f"  {fam:10s} {d['programs']:4d} programs, {c['n']:4d} timed: % copy median {c['p50']:6.1f} min {c['p0']:6.1f}; "

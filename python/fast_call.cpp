@@ -175,9 +175,12 @@ nb::list call_host(PyExecutor& pe, const SolderDLPackExchangeAPI* api, const std
     return nb::list(out_obj);
   }
   // The outputs laid out as on the GPU (PyExecutor::output_shapes: eager's layout).
-  std::vector<std::vector<int64_t>> sizes;
-  for (const auto& t : in) sizes.push_back(t.shape);
-  pe.output_shapes(sizes);
+  std::vector<std::vector<int64_t>> sizes, strides;
+  for (const auto& t : in) {
+    sizes.push_back(t.shape);
+    strides.push_back(t.strides);
+  }
+  pe.output_shapes(sizes, strides);
   Made made{api, {}};
   for (size_t i = 0; i < res.size(); ++i) {
     const solder::HostTensor& r = res[i];
@@ -192,20 +195,22 @@ nb::list call_host(PyExecutor& pe, const SolderDLPackExchangeAPI* api, const std
 
 }  // namespace
 
-const std::vector<std::vector<int64_t>>& PyExecutor::output_shapes(const std::vector<std::vector<int64_t>>& sizes) {
+const std::vector<std::vector<int64_t>>& PyExecutor::output_shapes(const std::vector<std::vector<int64_t>>& sizes,
+                                                                    const std::vector<std::vector<int64_t>>& strides) {
   thread_local std::vector<int64_t> key;
   key.clear();
-  for (const auto& s : sizes) {
-    key.push_back(static_cast<int64_t>(s.size()));
-    key.insert(key.end(), s.begin(), s.end());
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    key.push_back(static_cast<int64_t>(sizes[i].size()));
+    key.insert(key.end(), sizes[i].begin(), sizes[i].end());
+    if (i < strides.size()) key.insert(key.end(), strides[i].begin(), strides[i].end());
   }
-  if (key == last_sizes && !last_out_shapes.empty()) return last_out_shapes;
+  if (key == last_inputs && !last_out_shapes.empty()) return last_out_shapes;
   const solder::Fusion& f = ex.fusion();
   solder::Bindings b = solder::bind_shapes(f, sizes);
   last_out_shapes.clear();
   last_out_strides.clear();
   last_out_dense.clear();
-  for (const solder::TensorMeta& m : solder::natural_output_metas(f, b)) {
+  for (const solder::TensorMeta& m : solder::natural_output_metas(f, b, strides)) {
     last_out_shapes.push_back(m.shape);
     const bool dense = contiguous_outputs || m.strides == solder::TensorMeta::contiguous(m.dtype, m.shape).strides;
     last_out_strides.push_back(dense ? std::vector<int64_t>{} : m.strides);
@@ -218,7 +223,7 @@ const std::vector<std::vector<int64_t>>& PyExecutor::output_shapes(const std::ve
     }
     last_out_dense.push_back(std::move(dense_shape));
   }
-  last_sizes = key;
+  last_inputs = key;
   return last_out_shapes;
 }
 
@@ -285,10 +290,14 @@ std::optional<nb::list> call_exchange(PyExecutor& pe, nb::args args, nb::handle 
     pe.ex.run(in, s, &outs);
     return nb::list(out);
   }
-  thread_local std::vector<std::vector<int64_t>> sizes;
+  thread_local std::vector<std::vector<int64_t>> sizes, strides;
   sizes.resize(n);
-  for (size_t i = 0; i < n; ++i) sizes[i] = in[i].shape;
-  const auto& shapes = pe.output_shapes(sizes);
+  strides.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    sizes[i] = in[i].shape;
+    strides[i] = in[i].strides;
+  }
+  const auto& shapes = pe.output_shapes(sizes, strides);
   Made made{api, {}};
   for (size_t i = 0; i < shapes.size(); ++i) {
     const DType t = f.value(f.outputs()[i]).dtype;

@@ -16,20 +16,21 @@ namespace solder_py {
 
 namespace nb = nanobind;
 
-// An Executor as Python holds it: the output sizes (and layouts) of the last input sizes are
-// kept, since a program calls one fusion with the same sizes again and again.
+// An Executor as Python holds it: the output sizes (and layouts) of the last input sizes and
+// strides are kept, since a program calls one fusion with the same inputs again and again.
 struct PyExecutor {
   PyExecutor(const solder::Fusion& f, const std::string& plan, bool contiguous_outputs)
       : ex(f, solder::ExecutorOptions{plan, contiguous_outputs}), contiguous_outputs(contiguous_outputs) {}
   solder::Executor ex;
   bool contiguous_outputs;  // new outputs contiguous, views included (ExecutorOptions::contiguous_outputs)
-  std::vector<int64_t> last_sizes;
+  std::vector<int64_t> last_inputs;
   std::vector<std::vector<int64_t>> last_out_shapes;
   // Per output: the strides of its natural layout (natural_output_metas), or empty where that
   // is contiguous (or contiguous_outputs asks for it); and the dense shape its buffer is
   // allocated at (its dims by falling stride).
   std::vector<std::vector<int64_t>> last_out_strides, last_out_dense;
-  const std::vector<std::vector<int64_t>>& output_shapes(const std::vector<std::vector<int64_t>>& input_sizes);
+  const std::vector<std::vector<int64_t>>& output_shapes(const std::vector<std::vector<int64_t>>& input_sizes,
+                                                        const std::vector<std::vector<int64_t>>& input_strides = {});
 };
 
 // The call on tensors that all have the exchange table: a list of output tensors, or nullopt

@@ -14,6 +14,7 @@
 #include <memory>
 #include <variant>
 
+#include "exec/view_meta.h"
 #include "fast_call.h"
 #include "ir/parser.h"
 #include "runtime/capture_retention.h"
@@ -424,8 +425,8 @@ NB_MODULE(_solder, m) {
       .def(nb::init<const solder::Fusion&, const std::string&, bool>(), "fusion"_a, "plan"_a = "",
            "contiguous_outputs"_a = false,
            "plan: pins kernel plans (ExecutorOptions::plan), e.g. 'threads_per_row=512,prefetch=0' or '1:unroll=1'. "
-           "contiguous_outputs: new outputs contiguous, views included (by default a permute of a computed result "
-           "is returned as that permuted view, as eager gives it)")
+           "contiguous_outputs: new outputs contiguous, views included (by default each new output is laid out as "
+           "eager lays it out: sigmoid of a transposed input is transposed, a permute of a result a permuted view)")
       .def("__call__", &call,
            "ex(*tensors, out=None, stream=None) -> list of outputs. GPU tensors run on the GPU (on `stream`, "
            "default: torch's current stream), host tensors on the CPU reference executor. torch tensors are read "
@@ -439,13 +440,33 @@ NB_MODULE(_solder, m) {
            "Runs once on GPU tensors and records the run as a CUDA graph (see CapturedRun): replay() "
            "then relaunches every step with one graph launch, reading whatever the inputs hold.")
       .def("explain",
-           [](const PyExecutor& pe, const std::vector<std::vector<int64_t>>& shapes,
-              const std::vector<std::vector<int64_t>>& strides) { return pe.ex.explain(shapes, strides); },
+           [](PyExecutor& pe, const std::vector<std::vector<int64_t>>& shapes,
+              const std::vector<std::vector<int64_t>>& strides) {
+             if (shapes.size() != pe.ex.fusion().inputs().size()) return pe.ex.explain(shapes, strides);  // its error
+             pe.output_shapes(shapes, strides);  // the outputs laid out as a call lays them out
+             return pe.ex.explain(shapes, strides, pe.last_out_strides);
+           },
            "input_shapes"_a, "input_strides"_a = std::vector<std::vector<int64_t>>{},
-           "The steps a run on inputs of these shapes (and strides in elements; contiguous where not given) takes: "
-           "scheduler, plan, rejected candidates, registers, spills, occupancy, views and copies. Needs no GPU.")
-      .def("output_shapes", [](PyExecutor& pe, const std::vector<std::vector<int64_t>>& shapes) { return pe.output_shapes(shapes); },
-           "input_shapes"_a, "Output sizes for these input sizes")
+           "The steps a call on inputs of these shapes (and strides in elements; contiguous where not given) takes, "
+           "its new outputs in eager's layout: scheduler, plan, rejected candidates, registers, spills, occupancy, "
+           "views and copies. Needs no GPU.")
+      .def("output_shapes",
+           [](PyExecutor& pe, const std::vector<std::vector<int64_t>>& shapes,
+              const std::vector<std::vector<int64_t>>& strides) { return pe.output_shapes(shapes, strides); },
+           "input_shapes"_a, "input_strides"_a = std::vector<std::vector<int64_t>>{},
+           "Output sizes for these input sizes")
+      .def("output_strides",
+           [](PyExecutor& pe, const std::vector<std::vector<int64_t>>& shapes,
+              const std::vector<std::vector<int64_t>>& strides) {
+             const auto& shape = pe.output_shapes(shapes, strides);
+             std::vector<std::vector<int64_t>> st;
+             for (size_t i = 0; i < shape.size(); ++i)
+               st.push_back(pe.last_out_strides[i].empty() ? solder::TensorMeta::contiguous(solder::DType::F32, shape[i]).strides
+                                                          : pe.last_out_strides[i]);
+             return st;
+           },
+           "input_shapes"_a, "input_strides"_a = std::vector<std::vector<int64_t>>{},
+           "Strides (elements) of the outputs a call makes for inputs of these shapes and strides: eager's layout")
       .def("launches", [](const PyExecutor& pe) {
         std::vector<std::string> names;
         for (const auto& r : pe.ex.last_launches()) names.push_back(r.name);

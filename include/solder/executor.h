@@ -123,8 +123,11 @@ class Executor {
   // contiguous), the steps a run would take: which scheduler took each kernel (and why the
   // others could not), its plan, the candidates rejected before it, registers, spills and
   // occupancy; where a view becomes a copy. The same planning as run's. Needs no GPU.
+  // `output_strides`: where given, the run writes outputs of these strides (a caller's out=
+  // buffers, dense), as the Python call does with eager's layouts.
   std::string explain(const std::vector<std::vector<int64_t>>& input_shapes,
-                      const std::vector<std::vector<int64_t>>& input_strides = {}) const;
+                      const std::vector<std::vector<int64_t>>& input_strides = {},
+                      const std::vector<std::vector<int64_t>>& output_strides = {}) const;
 
   // Plans and compiles every kernel for these input sizes (contiguous inputs) without running
   // anything: the no-GPU path of `solder bench` and CI's compile checks. Copies (views copied

@@ -365,6 +365,33 @@ class TorchCall(unittest.TestCase):
         self.assertTrue(c.is_contiguous())
         torch.testing.assert_close(c, want)
 
+    def test_element_results_take_their_inputs_layout(self):
+        # Eager's TensorIterator lays an element op's result out as its operands are (the first
+        # operand whose strides tell two dims apart deciding; broadcast operands telling nothing):
+        # the same strides here, compared with torch's own, and explain plans that layout.
+        f = solder.Fusion("pw_layout")
+        x = f.input("x", "f32", ["A", "B", "C"])
+        w = f.input("w", "f32", ["C"])
+        y = f.input("y", "f32", ["A", "B", "C"])
+        f.output(solder.sigmoid(x) * w)
+        f.output(y + x)
+        f.output(solder.cast(x, "f16") + 1.0)
+        f.output(solder.permute(x, [2, 0, 1]))
+        f.output(solder.sum(x, [1]))
+        ex = solder.Executor(f)
+        for perm in ((2, 0, 1), (0, 2, 1), (1, 2, 0)):
+            base = torch.randn(*[(3, 4, 5)[p] for p in perm])
+            xp = base.permute(*[perm.index(d) for d in range(3)])
+            wv, yc = torch.randn(5), torch.randn(3, 4, 5)
+            want = [torch.sigmoid(xp) * wv, yc + xp, xp.half() + 1.0, xp.permute(2, 0, 1), xp.sum(1)]
+            got = ex(xp, wv, yc)
+            for i, (g, e) in enumerate(zip(got, want)):
+                with self.subTest(perm=perm, output=i):
+                    self.assertEqual(g.stride(), e.stride())
+                    torch.testing.assert_close(g, e, atol=1e-3, rtol=1e-3)
+            self.assertEqual(ex.output_strides([[3, 4, 5], [5], [3, 4, 5]], [list(xp.stride()), [1], [20, 5, 1]]),
+                             [list(e.stride()) for e in want])
+
     def test_bad_arguments_say_what_is_wrong(self):
         ex = solder.Executor(self.fusion())
         with self.assertRaisesRegex(ValueError, "takes 2 inputs"):

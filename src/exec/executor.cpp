@@ -989,17 +989,34 @@ std::vector<DeviceTensor> described_tensors(const Fusion& f, const std::vector<s
 }  // namespace
 
 std::string Executor::explain(const std::vector<std::vector<int64_t>>& shapes,
-                              const std::vector<std::vector<int64_t>>& strides) const {
+                              const std::vector<std::vector<int64_t>>& strides,
+                              const std::vector<std::vector<int64_t>>& output_strides) const {
   Impl& im = *impl_;
   const SegmentedFusion& sf = im.sf;
   const std::vector<DeviceTensor> inputs = described_tensors(sf.fusion, shapes, strides);
   std::vector<std::vector<int64_t>> in_shapes;
   for (const auto& t : inputs) in_shapes.push_back(t.shape);
   const Bindings b = bind_shapes(sf.fusion, in_shapes);
+  std::vector<DeviceTensor> outs;
+  if (!output_strides.empty()) {
+    if (output_strides.size() != sf.fusion.outputs().size())
+      throw Error("fusion " + sf.fusion.name() + " has " + std::to_string(sf.fusion.outputs().size()) + " outputs, got " +
+                  std::to_string(output_strides.size()) + " output strides");
+    for (size_t i = 0; i < output_strides.size(); ++i) {
+      const Value& v = sf.fusion.value(sf.fusion.outputs()[i]);
+      TensorMeta m = TensorMeta::contiguous(v.dtype, eval_shape(v.shape, b));
+      if (!output_strides[i].empty()) {
+        if (output_strides[i].size() != m.shape.size())
+          throw Error("output " + v.name + ": strides and shape have different ranks");
+        m.strides = output_strides[i];
+      }
+      outs.push_back({v.dtype, m.shape, m.strides, kAlignClass, nullptr});
+    }
+  }
   im.dry = true;
   im.described.clear();
   try {
-    im.build(inputs, nullptr, b);
+    im.build(inputs, outs.empty() ? nullptr : &outs, b);
   } catch (...) {
     im.dry = false;
     throw;

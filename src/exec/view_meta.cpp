@@ -1,5 +1,8 @@
 #include "exec/view_meta.h"
 
+#include <algorithm>
+#include <numeric>
+
 namespace solder {
 
 int64_t TensorMeta::numel() const {
@@ -96,27 +99,118 @@ bool view_meta(const Node& n, const TensorMeta& in, const std::vector<int64_t>& 
   }
 }
 
-std::vector<TensorMeta> natural_output_metas(const Fusion& f, const Bindings& b) {
-  std::vector<int> readers(f.values().size(), 0);
-  for (const Node& n : f.nodes())
-    for (int v : n.in) ++readers[v];
-  for (int v : f.outputs()) ++readers[v];
-  std::vector<char> is_input(f.values().size(), 0);
-  for (int v : f.inputs()) is_input[v] = 1;
-  std::vector<TensorMeta> metas;
-  for (int v : f.outputs()) {
-    TensorMeta m = TensorMeta::contiguous(f.value(v).dtype, eval_shape(f.value(v).shape, b));
-    const int p = f.value(v).producer;
-    if (p >= 0 && f.nodes()[p].op == Op::Permute) {
-      const Node& n = f.nodes()[p];
-      const int src = n.in[0], sp = f.value(src).producer;
-      const bool computed = sp >= 0 && (is_element_op(f.nodes()[sp].op) || op_info(f.nodes()[sp].op).kind == OpKind::Reduction);
-      if (!is_input[src] && readers[src] == 1 && computed) {
-        const TensorMeta s = TensorMeta::contiguous(f.value(src).dtype, eval_shape(f.value(src).shape, b));
-        for (size_t d = 0; d < n.attrs.axes.size(); ++d) m.strides[d] = s.strides[n.attrs.axes[d]];
+namespace {
+// Eager's layout for an element op's result (TensorIterator's rule): its dims ordered by the
+// operands' strides, the first operand whose strides tell two dims apart deciding, broadcast
+// dims (stride 0) telling nothing, equal strides putting the smaller dim inside; dense in that
+// order. `ops` holds each operand's strides aligned to the result's dims.
+std::vector<int64_t> element_layout(const std::vector<int64_t>& shape, const std::vector<std::vector<int64_t>>& ops) {
+  const int r = static_cast<int>(shape.size());
+  std::vector<int> perm(r);  // perm[0]: the fastest dim
+  for (int i = 0; i < r; ++i) perm[i] = r - 1 - i;
+  auto should_swap = [&](int d0, int d1) {
+    for (const auto& st : ops) {
+      if (st[d0] == 0 || st[d1] == 0) continue;
+      if (st[d0] < st[d1]) return -1;
+      if (st[d0] > st[d1]) return 1;
+      if (shape[d0] > shape[d1]) return 1;
+    }
+    return 0;
+  };
+  for (int i = 1; i < r; ++i) {
+    int d1 = i;
+    for (int d0 = i - 1; d0 >= 0; --d0) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
       }
     }
-    metas.push_back(std::move(m));
+  }
+  std::vector<int64_t> st(r);
+  int64_t next = 1;
+  for (int d : perm) {
+    st[d] = next;
+    next *= std::max<int64_t>(shape[d], 1);
+  }
+  return st;
+}
+
+// Dense strides in the order of `m`'s strides (a view's layout made a buffer of its own), or
+// contiguous where that order differs from contiguous only in size-1 dims, or where `m`
+// broadcasts (an expand's order says nothing of how to lay its copy out).
+std::vector<int64_t> dense_like(const TensorMeta& m) {
+  const int r = static_cast<int>(m.shape.size());
+  for (int d = 0; d < r; ++d)
+    if (m.strides[d] == 0 && m.shape[d] != 1) return TensorMeta::contiguous(m.dtype, m.shape).strides;
+  std::vector<int> order(r);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return m.strides[x] > m.strides[y]; });
+  std::vector<int64_t> st(r), kept;
+  int64_t next = 1;
+  for (int i = r - 1; i >= 0; --i) {
+    st[order[i]] = next;
+    next *= std::max<int64_t>(m.shape[order[i]], 1);
+    if (m.shape[order[i]] != 1) kept.push_back(order[i]);
+  }
+  if (std::is_sorted(kept.rbegin(), kept.rend())) return TensorMeta::contiguous(m.dtype, m.shape).strides;
+  return st;
+}
+}  // namespace
+
+std::vector<TensorMeta> natural_output_metas(const Fusion& f, const Bindings& b,
+                                             const std::vector<std::vector<int64_t>>& input_strides) {
+  // Every value's layout as eager would make it, op by op. Element ops follow their operands'
+  // layouts and views keep their source's strides; reductions, cats, pads, matmuls and windows
+  // make contiguous results. An element op reading a reduction's result is made contiguous too:
+  // eager's norm and softmax kernels give contiguous results whatever their input's layout, and
+  // built of element ops here they cannot be told from eager's own element ops (x - mean(x)
+  // follows x's layout in eager); contiguous is the one of the two that costs Solder more.
+  const size_t nv = f.values().size();
+  std::vector<TensorMeta> m(nv);
+  std::vector<char> reduced(nv, 0);
+  for (size_t i = 0; i < f.inputs().size(); ++i) {
+    const int v = f.inputs()[i];
+    m[v] = TensorMeta::contiguous(f.value(v).dtype, eval_shape(f.value(v).shape, b));
+    if (i < input_strides.size() && input_strides[i].size() == m[v].shape.size()) m[v].strides = input_strides[i];
+  }
+  for (const Node& n : f.nodes()) {
+    for (size_t k = 0; k < n.out.size(); ++k) {
+      const int v = n.out[k];
+      m[v] = TensorMeta::contiguous(f.value(v).dtype, eval_shape(f.value(v).shape, b));
+    }
+    const int v = n.out[0];
+    const OpKind kind = op_info(n.op).kind;
+    bool from_reduction = kind == OpKind::Reduction;
+    for (int a : n.in) from_reduction |= reduced[a] != 0;
+    for (int o : n.out) reduced[o] = from_reduction;
+    if (is_element_op(n.op) && !from_reduction) {
+      const std::vector<int64_t>& shape = m[v].shape;
+      const size_t r = shape.size();
+      std::vector<std::vector<int64_t>> ops;
+      for (int a : n.in) {
+        const TensorMeta& x = m[a];
+        std::vector<int64_t> st(r, 0);
+        for (size_t d = 0; d < x.shape.size(); ++d) {
+          const size_t od = r - x.shape.size() + d;
+          st[od] = x.shape[d] == 1 && shape[od] != 1 ? 0 : x.strides[d];
+        }
+        ops.push_back(std::move(st));
+      }
+      m[v].strides = element_layout(shape, ops);
+    } else if (kind == OpKind::View && n.op != Op::Pad) {
+      TensorMeta out;
+      int64_t offset = 0;
+      if (view_meta(n, m[n.in[0]], m[v].shape, out, offset)) m[v].strides = out.strides;
+    }
+  }
+  std::vector<TensorMeta> metas;
+  for (int v : f.outputs()) {
+    TensorMeta o = m[v];
+    o.strides = dense_like(o);
+    metas.push_back(std::move(o));
   }
   return metas;
 }

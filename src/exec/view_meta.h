@@ -20,10 +20,12 @@ struct TensorMeta {
 bool view_meta(const Node& n, const TensorMeta& in, const std::vector<int64_t>& out_shape, TensorMeta& out,
                int64_t& offset);
 
-// Each program output's layout where the caller leaves its buffer to Solder: a permute of a
-// computed value that nothing else reads keeps the permuted strides over a dense buffer of that
-// value, as eager and torch.compile give it (transpose(tanh(x + b)) is a transposed view, its
-// kernel writing rows in order instead of transposing); every other output contiguous.
-std::vector<TensorMeta> natural_output_metas(const Fusion& f, const Bindings& b);
+// Each program output's layout where the caller leaves its buffer to Solder, as eager lays it
+// out: an element op's result in its operands' layout (sigmoid of a transposed input is
+// transposed, TensorIterator's rule), a view in its source's stride order, a reduction's, cat's,
+// pad's or matmul's result contiguous; always dense. `input_strides` (elements; contiguous
+// where not given) are the inputs'.
+std::vector<TensorMeta> natural_output_metas(const Fusion& f, const Bindings& b,
+                                             const std::vector<std::vector<int64_t>>& input_strides = {});
 
 }  // namespace solder
