@@ -152,7 +152,7 @@ class TorchOps:
         y = xf * torch.rsqrt((xf * xf).mean(dim=tuple(range(-n, 0)), keepdim=True) + eps)
         if w is not None:
             y = y * w.float()
-        return y.to(x.dtype)
+        return y.to(x.dtype, memory_format=torch.contiguous_format)  # as F.rms_norm lays it out
 
     def softmax(self, x, axis):
         return torch.softmax(x, axis)

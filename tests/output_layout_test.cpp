@@ -72,12 +72,10 @@ TEST(OutputLayout, ElementOpsFollowTheirOperands) {
   for (const TensorMeta& o : one) EXPECT_EQ(o.strides, (Strides{5, 5, 1}));
 }
 
-TEST(OutputLayout, ReductionsCatsAndWhatReadsThemAreContiguous) {
-  // A reduction's result is contiguous, and so is an element op reading one: eager's norm and
-  // softmax kernels give contiguous results whatever their input's layout, and built of
-  // element ops here they cannot be told from eager's element ops (x - mean(x) follows x in
-  // eager: contiguous is the layout of the two that costs Solder more). An expand of a result
-  // is written contiguous.
+TEST(OutputLayout, ReductionsCatsAndNormsAreContiguous) {
+  // A reduction's result is contiguous; an element op reading one follows its operands (x -
+  // mean(x) follows x); a layer norm's or softmax's result is contiguous (eager's kernels write
+  // them so, whatever the input's layout); an expand of a result is written contiguous.
   Fusion f("red");
   Tensor x = f.input("x", DType::F32, {Dim::sym("A"), Dim::sym("B")});
   f.output(sum(x, {0}, true));
@@ -85,10 +83,16 @@ TEST(OutputLayout, ReductionsCatsAndWhatReadsThemAreContiguous) {
   f.output(cat({x, x}, 0));
   f.output(permute(sum(x, {1}, true), {1, 0}));
   f.output(expand(unsqueeze(tanh(x), 0), {Dim(3), Dim::sym("A"), Dim::sym("B")}));
+  f.output(layer_norm(x, 1, std::nullopt, std::nullopt, 1e-5));
+  f.output(softmax(x, 1) * 2.0);
+  f.output(permute(log_softmax(x, 1), {1, 0}));
   const auto m = metas(f, {{"A", 6}, {"B", 7}}, {{1, 6}});
   EXPECT_EQ(m[0].strides, (Strides{7, 1}));
-  EXPECT_EQ(m[1].strides, (Strides{7, 1}));
+  EXPECT_EQ(m[1].strides, (Strides{1, 6}));
   EXPECT_EQ(m[2].strides, (Strides{7, 1}));
   EXPECT_EQ(m[3].strides, (Strides{6, 1}));
   EXPECT_EQ(m[4].strides, (Strides{42, 7, 1}));
+  EXPECT_EQ(m[5].strides, (Strides{7, 1}));
+  EXPECT_EQ(m[6].strides, (Strides{7, 1}));
+  EXPECT_EQ(m[7].strides, (Strides{1, 7}));
 }

@@ -158,6 +158,9 @@ struct Value {
   Shape shape;
   std::string name;
   int producer = -1;  // node index; -1 for fusion inputs
+  // The result of a composite (layer_norm, softmax, ...) whose eager kernel writes contiguous
+  // results whatever its input's layout: the layout a new output gets (natural_output_metas).
+  bool contiguous_result = false;
   int rank() const { return static_cast<int>(shape.size()); }
 };
 
@@ -210,6 +213,7 @@ class Fusion {
   const std::vector<Value>& values() const { return values_; }
   const Value& value(int id) const { return values_.at(id); }
   void rename(int id, const std::string& name);
+  void mark_contiguous_result(int id) { values_.at(id).contiguous_result = true; }
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<int>& inputs() const { return inputs_; }
   const std::vector<int>& outputs() const { return outputs_; }

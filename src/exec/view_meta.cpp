@@ -162,15 +162,12 @@ std::vector<int64_t> dense_like(const TensorMeta& m) {
 
 std::vector<TensorMeta> natural_output_metas(const Fusion& f, const Bindings& b,
                                              const std::vector<std::vector<int64_t>>& input_strides) {
-  // Every value's layout as eager would make it, op by op. Element ops follow their operands'
-  // layouts and views keep their source's strides; reductions, cats, pads, matmuls and windows
-  // make contiguous results. An element op reading a reduction's result is made contiguous too:
-  // eager's norm and softmax kernels give contiguous results whatever their input's layout, and
-  // built of element ops here they cannot be told from eager's own element ops (x - mean(x)
-  // follows x's layout in eager); contiguous is the one of the two that costs Solder more.
+  // Every value's layout as eager would make it, op by op: element ops follow their operands'
+  // layouts and views keep their source's strides; reductions, cats, pads, matmuls, windows and
+  // composites whose eager kernel writes contiguous results (Value::contiguous_result) make
+  // contiguous results.
   const size_t nv = f.values().size();
   std::vector<TensorMeta> m(nv);
-  std::vector<char> reduced(nv, 0);
   for (size_t i = 0; i < f.inputs().size(); ++i) {
     const int v = f.inputs()[i];
     m[v] = TensorMeta::contiguous(f.value(v).dtype, eval_shape(f.value(v).shape, b));
@@ -183,10 +180,8 @@ std::vector<TensorMeta> natural_output_metas(const Fusion& f, const Bindings& b,
     }
     const int v = n.out[0];
     const OpKind kind = op_info(n.op).kind;
-    bool from_reduction = kind == OpKind::Reduction;
-    for (int a : n.in) from_reduction |= reduced[a] != 0;
-    for (int o : n.out) reduced[o] = from_reduction;
-    if (is_element_op(n.op) && !from_reduction) {
+    if (f.value(v).contiguous_result) continue;
+    if (is_element_op(n.op)) {
       const std::vector<int64_t>& shape = m[v].shape;
       const size_t r = shape.size();
       std::vector<std::vector<int64_t>> ops;

@@ -10,6 +10,12 @@ namespace {
 bool low_precision(DType t) { return t == DType::F16 || t == DType::BF16; }
 Tensor upcast(const Tensor& x) { return low_precision(x.dtype()) ? cast(x, DType::F32) : x; }
 
+// A composite's result as eager's kernel for it lays it out: contiguous.
+Tensor contiguous_result(Tensor t) {
+  t.fusion().mark_contiguous_result(t.id());
+  return t;
+}
+
 std::vector<int64_t> trailing_axes(const Tensor& x, int n, const char* who) {
   if (n < 1 || n > x.rank())
     throw Error(std::string(who) + "(" + x.describe() + "): cannot normalize over the last " + std::to_string(n) + " dims");
@@ -44,7 +50,7 @@ Tensor layer_norm(const Tensor& x, int norm_axes, std::optional<Tensor> weight, 
     check_param(x, *bias, norm_axes, "layer_norm", "bias");
     y = y + upcast(*bias);
   }
-  return cast(y, x.dtype());
+  return contiguous_result(cast(y, x.dtype()));
 }
 
 Tensor rms_norm(const Tensor& x, int norm_axes, std::optional<Tensor> weight, double eps) {
@@ -56,21 +62,21 @@ Tensor rms_norm(const Tensor& x, int norm_axes, std::optional<Tensor> weight, do
     check_param(x, *weight, norm_axes, "rms_norm", "weight");
     y = y * upcast(*weight);
   }
-  return cast(y, x.dtype());
+  return contiguous_result(cast(y, x.dtype()));
 }
 
 Tensor softmax(const Tensor& x, int64_t axis) {
   if (!is_floating(x.dtype()) || is_fp8(x.dtype())) throw Error("softmax(" + x.describe() + "): expected f16/bf16/f32/f64");
   Tensor xf = upcast(x);
   Tensor e = exp(xf - max(xf, {axis}, true));
-  return cast(e / sum(e, {axis}, true), x.dtype());
+  return contiguous_result(cast(e / sum(e, {axis}, true), x.dtype()));
 }
 
 Tensor log_softmax(const Tensor& x, int64_t axis) {
   if (!is_floating(x.dtype()) || is_fp8(x.dtype())) throw Error("log_softmax(" + x.describe() + "): expected f16/bf16/f32/f64");
   Tensor xf = upcast(x);
   Tensor s = xf - max(xf, {axis}, true);
-  return cast(s - log(sum(exp(s), {axis}, true)), x.dtype());
+  return contiguous_result(cast(s - log(sum(exp(s), {axis}, true)), x.dtype()));
 }
 
 }  // namespace solder
