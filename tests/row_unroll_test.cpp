@@ -161,8 +161,34 @@ TEST(RowUnroll, PlansPrintParseAndValidate) {
   EXPECT_TRUE(bad([](KernelPlan& b) { b.params.col_vec = 0, b.params.shift = true; }));
   EXPECT_TRUE(bad([](KernelPlan& b) { b.params.row_unroll = 0; }));
   EXPECT_TRUE(bad([](KernelPlan& b) { b.params.row_unroll = 9; }));
-  EXPECT_TRUE(bad([](KernelPlan& b) { b.shape.category = KernelCategory::Full; }));
+  EXPECT_TRUE(bad([](KernelPlan& b) { b.shape.category = KernelCategory::Outer; }));
   EXPECT_NO_THROW(s.plan.validate());
+}
+
+// Full reductions over rows (seed 17 #059: amax of a slice of f16 16384 x 4099 at 57 % of a
+// copy): phased rows of 4096 are 513 vectors of 8, three passes filled evenly at 192 threads
+// (not a third pass of one vector at 256: the blocks are one resident wave), and 4 rows' loads
+// in flight; a var_mean and an amax of one input, compiled without spills. Values: the CPU
+// kernel simulator's `full_*_slice_` cases.
+TEST(RowUnroll, FullReductionsOverSlicedRows) {
+  for (DType t : {DType::F16, DType::BF16, DType::F32}) {
+    Fusion f("full_of_slice");
+    Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("H")});
+    Tensor xf = cast(x, DType::F32);
+    VarMean vm = var_mean(xf * xf, {0, 1}, 1, false);
+    f.output(vm.var);
+    f.output(max(abs(xf), {0, 1}));
+    const Scheduled s = schedule(f, {{"B", 16384}, {"H", 4096}}, {{0, InputLayout{3, 1}}}, true);
+    SCOPED_TRACE(std::string(dtype_name(t)) + " " + s.plan.params.str());
+    EXPECT_EQ(s.scheduler, "full_reduction");
+    EXPECT_EQ(s.plan.params.col_vec, 1);
+    const int vec = 16 / dtype_size(t);
+    const int64_t vectors = (4096 + 2 * (vec - 1)) / vec, passes = (vectors + 255) / 256;
+    EXPECT_EQ(s.plan.params.threads, ((vectors + passes - 1) / passes + 31) / 32 * 32);
+    EXPECT_EQ(s.plan.params.row_unroll, 4);
+    EXPECT_FALSE(s.prepared.spills);
+    EXPECT_EQ(s.prepared.plan.params.row_unroll, 4) << s.prepared.plan.params.str();
+  }
 }
 
 // Every kernel of the form compiles without spills: the scheduler's plans at the sweep's sizes

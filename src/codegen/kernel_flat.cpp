@@ -389,6 +389,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     c += "      } else if (col0 < C) {\n";
     chunk_body(false, 4, false);
     c += "      }\n    }\n  }\n";
+    if (full) write_grid_combine(w, acc, post_outs, ks_out);
     c += "}\n";
     w.rows32 = false;
     return;

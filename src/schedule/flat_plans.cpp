@@ -85,6 +85,16 @@ int row_fit_threads(const KernelParams& p, const LaunchFacts& facts, const Devic
   return static_cast<int>(std::clamp<int64_t>((nv + 31) / 32 * 32, floor, kFlatThreads));
 }
 
+// Threads of a 2-D plan whose row's vectors fill its passes evenly: as many passes as at
+// kFlatThreads, the fewest whole warps that cover the row in them, but no fewer than fill an SM
+// at its resident-block limit (as row_fit_threads).
+int even_pass_threads(const KernelParams& p, const LaunchFacts& facts, const DeviceInfo& dev) {
+  const int64_t nv = (facts.C + (p.col_vec > 0 ? p.vec - 1 : 0) + p.vec - 1) / p.vec;
+  const int64_t passes = (nv + kFlatThreads - 1) / kFlatThreads;
+  const int64_t floor = std::clamp<int64_t>(dev.max_threads_per_sm / std::max(1, dev.max_blocks_per_sm), 32, kFlatThreads);
+  return static_cast<int>(std::clamp<int64_t>(((nv + passes - 1) / passes + 31) / 32 * 32, floor, kFlatThreads));
+}
+
 // One row of R x C elements (KernelParams::one_row) where every Full operand with rows at one
 // stride is dense over [R, C] (ld == C): vectors (16 bytes, or as wide as their addresses allow)
 // then stay aligned across row ends. Where rows are vec-aligned too, every operand keeps its
@@ -256,13 +266,18 @@ double access_cost(const KernelPlan& plan, const LaunchFacts& facts) {
 // flight, at most kMostRows, and no fewer blocks (passes x R / rows) than kRowWaves waves of
 // resident ones; 1 where that is one row, where no input loads vectors, or where the plan is
 // not of that form.
+// Full reductions over rows (a slice of a wider tensor) too: their one resident wave of blocks
+// (launch_grid) takes a block per pass, so only where the passes fit that wave.
 constexpr int kRowBytesInFlight = 64, kMostRows = 4, kRowWaves = 4;
 int rows_in_flight(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev) {
   const KernelParams& p = plan.params;
-  if (plan.shape.category != KernelCategory::Pointwise || facts.R <= 1 || p.one_row || p.shift || p.unroll != 1 || p.threads < 1)
+  const bool full = plan.shape.category == KernelCategory::Full;
+  if ((plan.shape.category != KernelCategory::Pointwise && !full) || facts.R <= 1 || p.one_row || p.shift || p.unroll != 1 ||
+      p.threads < 1)
     return 1;
   const bool by_element = p.col_vec == 1;
   const int64_t span = facts.C + (by_element ? p.vec - 1 : 0), passes = (span + int64_t{p.threads} * p.vec - 1) / (int64_t{p.threads} * p.vec);
+  if (full && passes > int64_t{dev.sm_count} * std::max(1, dev.max_threads_per_sm / p.threads)) return 1;
   int bytes = 0;  // a row's vector loads per thread
   for (size_t k = 0; k < plan.operands.size(); ++k) {
     const OperandPlan& o = plan.operands[k];
@@ -350,11 +365,17 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
     out.push_back(plan);
   }
   // 2-D pointwise plans without a recorded choice: blocks as wide as their rows (the choice of
-  // one row of R x C above compared against kFlatThreads, as measured).
+  // one row of R x C above compared against kFlatThreads, as measured). 2-D full reductions:
+  // the row's passes evenly filled (their blocks are one resident wave, so a last pass of a
+  // few vectors idles its blocks' share of the device: a phased f16 row of 4096 is 513 vectors,
+  // 3 passes of 171 at 192 threads, not a third pass of 1 at 256).
   if (!pick && plan.shape.category == KernelCategory::Pointwise)
     for (KernelPlan& c : out)
       if (!c.params.one_row && c.params.unroll == 1 && c.params.threads == kFlatThreads)
         c.params.threads = row_fit_threads(c.params, cx.facts, cx.device);
+  if (!pick && plan.shape.category == KernelCategory::Full && cx.facts.R > 1)
+    for (KernelPlan& c : out)
+      if (c.params.unroll == 1 && c.params.threads == kFlatThreads) c.params.threads = even_pass_threads(c.params, cx.facts, cx.device);
   // Rows in flight for the first plan where it is a 2-D one (above); the plan as it was after
   // it (the fallback where the rows' loads spill).
   if (!pick)

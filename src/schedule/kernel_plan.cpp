@@ -434,8 +434,10 @@ std::vector<std::string> KernelPlan::problems() const {
          "shift (inputs read at their own phase) is a pointwise 2-D plan's part with vec > 1, without unroll, one_row or phased rows");
     need(p.unroll >= 1, "unroll is at least 1");
     need(p.row_unroll >= 1 && p.row_unroll <= 8, "row_unroll is 1..8");
-    need(p.row_unroll == 1 || (shape.category == KernelCategory::Pointwise && p.unroll == 1 && !p.one_row && !p.shift),
-         "row_unroll (rows per thread in flight) is a pointwise 2-D plan's part, without unroll, one_row or shift");
+    need(p.row_unroll == 1 || ((shape.category == KernelCategory::Pointwise || shape.category == KernelCategory::Full) &&
+                               p.unroll == 1 && !p.one_row && !p.shift),
+         "row_unroll (rows per thread in flight) is a pointwise or full reduction 2-D plan's part, without unroll, one_row "
+         "or shift");
     if (shape.category == KernelCategory::Outer) {
       need(p.rows_per_block >= 1 && p.threads % p.rows_per_block == 0,
            "outer: threads = threads along the kept columns x rows_per_block");

@@ -81,3 +81,24 @@ TEST(GpuRowUnroll, PinnedRows) {
         check(mul_add_bias(t), b, Layout::Contiguous, std::string(dtype_name(t)) + " mul_add_bias" + sizes_text(b),
               "row_unroll=" + std::to_string(n) + ",one_row=0");
 }
+
+// Full reductions over sliced rows (seed 17 #059's form): a var_mean and an amax of one padded
+// input, phased rows with rows in flight at the sweep's size and at small ones.
+TEST(GpuRowUnroll, FullReductionsOverSlicedRows) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : {DType::F16, DType::BF16, DType::F32}) {
+    Fusion f("full_of_slice");
+    Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("H")});
+    Tensor xf = cast(x, DType::F32);
+    VarMean vm = var_mean(xf * xf, {0, 1}, 1, false);
+    f.output(vm.var);
+    f.output(max(abs(xf), {0, 1}));
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 16384}, {"H", 4096}}, {{"B", 3000}, {"H", 333}}, {{"B", 37}, {"H", 2100}}})
+      for (Layout l : {Layout::Sliced, Layout::Misaligned}) {
+        const std::string what = std::string(dtype_name(t)) + " full_of_slice" + sizes_text(b) + " layout " +
+                                 std::to_string(static_cast<int>(l));
+        const std::string launches = check(f, b, l, what);
+        if (l == Layout::Sliced && b.at("B") == 16384) EXPECT_NE(launches.find("row_unroll="), std::string::npos) << what << ": " << launches;
+      }
+  }
+}

@@ -941,6 +941,24 @@ int main(int argc, char** argv) {
               std::vector<Layout>{fc.xl, fc.yl}, std::vector<Layout>{Layout{}, Layout{}}, fc.cap, fc.sched);
   }
   {
+    // Full reductions over padded, misaligned rows (a slice of a wider tensor): the flat
+    // template's phased rows with rows in flight, one pass and two, at even-pass thread counts
+    // (on a profile of one SM, so these rows are enough for rows in flight).
+    struct FCase { std::string name; Bindings sz; };
+    g_sm_count = 1;
+    const std::vector<FCase> scases{{"slice_4x128x333", {{"B", 4}, {"M", 128}, {"K", 333}}},
+                                    {"slice_2x64x2100", {{"B", 2}, {"M", 64}, {"K", 2100}}}};
+    // x and y at one phase per row (phased vectors), and at two (element by element).
+    for (DType t : {DType::F32, DType::F16, DType::BF16})
+      for (const std::string kind : {"sum", "amax", "var_mean", "post"})
+        for (const FCase& fc : scases)
+          for (int ypad : {3, 5})
+            run("full_" + kind + "_" + fc.name + "_pad" + std::to_string(ypad) + "_" + std::string(dtype_name(t)),
+                full_red(t, kind), fc.sz, std::vector<Layout>{Layout{{}, 3, 1}, Layout{{}, ypad, 1}},
+                std::vector<Layout>{Layout{}, Layout{}}, 1 << 30, "full_reduction");
+    g_sm_count = 0;
+  }
+  {
     // Partial reductions through tiles: whole and edge tiles, a batch of 1, misaligned inputs
     // (on a profile of one SM, so these few tiles take the tiles).
     struct PCase { std::string name; Bindings sz; Layout xl, yl; };
