@@ -31,20 +31,14 @@ bool windows_allow(const ScheduleContext& cx, int vec, bool& windowed) {
 // vectors at the row's ends take the element path, which skips them). Every row-varying (Full) operand must be off by the same
 // number of elements in every row (the same phase of its address and of each row dim's
 // stride: rows addressed per kernel dim too), so one shift aligns them all; weights (Col) are then read element by element. The vector width
-// in elements, or 0 where rows are aligned already or the phases differ. Also 0 where only
-// outputs vary along the rows and the aligned plan loads vectors: there the phase would widen
-// only the stores and read every weight element by element (seed 12 #020: an f16 output of two
-// expanded rows, one of them f32, phased at 8 against aligned vectors of 4).
+// in elements, or 0 where rows are aligned already or the phases differ. (Where the aligned
+// plan's vectors are narrower only for its weights, flat_candidates weighs the two.)
 int phased_vec(const KernelPlan& plan, const LaunchFacts& facts, int aligned_vec) {
   if (facts.R <= 1) return 0;
   int widest = 0;
-  bool full_input = false;
   for (size_t k = 0; k < plan.operands.size(); ++k)
-    if (plan.operands[k].access == Access::Full) {
-      widest = std::max(widest, dtype_size(facts.operands[k].dtype));
-      full_input |= !plan.operands[k].is_output;
-    }
-  if (widest == 0 || widest > 8 || (!full_input && aligned_vec > 1)) return 0;
+    if (plan.operands[k].access == Access::Full) widest = std::max(widest, dtype_size(facts.operands[k].dtype));
+  if (widest == 0 || widest > 8) return 0;
   const int v = 16 / widest;
   if (v <= aligned_vec || facts.C < 2 * v) return 0;
   std::vector<int64_t> phases, first;  // the address's phase, then each row dim's stride's
@@ -333,11 +327,15 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
   }
   std::vector<KernelPlan> out;
   const int most = p.threads;
+  // Phased rows where they cost fewer loads and stores per element than the aligned plan: rows
+  // that do not start aligned, not aligned rows whose vectors a wide weight narrows (seed 18
+  // #082: a bool mask and an f16 output beside an f32 weight, phased vectors of 8 with the
+  // weight element by element 53.6 us, the aligned vectors of 4 39.6; seed 12 #020 likewise).
   if (const int v = windowed ? 0 : phased_vec(plan, cx.facts, p.vec)) {
     KernelPlan phased = plan;
     phased.params.vec = v;
     phased.params.col_vec = 1;  // weights one element at a time
-    out.push_back(phased);
+    if (access_cost(phased, cx.facts) < access_cost(plan, cx.facts)) out.push_back(phased);
   }
   out.push_back(plan);
   if (const auto one = pick ? std::nullopt : one_row_plan(plan, cx.facts, most))
