@@ -410,6 +410,9 @@ def print_report(records, not_run, summary, out=sys.stdout):
         p(f"solder first call (cold compile + run): median {fc['median']:.0f} ms, max {fc['max']:.0f} ms")
     pr = summary["probe_recompiles"]
     p(f"second batch size: {pr['with_recompiles']} of {pr['programs']} programs recompiled ({pr['total']} kernels)")
+    for r in records:
+        if "layout_differs" in r:
+            p(f"  layout differs: {r['name']}: {r['layout_differs']}")
     bad = [r for r in records if r["status"] not in ("ok",)]
     if bad:
         p(f"\n== not ok ({len(bad)})")
