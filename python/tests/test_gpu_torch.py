@@ -110,6 +110,30 @@ class FastCall(unittest.TestCase):
         self.assertTrue(w.is_contiguous())
         torch.testing.assert_close(w, want, atol=2e-2, rtol=2e-2)
 
+    def test_new_outputs_take_eagers_strides(self):
+        # Without out=, each new output is laid out as eager lays it out on the GPU: element ops
+        # follow their operands (a transposed input gives a transposed result), x - mean(x)
+        # follows x, a layer norm and a softmax are contiguous.
+        f = solder.Fusion("eager_strides")
+        x = f.input("x", "bf16", ["B", "H"])
+        w = f.input("w", "bf16", ["H"])
+        f.output(solder.sigmoid(x) * w)
+        xf = solder.cast(x, "f32")
+        f.output(xf - solder.mean(xf, [1], keepdim=True))
+        f.output(solder.layer_norm(x, 1, w, None, 1e-5))
+        f.output(solder.softmax(x, 1))
+        ex = solder.Executor(f)
+        for rows, cols in ((4096, 3000), (37, 301)):
+            xt = torch.randn(cols, rows, device="cuda").bfloat16().t()
+            wv = torch.randn(cols, device="cuda").bfloat16()
+            want = [torch.sigmoid(xt) * wv, xt.float() - xt.float().mean(1, keepdim=True),
+                    torch.nn.functional.layer_norm(xt, (cols,), wv, None, 1e-5), torch.softmax(xt, 1)]
+            got = ex(xt, wv)
+            for i, (g, e) in enumerate(zip(got, want)):
+                with self.subTest(rows=rows, output=i):
+                    self.assertEqual(g.stride(), e.stride())
+                    torch.testing.assert_close(g.float(), e.float(), atol=3e-2, rtol=3e-2)
+
     def test_outputs_in_the_inputs_transposed_layout_are_one_pointwise_kernel(self):
         # out= in the transposed input's layout (eager's, as torch.compile passes it): the kernel
         # walks that memory order, reading and writing at unit stride (no transpose kernel).
