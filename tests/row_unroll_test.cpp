@@ -172,12 +172,7 @@ TEST(RowUnroll, PlansPrintParseAndValidate) {
 // kernel simulator's `full_*_slice_` cases.
 TEST(RowUnroll, FullReductionsOverSlicedRows) {
   for (DType t : {DType::F16, DType::BF16, DType::F32}) {
-    Fusion f("full_of_slice");
-    Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("H")});
-    Tensor xf = cast(x, DType::F32);
-    VarMean vm = var_mean(xf * xf, {0, 1}, 1, false);
-    f.output(vm.var);
-    f.output(max(abs(xf), {0, 1}));
+    const Fusion f = full_of_slice(t);
     const Scheduled s = schedule(f, {{"B", 16384}, {"H", 4096}}, {{0, InputLayout{3, 1}}}, true);
     SCOPED_TRACE(std::string(dtype_name(t)) + " " + s.plan.params.str());
     EXPECT_EQ(s.scheduler, "full_reduction");

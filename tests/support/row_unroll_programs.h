@@ -44,4 +44,16 @@ inline Fusion mul_add_bias(DType t) {
   return f;
 }
 
+// A var_mean of x² and an amax of |x| over every dim of x [B, H] (seed 17 #059's form where x
+// is a slice: a full reduction over rows).
+inline Fusion full_of_slice(DType t) {
+  Fusion f("full_of_slice");
+  Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("H")});
+  Tensor xf = cast(x, DType::F32);
+  VarMean vm = var_mean(xf * xf, {0, 1}, 1, false);
+  f.output(vm.var);
+  f.output(max(abs(xf), {0, 1}));
+  return f;
+}
+
 }  // namespace solder::testing
