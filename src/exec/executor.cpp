@@ -968,22 +968,24 @@ std::vector<HostTensor> Executor::run_host(const std::vector<HostTensor>& inputs
 namespace {
 // Tensors of these shapes (and strides, else contiguous) at aligned addresses: what explain and
 // compile_for plan for; nothing is allocated.
+// A tensor as explain describes it: no memory, the given strides (contiguous where empty).
+DeviceTensor described(const Value& v, const char* what, std::vector<int64_t> shape, const std::vector<int64_t>& strides) {
+  TensorMeta m = TensorMeta::contiguous(v.dtype, std::move(shape));
+  if (!strides.empty()) {
+    if (strides.size() != m.shape.size()) throw Error(std::string(what) + " " + v.name + ": strides and shape have different ranks");
+    m.strides = strides;
+  }
+  return {v.dtype, m.shape, m.strides, kAlignClass, nullptr};
+}
+
 std::vector<DeviceTensor> described_tensors(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes,
                                             const std::vector<std::vector<int64_t>>& strides) {
   if (shapes.size() != f.inputs().size())
     throw Error("fusion " + f.name() + " takes " + std::to_string(f.inputs().size()) + " inputs, got " +
                 std::to_string(shapes.size()) + " shapes");
   std::vector<DeviceTensor> out;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    const DType t = f.value(f.inputs()[i]).dtype;
-    TensorMeta m = TensorMeta::contiguous(t, shapes[i]);
-    if (i < strides.size() && !strides[i].empty()) {
-      if (strides[i].size() != shapes[i].size())
-        throw Error("input " + f.value(f.inputs()[i]).name + ": strides and shape have different ranks");
-      m.strides = strides[i];
-    }
-    out.push_back({t, m.shape, m.strides, kAlignClass, nullptr});
-  }
+  for (size_t i = 0; i < shapes.size(); ++i)
+    out.push_back(described(f.value(f.inputs()[i]), "input", shapes[i], i < strides.size() ? strides[i] : std::vector<int64_t>{}));
   return out;
 }
 }  // namespace
@@ -1004,13 +1006,7 @@ std::string Executor::explain(const std::vector<std::vector<int64_t>>& shapes,
                   std::to_string(output_strides.size()) + " output strides");
     for (size_t i = 0; i < output_strides.size(); ++i) {
       const Value& v = sf.fusion.value(sf.fusion.outputs()[i]);
-      TensorMeta m = TensorMeta::contiguous(v.dtype, eval_shape(v.shape, b));
-      if (!output_strides[i].empty()) {
-        if (output_strides[i].size() != m.shape.size())
-          throw Error("output " + v.name + ": strides and shape have different ranks");
-        m.strides = output_strides[i];
-      }
-      outs.push_back({v.dtype, m.shape, m.strides, kAlignClass, nullptr});
+      outs.push_back(described(v, "output", eval_shape(v.shape, b), output_strides[i]));
     }
   }
   im.dry = true;

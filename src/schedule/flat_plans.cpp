@@ -56,37 +56,35 @@ int phased_vec(const KernelPlan& plan, const LaunchFacts& facts, int aligned_vec
   return v;
 }
 
+// Vectors of VEC a 2-D plan's row spans: phased rows start up to VEC - 1 elements early.
+int64_t row_vectors(const KernelParams& p, const LaunchFacts& facts) {
+  return (facts.C + (p.col_vec > 0 ? p.vec - 1 : 0) + p.vec - 1) / p.vec;
+}
+
 // The share of a 2-D plan's thread slots (each a vector of `full_vec` elements, the widest any
 // plan loads) that hold row elements: the last chunk's idle lanes and narrower vectors lose it.
 double lanes_used(const LaunchFacts& facts, const KernelParams& p, int full_vec) {
-  const bool phased = p.col_vec > 0;
-  const int64_t nv = (facts.C + (phased ? p.vec - 1 : 0) + p.vec - 1) / p.vec, chunks = (nv + p.threads - 1) / p.threads;
+  const int64_t nv = row_vectors(p, facts), chunks = (nv + p.threads - 1) / p.threads;
   return static_cast<double>(facts.C) / full_vec / static_cast<double>(chunks * p.threads);
-}
-
-// Threads of a 2-D pointwise plan (a block per row, THREADS vectors per pass) whose row's
-// vectors fit one pass of kFlatThreads: the fewest warps that cover them, but no fewer than fill
-// an SM at its resident-block limit (64 on the H100: 32 blocks of 64). At kFlatThreads such rows
-// idle most of each block, and an idle thread holds a resident slot that another row's vectors
-// could use (seed 8: bf16 rows of 333 in vectors of 8 kept 43 of 256 threads busy, 8 blocks an
-// SM, so 16 busy warps; f16 rows of 1024, half of them). Rows of several passes keep
-// kFlatThreads (at most one pass's share idles).
-int row_fit_threads(const KernelParams& p, const LaunchFacts& facts, const DeviceInfo& dev) {
-  const bool phased = p.col_vec > 0;
-  const int64_t nv = (facts.C + (phased ? p.vec - 1 : 0) + p.vec - 1) / p.vec;
-  if (nv >= kFlatThreads) return kFlatThreads;
-  const int64_t floor = std::clamp<int64_t>(dev.max_threads_per_sm / std::max(1, dev.max_blocks_per_sm), 32, kFlatThreads);
-  return static_cast<int>(std::clamp<int64_t>((nv + 31) / 32 * 32, floor, kFlatThreads));
 }
 
 // Threads of a 2-D plan whose row's vectors fill its passes evenly: as many passes as at
 // kFlatThreads, the fewest whole warps that cover the row in them, but no fewer than fill an SM
-// at its resident-block limit (as row_fit_threads).
+// at its resident-block limit (64 on the H100: 32 blocks of 64).
 int even_pass_threads(const KernelParams& p, const LaunchFacts& facts, const DeviceInfo& dev) {
-  const int64_t nv = (facts.C + (p.col_vec > 0 ? p.vec - 1 : 0) + p.vec - 1) / p.vec;
-  const int64_t passes = (nv + kFlatThreads - 1) / kFlatThreads;
+  const int64_t nv = row_vectors(p, facts), passes = (nv + kFlatThreads - 1) / kFlatThreads;
   const int64_t floor = std::clamp<int64_t>(dev.max_threads_per_sm / std::max(1, dev.max_blocks_per_sm), 32, kFlatThreads);
   return static_cast<int>(std::clamp<int64_t>(((nv + passes - 1) / passes + 31) / 32 * 32, floor, kFlatThreads));
+}
+
+// Threads of a 2-D pointwise plan (a block per row, THREADS vectors per pass) whose row's
+// vectors fit one pass of kFlatThreads: the fewest warps that cover them (even_pass_threads).
+// At kFlatThreads such rows idle most of each block, and an idle thread holds a resident slot
+// that another row's vectors could use (seed 8: bf16 rows of 333 in vectors of 8 kept 43 of
+// 256 threads busy, 8 blocks an SM, so 16 busy warps; f16 rows of 1024, half of them). Rows of
+// several passes keep kFlatThreads (at most one pass's share idles).
+int row_fit_threads(const KernelParams& p, const LaunchFacts& facts, const DeviceInfo& dev) {
+  return row_vectors(p, facts) >= kFlatThreads ? kFlatThreads : even_pass_threads(p, facts, dev);
 }
 
 // One row of R x C elements (KernelParams::one_row) where every Full operand with rows at one
