@@ -636,7 +636,7 @@ TEST(TransposeScheduler, FullReductionsOfPermutedViewsAsARunPlansThem) {
 // sum over dim 0 of x * y, x permuted to [K, B, M], y contiguous): tiles of the kept dims
 // [M, K] loop over B, each element folding into its own accumulators. Where the tile would not
 // be the answer: an input and an output that disagree (the outer scheduler stores outputs at any
-// kept stride), var_mean (no Welford partials per element yet), a norm (element outputs).
+// kept stride), a norm (element outputs). var_mean takes shifted sums per element.
 TEST(TransposeScheduler, PartialReductionsOfDisagreeingInputsLoopInsideTiles) {
   auto program = [](DType t, const std::string& kind) {
     Fusion f("part_red_" + kind);
@@ -673,6 +673,15 @@ TEST(TransposeScheduler, PartialReductionsOfDisagreeingInputsLoopInsideTiles) {
     EXPECT_NE(c.prepared.source.source.find("for (IX rb = 0; rb < NRB; ++rb)"), std::string::npos);
   }
   EXPECT_EQ(choice_for(program(DType::F16, "amax"), k136, x_kbm).scheduler, "transpose");
+  // var_mean (seed 16 #007's form): per element Σd, Σd² and the shift, every kernel without
+  // spills; values: the CPU kernel simulator's tred_var_mean_ and tred_std_ cases.
+  for (DType t : {DType::F32, DType::F16, DType::BF16}) {
+    const Scheduled c = choice_for(program(t, "var_mean"), k136, x_kbm, false, true);
+    ASSERT_EQ(c.scheduler, "transpose") << joined(c.passed_over) << c.why_not_transpose;
+    ASSERT_TRUE(c.prepared.compiled);
+    EXPECT_FALSE(c.prepared.compiled->ptxas.spills()) << c.prepared.plan.key();
+    EXPECT_NE(c.prepared.source.source.find("if (rb == 0) acc0k[u][j]"), std::string::npos);
+  }
   // Many kept tiles: 64 x 64, several items per thread, their accumulators in registers (no
   // stack frame: every item loop unrolled).
   const Scheduled big = choice_for(program(DType::F32, "sum_sqrt"), {{"B", 8}, {"M", 4096}, {"K", 4096}}, x_kbm, false, true);
@@ -686,7 +695,6 @@ TEST(TransposeScheduler, PartialReductionsOfDisagreeingInputsLoopInsideTiles) {
     std::string why;
   };
   const std::vector<Case> declined{  // (an input read after the reduction: its own kernel here)
-      {"var_mean", x_kbm, "var_mean's partials per tile element"},
       {"norm", x_kbm, "an output varies along the reduced dims"},
       {"sum_sqrt", Layouts{{}, {{0, {2, 1, 0}}}, {}}, "no two operands are unit-stride along different dims"},
   };

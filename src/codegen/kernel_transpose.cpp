@@ -50,7 +50,7 @@ class TransposeWriter {
     } else if (partial_) {  // the tile's loads feed the reductions; the outputs follow them
       outs_ = w.output_slots();
       for (const ReductionStep& st : w.sp.steps) {
-        if (st.welford || st.level > 1) throw Error("codegen: " + w.plan.name + ": a partial reduction through tiles takes single-level, non-Welford steps");
+        if (st.level > 1) throw Error("codegen: " + w.plan.name + ": a partial reduction through tiles takes single-level steps");
         targets.push_back(st.input);
       }
     } else {
@@ -391,11 +391,7 @@ class TransposeWriter {
       }
     }
     if (reduce_) write_fold(w_, em, acc_, in);
-    if (partial_) {
-      std::vector<std::string> acc;
-      for (const std::string& a : acc_) acc.push_back(a + "[u][j]");
-      write_fold(w_, em, acc, in);
-    }
+    if (partial_) fold_partial(em, in);
     c_ += I(ind) + "}\n";
     if (vector_path)
       for (int k : outs)
@@ -478,10 +474,18 @@ class TransposeWriter {
     for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
       const ReductionStep& st = w_.sp.steps[i];
       const DType at = accumulator_dtype(w_.f.value(w_.f.nodes()[st.node].out[0]).dtype);
-      acc_.push_back("acc" + num(static_cast<long long>(i)));
-      c_ += "    " + std::string(compute_type(at)) + " " + acc_.back() + "[" + num(pu) + "][VEC];\n";
-      c_ += "#pragma unroll\n    for (int u = 0; u < " + num(pu) + "; ++u)\n#pragma unroll\n      for (int j = 0; j < VEC; ++j) " +
-            acc_.back() + "[u][j] = " + red_identity(st.kind, at) + ";\n";
+      const std::string a = "acc" + num(static_cast<long long>(i)), dims = "[" + num(pu) + "][VEC]";
+      acc_.push_back(a);
+      const std::string init = "#pragma unroll\n    for (int u = 0; u < " + num(pu) + "; ++u)\n#pragma unroll\n      for (int j = 0; j < VEC; ++j) ";
+      if (st.welford) {
+        // var_mean: shifted sums per element (Σd, Σd², d = x - its shift), the shift the
+        // element's value at reduced index 0, so the sums stay near the spread of its column.
+        c_ += "    float " + a + dims + ", " + a + "q" + dims + ", " + a + "k" + dims + ";\n";
+        c_ += init + a + "[u][j] = " + a + "q[u][j] = " + a + "k[u][j] = 0.f;\n";
+        continue;
+      }
+      c_ += "    " + std::string(compute_type(at)) + " " + a + dims + ";\n";
+      c_ += init + a + "[u][j] = " + red_identity(st.kind, at) + ";\n";
     }
     c_ += "    if (R0 + TR <= NR && C0 + TC <= NC) {  // a whole tile: no masks\n";
     reduced_loop(false);
@@ -513,6 +517,23 @@ class TransposeWriter {
     c_ += "      }\n";
   }
 
+  // Each element's fold into its accumulators acc<i>[u][j] (inside the reduced loop: rb).
+  void fold_partial(ExprEmitter& em, int ind) {
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      const ReductionStep& st = w_.sp.steps[i];
+      const std::string x = em.value(st.input, c_, I(ind)), a = acc_[i];
+      if (st.welford) {
+        c_ += I(ind) + "{\n" + I(ind + 1) + "const float x_ = (float)(" + x + ");\n";
+        c_ += I(ind + 1) + "if (rb == 0) " + a + "k[u][j] = isfinite(x_) ? x_ : 0.f;\n";
+        c_ += I(ind + 1) + "const float d = x_ - " + a + "k[u][j];\n";
+        c_ += I(ind + 1) + a + "[u][j] += d;\n" + I(ind + 1) + a + "q[u][j] += d * d;\n" + I(ind) + "}\n";
+        continue;
+      }
+      const DType at = accumulator_dtype(w_.f.value(w_.f.nodes()[st.node].out[0]).dtype);
+      c_ += I(ind) + a + "[u][j] = " + combine(st.kind, a + "[u][j]", std::string("(") + compute_type(at) + ")(" + x + ")") + ";\n";
+    }
+  }
+
   // After the reduced loop: each item's elements' results (mean: the sum over NRB), the math on
   // them, the stores (direct outputs as vectors along the columns in whole tiles, staged ones
   // through shared memory as vectors along the rows).
@@ -537,7 +558,20 @@ class TransposeWriter {
     std::map<int, std::string> results;
     for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
       const ReductionStep& st = w_.sp.steps[i];
-      const int v = w_.f.nodes()[st.node].out[0];
+      const Node& node = w_.f.nodes()[st.node];
+      const int v = node.out[0];
+      if (st.welford) {  // var = max(Σd² - (Σd)² / n, 0) / (n - correction), mean = shift + Σd / n
+        const std::string a = acc_[i], cnt = "(float)NRB", corr = num(node.attrs.correction);
+        const std::string var = "fmaxf(" + a + "q[u][j] - " + a + "[u][j] * " + a + "[u][j] / " + cnt + ", 0.f) / (" + cnt +
+                                " - " + corr + ".f > 0.f ? " + cnt + " - " + corr + ".f : 0.f)";
+        const std::string mean = a + "k[u][j] + " + a + "[u][j] / " + cnt;
+        for (const auto& [out, expr] : {std::pair{node.out[0], var}, std::pair{node.out[1], mean}}) {
+          const std::string name = "res" + num(out);
+          c_ += I(in) + "const " + std::string(compute_type(w_.dt(out))) + " " + name + " = " + rounded(w_.dt(out), "(" + expr + ")") + ";\n";
+          results[out] = name;
+        }
+        continue;
+      }
       const DType at = accumulator_dtype(w_.f.value(v).dtype);
       const std::string a = acc_[i] + "[u][j]";
       const std::string expr = st.kind == Op::Mean ? a + " / (" + compute_type(at) + ")NRB" : a;

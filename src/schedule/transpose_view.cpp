@@ -49,17 +49,14 @@ int64_t extent(const LaunchFacts& lf, int lo, int hi) {
 
 // Why a partial reduction does not take the tiles, or nothing: each tile element's outputs are
 // its reductions' results and constants (no input read after a reduction, no reduction of
-// another's result, no var_mean yet: its Welford partials per element), and no output varies
+// another's result), and no output varies
 // along the reduced dims (element outputs: a norm's, the inner templates').
 std::optional<std::string> partial_problem(const ScheduleContext& cx) {
   const Fusion& f = cx.fusion;
   const StagePlan sp = plan_stages(f, cx.segment, cx.shape, false, false);
   if (sp.max_level > 1) return "a reduction reads another's result";
   std::set<int> reductions;
-  for (const ReductionStep& st : sp.steps) {
-    if (st.welford) return "var_mean's partials per tile element are not written yet";
-    reductions.insert(st.node);
-  }
+  for (const ReductionStep& st : sp.steps) reductions.insert(st.node);
   const LaunchFacts& lf = cx.facts;
   for (size_t k = cx.shape.num_inputs; k < lf.operands.size(); ++k)
     for (int d = cx.shape.split; d < static_cast<int>(lf.dims.size()); ++d)

@@ -281,12 +281,12 @@ TEST(GpuTranspose, FullReductionsOfDisagreeingInputs) {
 
 // Partial reductions over dim 0 of x * y, x stored [K, B, M] and permuted in the program to
 // [B, M, K] (fast along M), y contiguous (fast along K): the tiles of [M, K] loop over B (seed
-// 14 #136). Odd sizes (edge tiles), a batch of 1, misaligned inputs, an epilogue, two outputs;
-// kept dims too small for a tile per SM (declined to the inner template).
+// 14 #136). Odd sizes (edge tiles), a batch of 1, misaligned inputs, an epilogue, two outputs,
+// var_mean; kept dims too small for a tile per SM (declined to the inner template).
 TEST(GpuTranspose, PartialReductionsOfDisagreeingInputs) {
   SKIP_WITHOUT_GPU();
   for (DType t : {DType::F32, DType::F16, DType::BF16})
-    for (const std::string kind : {"sum_sqrt", "amax_mean"})
+    for (const std::string kind : {"sum_sqrt", "amax_mean", "var_mean"})
       for (const Bindings& b : std::vector<Bindings>{{{"B", 5}, {"M", 37}, {"K", 70}},
                                                      {{"B", 1}, {"M", 4200}, {"K", 130}},
                                                      {{"B", 16}, {"M", 1100}, {"K", 520}},
@@ -301,6 +301,11 @@ TEST(GpuTranspose, PartialReductionsOfDisagreeingInputs) {
           if (kind == "amax_mean") {
             f.output(amax(x * y, {0}));
             f.output(mean(p, {0}));
+          }
+          if (kind == "var_mean") {  // shifted sums per element (seed 16 #007); a batch of 1: NaN variance
+            VarMean vm = var_mean(p + 3.0, {0}, 1, false);
+            f.output(vm.var);
+            f.output(vm.mean);
           }
           std::string what = std::string(dtype_name(t)) + " " + kind;
           for (const auto& [k, v] : b) what += " " + k + "=" + std::to_string(v);

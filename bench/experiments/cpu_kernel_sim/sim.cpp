@@ -434,6 +434,7 @@ Fusion full_red(DType t, const std::string& kind) {
 
 // Partial reductions of x * y over dim 0 with x permuted (seed 14 #136): the transpose
 // template's tiles of the kept dims [M, K], looping over B inside each tile. x and y are [B, M, K].
+// var_mean through shifted sums per element (seed 16 #007).
 Fusion part_red(DType t, const std::string& kind) {
   Fusion f("part_red_" + kind);
   Tensor x = bmk_input(f, "x", t), y = bmk_input(f, "y", t);
@@ -446,6 +447,15 @@ Fusion part_red(DType t, const std::string& kind) {
   if (kind == "amax_amin") {  // two reductions, one output each
     f.output(amax(x * y, {0}));
     f.output(min(p, {0}, true));
+  }
+  if (kind == "var_mean") {  // shifted sums per element (seed 16 #007)
+    VarMean vm = var_mean(p, {0}, 1, false);
+    f.output(vm.var);
+    f.output(vm.mean);
+  }
+  if (kind == "std") {  // population variance, an epilogue into the input dtype
+    Tensor r = sqrt(var_mean(p, {0}, 0, true).var);
+    f.output(t == DType::F32 ? r : cast(r, t));
   }
   return f;
 }
@@ -970,10 +980,10 @@ int main(int argc, char** argv) {
         {"021_4x65x17_mis", {{"B", 4}, {"M", 65}, {"K", 17}}, Layout{{0, 2, 1}, 0, 1}, Layout{{}, 3, 1}},
     };
     for (DType t : {DType::F32, DType::F16, DType::BF16})
-      for (const std::string kind : {"sum", "mean_sqrt", "amax_amin"})
+      for (const std::string kind : {"sum", "mean_sqrt", "amax_amin", "var_mean", "std"})
         for (const PCase& pc : pcases) {
           std::vector<Layout> outs{Layout{}};
-          if (kind == "amax_amin") outs.push_back(Layout{});
+          if (kind == "amax_amin" || kind == "var_mean") outs.push_back(Layout{});
           run("tred_" + kind + "_" + pc.name + "_" + std::string(dtype_name(t)), part_red(t, kind), pc.sz,
               std::vector<Layout>{pc.xl, pc.yl}, outs, 1 << 30, "transpose");
         }
