@@ -180,6 +180,20 @@ TEST(SchedulerChoices, FewRowsSpreadOverTheSMs) {
   EXPECT_GT(schedule("w1_layer_norm_fused", {{"B", 8192}, {"H", 768}}).candidates.front().params.rows_per_block, 1);
 }
 
+// A row a warp holds takes half a warp where that leaves fewer slots empty: 16-bit rows of 333
+// are 43 phased vectors of 8, 16 threads x 3 (43 of 48 slots) rather than 32 x 2 (43 of 64);
+// rows of 256 vectors (32 x 1 or 16 x 2 alike) keep the warp. Compiles without spills.
+TEST(SchedulerChoices, WarpRowsTakeHalfAWarpWhereItFillsTheirSlots) {
+  const KernelPlan odd = schedule("w5_softmax_bf16", {{"B", 16384}, {"H", 333}}).candidates.front();
+  EXPECT_EQ(odd.params.threads_per_row, 16) << odd.params.str();
+  EXPECT_EQ(odd.params.batch, 3) << odd.params.str();
+  const KernelPlan even = schedule("w5_softmax_bf16", {{"B", 16384}, {"H", 256}}).candidates.front();
+  EXPECT_EQ(even.params.threads_per_row, 32) << even.params.str();
+  const std::string text = Executor(make_workload("w5_softmax_bf16")).explain({{16384, 333}});
+  EXPECT_NE(text.find("threads_per_row=16"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 0 bytes spill stores"), std::string::npos) << text;
+}
+
 // Pointwise rows that do not start vector-aligned (an odd row length) load whole aligned vectors
 // shifted by each row's phase (masked at both ends), the bias element by element; aligned rows
 // keep the plain plan. The phased kernel compiles without spills.

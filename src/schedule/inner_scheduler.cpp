@@ -65,7 +65,8 @@ int phase_step(const KernelPlan& plan, const LaunchFacts& facts, int v) {
 // thread (W1 f32 H=4098: 256 x 9; H=8194: 480 x 9, whose register prefetch spilled, so it ran
 // without) measured 9 and 37 % slower than 416 x 5 and 544 x 8 with the prefetch, while f16
 // pairs (4 bytes) at 9 vectors measured 8 % faster than at 5 (H100, 2026-11-27, perf-notes).
-// Rows one warp holds stay in one warp (their reductions take no barrier).
+// Rows one warp holds stay in one warp (their reductions take no barrier), in half of one
+// where that leaves fewer slots empty.
 int64_t base_threads_per_row(int64_t nvec, int vec, int elem_bytes) {
   int64_t tpr = 32;
   if (nvec <= 16) tpr = std::max<int64_t>(1, pow2ceil(nvec));  // very short rows: several per warp
@@ -78,6 +79,10 @@ int64_t base_threads_per_row(int64_t nvec, int vec, int elem_bytes) {
   // Past 512 threads, whole warps rather than a power of two: H = 20480 f16 takes 640 threads
   // with 4 vectors each, where 1024 threads x 3 left a third of the last batch empty.
   if (tpr == 1024) tpr = std::min<int64_t>(1024, ((nvec + most - 1) / most + 31) / 32 * 32);
+  // A warp's row whose vectors fill half-warp batches better: half a warp (rows of 333 16-bit
+  // elements, 43 phased vectors of 8: 16 threads x 3 slots, 43 of 48 busy, against 32 x 2, 43
+  // of 64).
+  if (tpr == 32 && nvec > 16 && (nvec + 15) / 16 <= most && (nvec + 15) / 16 * 16 < (nvec + 31) / 32 * 32) tpr = 16;
   return tpr;
 }
 

@@ -792,9 +792,10 @@ int main(int argc, char** argv) {
         {"threads_per_row=64,rows_per_block=2,looped,prefetch=0,tickets=0,resident=0,col_vec=0,recompute=0", 5, 2},
     };
     for (const Prog& pr : progs)
-      for (int64_t h : {37, 130, 1001, 4098})
+      for (int64_t h : {37, 130, 333, 1001, 4098})
         for (const Pin& pin : pins) {
-          if (h == 4098 && !pin.pin.empty()) continue;  // the scheduler's plan only (registers, clusters)
+          // The scheduler's plan only: registers, clusters; rows of 333, half a warp each.
+          if ((h == 4098 || h == 333) && !pin.pin.empty()) continue;
           // Phased rows of 130 at vec 4: no batch leaves the last one alone partial (launch_grid refuses it).
           if (h == 130 && pin.pin.find("col_vec=1,threads_per_row=16") != std::string::npos) continue;
           // Softmax has no weights to keep resident.
@@ -803,6 +804,16 @@ int main(int argc, char** argv) {
                   (pin.pin.empty() ? "default" : pin.pin),
               pr.f, Bindings{{"B", pin.rows}, {"H", h}}, std::vector<Layout>{}, std::vector<Layout>{C}, pin.cap, "inner", pin.pin);
         }
+    // Rows of 333 over a one-SM profile (rows enough for the scheduler's own plan: 16-bit rows at
+    // half a warp, 3 vectors a thread), and pinned half-warp rows with and without the prefetch.
+    g_sm_count = 1;
+    for (const Prog& pr : progs)
+      for (const Pin& pin : std::vector<Pin>{{"", 40, 1 << 30},
+                                             {"threads_per_row=16,rows_per_block=4,prefetch,tickets=0", 13, 2},
+                                             {"threads_per_row=16,rows_per_block=16,prefetch=0", 40, 1}})
+        run("inner_norm_" + pr.name + "_H333_B" + std::to_string(pin.rows) + "_1sm_" + (pin.pin.empty() ? "default" : pin.pin),
+            pr.f, Bindings{{"B", pin.rows}, {"H", 333}}, std::vector<Layout>{}, std::vector<Layout>{C}, pin.cap, "inner", pin.pin);
+    g_sm_count = 0;
   }
   // Norms over the middle axis with staged outputs (x transposed, output contiguous) and staged
   // inputs (x contiguous beside a transposed one): odd sizes, rows of a block across K's end
