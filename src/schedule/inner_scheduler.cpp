@@ -66,8 +66,11 @@ int phase_step(const KernelPlan& plan, const LaunchFacts& facts, int v) {
 // without) measured 9 and 37 % slower than 416 x 5 and 544 x 8 with the prefetch, while f16
 // pairs (4 bytes) at 9 vectors measured 8 % faster than at 5 (H100, 2026-11-27, perf-notes).
 // Rows one warp holds stay in one warp (their reductions take no barrier), in half of one
-// where that leaves fewer slots empty.
-int64_t base_threads_per_row(int64_t nvec, int vec, int elem_bytes) {
+// where that leaves fewer slots empty and rows outnumber the warps the device holds
+// (`many_rows`): while a warp each fits one wave, a row's latency is the cost, and half a warp
+// doing more vectors each measured slower (rows of 333: 2000 rows 7.9 -> 9.0 us, 16384 rows
+// 18.5 -> 15.5, H100, perf-notes).
+int64_t base_threads_per_row(int64_t nvec, int vec, int elem_bytes, bool many_rows) {
   int64_t tpr = 32;
   if (nvec <= 16) tpr = std::max<int64_t>(1, pow2ceil(nvec));  // very short rows: several per warp
   int64_t most = 32 / vec;  // vectors per thread
@@ -82,7 +85,7 @@ int64_t base_threads_per_row(int64_t nvec, int vec, int elem_bytes) {
   // A warp's row whose vectors fill half-warp batches better: half a warp (rows of 333 16-bit
   // elements, 43 phased vectors of 8: 16 threads x 3 slots, 43 of 48 busy, against 32 x 2, 43
   // of 64).
-  if (tpr == 32 && nvec > 16 && (nvec + 15) / 16 <= most && (nvec + 15) / 16 * 16 < (nvec + 31) / 32 * 32) tpr = 16;
+  if (many_rows && tpr == 32 && nvec > 16 && (nvec + 15) / 16 <= most && (nvec + 15) / 16 * 16 < (nvec + 31) / 32 * 32) tpr = 16;
   return tpr;
 }
 
@@ -146,6 +149,7 @@ struct RowModel {
   bool recompute = false;
   int64_t row_in_bytes = 0, col_bytes = 0;
   int64_t tpr = 0;      // base threads per row
+  bool many_rows = false;  // more rows than the warps the device holds (see base_threads_per_row)
   std::optional<Choice> pick;
   bool pick_looped = false;
   bool plain = false;   // no element outputs and one streamed pass: holding the row saves nothing
@@ -229,6 +233,7 @@ struct RowModel {
 
 RowModel::RowModel(const ScheduleContext& c, bool allow_shift) : cx(c) {
   const LaunchFacts& facts = cx.facts;
+  many_rows = facts.R * 32 > static_cast<int64_t>(cx.device.sm_count) * cx.device.max_threads_per_sm;
   base = base_plan(cx.fusion, cx.segment, cx.segment_index, cx.shape, facts);
   widest = widest_vector_operand(base, facts);
   vec = aligned_vec = widest_vec(base, facts, false);
@@ -283,10 +288,10 @@ RowModel::RowModel(const ScheduleContext& c, bool allow_shift) : cx(c) {
       widest == 2 && g >= (weights ? 2 : 1) && g < 16 / widest && vec < 16 / widest && facts.C >= 16 / widest && weights <= 1) {
     const int pv = 16 / widest;
     const int64_t pn = (facts.C + pv - g + pv - 1) / pv;
-    int64_t t = base_threads_per_row(pn, pv, widest);
+    int64_t t = base_threads_per_row(pn, pv, widest, many_rows);
     while (t < 1024 && !phase_covers(t, pn, pv, facts.C)) t *= 2;
     if (phase_covers(t, pn, pv, facts.C) &&
-        (t <= 32 || reductions <= 1 || base_threads_per_row((facts.C + vec - 1) / vec, vec, widest) > 32)) {
+        (t <= 32 || reductions <= 1 || base_threads_per_row((facts.C + vec - 1) / vec, vec, widest, many_rows) > 32)) {
       vec = pv;
       col_vec = g;
     }
@@ -305,7 +310,7 @@ RowModel::RowModel(const ScheduleContext& c, bool allow_shift) : cx(c) {
   // Vectors a row overlaps: up to vec - col_vec more elements when shifted.
   nvec = (facts.C + (col_vec ? vec - col_vec : 0) + vec - 1) / vec;
   held = held_per_element(stages);
-  tpr = base_threads_per_row(nvec, vec, widest);
+  tpr = base_threads_per_row(nvec, vec, widest, many_rows);
   // Few rows (fewer than SMs): each row over more threads, fewer vectors each, down to one
   // vector per thread, so the few blocks there are finish sooner.
   while (tpr < 512 && facts.R < cx.device.sm_count && 2 * tpr <= nvec) tpr *= 2;
@@ -347,7 +352,7 @@ std::vector<Try> cluster_tries(const RowModel& m) {
     for (int n : {2, 4, 8}) {
       if (n > most) break;
       const int64_t share = (nvec + n - 1) / n;
-      for (int64_t t = std::max<int64_t>(256, base_threads_per_row(share, m.vec, m.widest)); t <= 512; t *= 2)
+      for (int64_t t = std::max<int64_t>(256, base_threads_per_row(share, m.vec, m.widest, false)); t <= 512; t *= 2)
         if (m.fits(t, prefetch, share)) {
           tries.push_back({.tpr = t, .prefetch = prefetch, .cluster = n});
           break;
