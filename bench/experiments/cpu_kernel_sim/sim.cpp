@@ -804,11 +804,12 @@ int main(int argc, char** argv) {
                   (pin.pin.empty() ? "default" : pin.pin),
               pr.f, Bindings{{"B", pin.rows}, {"H", h}}, std::vector<Layout>{}, std::vector<Layout>{C}, pin.cap, "inner", pin.pin);
         }
-    // Rows of 333 over a one-SM profile (rows enough for the scheduler's own plan: 16-bit rows at
-    // half a warp, 3 vectors a thread), and pinned half-warp rows with and without the prefetch.
+    // Rows of 333 over a one-SM profile (80 rows, more than its warps: the scheduler's own plan,
+    // 16-bit rows at half a warp, 3 vectors a thread), and pinned half-warp rows with and
+    // without the prefetch.
     g_sm_count = 1;
     for (const Prog& pr : progs)
-      for (const Pin& pin : std::vector<Pin>{{"", 40, 1 << 30},
+      for (const Pin& pin : std::vector<Pin>{{"", 80, 1 << 30},
                                              {"threads_per_row=16,rows_per_block=4,prefetch,tickets=0", 13, 2},
                                              {"threads_per_row=16,rows_per_block=16,prefetch=0", 40, 1}})
         run("inner_norm_" + pr.name + "_H333_B" + std::to_string(pin.rows) + "_1sm_" + (pin.pin.empty() ? "default" : pin.pin),
