@@ -61,6 +61,14 @@ constexpr double kStagedStoreEff = 0.8;
 // 23 KB per microsecond of loaded latency at 3 TB/s over 132 SMs, with latency to spare): held
 // rows issue all their loads at once, re-read rows `unroll` vectors per thread.
 constexpr double kBytesInFlight = 48 * 1024;
+// Held rows with a two-level combine (passes >= 3: a max, then a sum of exponentials) wait at
+// a block or cluster barrier per level; a lone block per SM leaves the SM idle there, where
+// blocks of 512 or 256 threads at the same occupancy overlap one another's waits. Fitted to
+// pinned grids of log_softmax and softmax over a non-innermost axis (seed 16 #065 bf16
+// 4096x4097: 1024 threads 75.3-83.6 us, 512 63.8, 256 56.3, ncu 50 % occupancy in both; f32
+// 4096^2 and 8192x4096 5-10 % apart); layer norms (one level, passes = 2) measured best with
+// lone blocks. perf-notes 2026-11-27 19:40.
+constexpr double kLoneBlockBarriers = 1.15;
 // L2 reads per DRAM read a re-reading pass costs when its rows stay in L2.
 constexpr double kL2Reread = 0.4;
 // Bytes an SM moves before its share of the bandwidth, not the latency, bounds its time: a
@@ -173,7 +181,8 @@ struct TileModel {
     const double in_flight = double(per_sm) * double(busy) * (t.batch ? t.batch : kRereadUnroll) * vec * read_bytes;
     const double need = std::min(kBytesInFlight, read_bytes * double(K) * double(RR) / sms);  // a small problem has less
     const double latency = std::max(1.0, need / in_flight);
-    return c * (1 + merges) * cluster * latency / util(blocks, t.cluster, per_sm);
+    const double lone = t.batch > 0 && passes >= 3 && per_sm == 1 ? kLoneBlockBarriers : 1.0;
+    return c * (1 + merges) * cluster * latency * lone / util(blocks, t.cluster, per_sm);
   }
   // Ties (within 3 %) go to rows held in registers (the forms measured most), more resident
   // threads, portable clusters, wider tiles, smaller clusters, then fewer threads.
