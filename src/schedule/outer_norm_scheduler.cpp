@@ -64,10 +64,8 @@ constexpr double kBytesInFlight = 48 * 1024;
 // Held rows with a two-level combine (passes >= 3: a max, then a sum of exponentials) wait at
 // a block or cluster barrier per level; a lone block per SM leaves the SM idle there, where
 // blocks of 512 or 256 threads at the same occupancy overlap one another's waits. Fitted to
-// pinned grids of log_softmax and softmax over a non-innermost axis (seed 16 #065 bf16
-// 4096x4097: 1024 threads 75.3-83.6 us, 512 63.8, 256 56.3, ncu 50 % occupancy in both; f32
-// 4096^2 and 8192x4096 5-10 % apart); layer norms (one level, passes = 2) measured best with
-// lone blocks. perf-notes 2026-11-27 19:40.
+// pinned grids of softmax and log_softmax over non-innermost axes; layer norms (one level)
+// measured best with lone blocks (perf-notes 2026-11-27 19:35).
 constexpr double kLoneBlockBarriers = 1.15;
 // L2 reads per DRAM read a re-reading pass costs when its rows stay in L2.
 constexpr double kL2Reread = 0.4;
