@@ -144,16 +144,6 @@ class OuterScheduler final : public Scheduler {
       p.min_blocks = min_blocks;
       p.grid_split = split && rows >= 2 * p.rows_per_block * unroll * kMinIterationsPerSplit;
       p.col_vec = ph ? 1 : 0;
-      // The grid form first at 768 threads an SM (an 85-register cap): its grid is whole waves
-      // of the blocks that fit, so fewer cost no tail, and the registers let ptxas keep the
-      // unrolled rows' loads and Welford steps apart (pinned: column var_mean of bf16 100352 x
-      // 512 72.3 -> 67.8 us, column sum of bf16 16384 x 3072 51.5 -> 50.1; perf-notes
-      // 2026-11-27 19:35).
-      if (p.grid_split && unroll == kOuterUnroll && min_blocks == 1024 / kOuterThreads) {
-        KernelPlan wide = plan;
-        wide.params.min_blocks = 768 / kOuterThreads;
-        out.push_back(wide);
-      }
       out.push_back(plan);
     };
     // First 1024 threads resident (min_blocks 4: a 64-register cap; uncapped, ptxas took 71
