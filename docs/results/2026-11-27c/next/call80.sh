@@ -13,14 +13,7 @@ b() { cmake -S /tmp/$1/src -B /tmp/$1/build -G Ninja -DCMAKE_BUILD_TYPE=Release 
 (b prev "" > /tmp/o/br-prev.txt 2>&1 &)
 b cand gpu_executor_test
 until grep -qE "build (ok|FAILED)" /tmp/o/br-prev.txt 2>/dev/null; do sleep 2; done; cat /tmp/o/br-prev.txt; echo "built at $SECONDS s"
-n=0
-for which in new prev new prev; do
-  for sr in "15 051" "16 096|159" "17 030|069|115" "18 029" "19 047"; do set -- $sr; n=$((n+1))
-    B=/tmp/prev/build; [ $which = new ] && B=/tmp/cand/build
-    SOLDER_CACHE_DIR=/tmp/sc-$which PYTHONPATH=$B/python timeout 60 python3 bench/variants.py --seed $1 --only "^($2) " --no-probe --no-peers --time-budget 40 -o $R/x/r$n-$which-$1.json > $R/x/r$n.txt 2>&1
-  done; echo "pass $which $SECONDS s"
-done
-python3 bench/ab_table.py $R/x | tee $R/ab.txt
+NEW=/tmp/cand/build PREV=/tmp/prev/build PROGS="15:051 16:096|159 17:030|069|115 18:029 19:047" OUT=$R bash scripts/ab_variants.sh
 timeout 200 /tmp/cand/build/tests/gpu_executor_test --gtest_brief=1 --gtest_filter='*NormsOverTheHiddenSweep*:*NormsAcrossHiddenSizes*' > $R/t-exec.txt 2>&1; echo "executor exit $?"; tail -3 $R/t-exec.txt
 command -v compute-sanitizer >/dev/null && PYTHONPATH=/tmp/cand/build/python timeout 120 compute-sanitizer --print-limit 5 python3 bench/variants.py --seed 19 --only '^(047) ' --no-probe --no-peers --time-budget 10 -o /tmp/o/s.json 2>&1 | grep -E "ERROR SUMMARY|status"
 cd $R && tar -cf x.tar x && rm -rf x
