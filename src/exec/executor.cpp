@@ -966,8 +966,6 @@ std::vector<HostTensor> Executor::run_host(const std::vector<HostTensor>& inputs
 }
 
 namespace {
-// Tensors of these shapes (and strides, else contiguous) at aligned addresses: what explain and
-// compile_for plan for; nothing is allocated.
 // A tensor as explain describes it: no memory, the given strides (contiguous where empty).
 DeviceTensor described(const Value& v, const char* what, std::vector<int64_t> shape, const std::vector<int64_t>& strides) {
   TensorMeta m = TensorMeta::contiguous(v.dtype, std::move(shape));
@@ -978,6 +976,8 @@ DeviceTensor described(const Value& v, const char* what, std::vector<int64_t> sh
   return {v.dtype, m.shape, m.strides, kAlignClass, nullptr};
 }
 
+// Tensors of these shapes (and strides, else contiguous) at aligned addresses: what explain and
+// compile_for plan for; nothing is allocated.
 std::vector<DeviceTensor> described_tensors(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes,
                                             const std::vector<std::vector<int64_t>>& strides) {
   if (shapes.size() != f.inputs().size())

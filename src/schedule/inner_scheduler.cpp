@@ -82,9 +82,8 @@ int64_t base_threads_per_row(int64_t nvec, int vec, int elem_bytes, bool many_ro
   // Past 512 threads, whole warps rather than a power of two: H = 20480 f16 takes 640 threads
   // with 4 vectors each, where 1024 threads x 3 left a third of the last batch empty.
   if (tpr == 1024) tpr = std::min<int64_t>(1024, ((nvec + most - 1) / most + 31) / 32 * 32);
-  // A warp's row whose vectors fill half-warp batches better: half a warp (rows of 333 16-bit
-  // elements, 43 phased vectors of 8: 16 threads x 3 slots, 43 of 48 busy, against 32 x 2, 43
-  // of 64).
+  // Half a warp where its batches leave fewer slots empty (43 phased vectors of 8: 16 x 3
+  // slots, 43 of 48 busy, against 32 x 2, 43 of 64).
   if (many_rows && tpr == 32 && nvec > 16 && (nvec + 15) / 16 <= most && (nvec + 15) / 16 * 16 < (nvec + 31) / 32 * 32) tpr = 16;
   return tpr;
 }
@@ -352,7 +351,7 @@ std::vector<Try> cluster_tries(const RowModel& m) {
     for (int n : {2, 4, 8}) {
       if (n > most) break;
       const int64_t share = (nvec + n - 1) / n;
-      for (int64_t t = std::max<int64_t>(256, base_threads_per_row(share, m.vec, m.widest, false)); t <= 512; t *= 2)
+      for (int64_t t = std::max<int64_t>(256, base_threads_per_row(share, m.vec, m.widest, m.many_rows)); t <= 512; t *= 2)
         if (m.fits(t, prefetch, share)) {
           tries.push_back({.tpr = t, .prefetch = prefetch, .cluster = n});
           break;

@@ -49,8 +49,8 @@ int64_t extent(const LaunchFacts& lf, int lo, int hi) {
 
 // Why a partial reduction does not take the tiles, or nothing: each tile element's outputs are
 // its reductions' results and constants (no input read after a reduction, no reduction of
-// another's result), and no output varies
-// along the reduced dims (element outputs: a norm's, the inner templates').
+// another's result), and no output varies along the reduced dims (element outputs: a norm's,
+// the inner templates').
 std::optional<std::string> partial_problem(const ScheduleContext& cx) {
   const Fusion& f = cx.fusion;
   const StagePlan sp = plan_stages(f, cx.segment, cx.shape, false, false);
