@@ -194,6 +194,18 @@ TEST(SchedulerChoices, WarpRowsTakeHalfAWarpWhereItFillsTheirSlots) {
   EXPECT_NE(text.find(" 0 bytes spill stores"), std::string::npos) << text;
 }
 
+// Inner rows of odd length with one weight (rms norm's): phased vectors of 8, the weight read
+// element by element at each row's phase (a phase step of one element); rows of even length
+// whose phase step is 2 took that form already. Compiles without spills.
+TEST(SchedulerChoices, OddRowsWithOneWeightArePhaseShifted) {
+  const KernelPlan odd = schedule("w5_rms_norm_bf16", {{"B", 4096}, {"H", 333}}).candidates.front();
+  EXPECT_EQ(odd.params.vec, 8) << odd.params.str();
+  EXPECT_EQ(odd.params.col_vec, 1) << odd.params.str();
+  const std::string text = Executor(make_workload("w5_rms_norm_bf16")).explain({{4096, 1001}, {1001}});
+  EXPECT_NE(text.find("phased col_vec=1"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 0 bytes spill stores"), std::string::npos) << text;
+}
+
 // Pointwise rows that do not start vector-aligned (an odd row length) load whole aligned vectors
 // shifted by each row's phase (masked at both ends), the bias element by element; aligned rows
 // keep the plain plan. The phased kernel compiles without spills.

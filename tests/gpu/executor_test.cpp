@@ -139,6 +139,8 @@ TEST(GpuExecutor, NormsOverTheHiddenSweep) {
   for (int64_t h : {776, 5140}) run("w1_layer_norm_fused", 8195, h);
   run("w5_softmax_bf16", 8195, 1000);
   run("w5_rms_norm_bf16", 4099, 4100);
+  // Odd rows with one weight: phased vectors, the weight element by element at each row's phase.
+  for (int64_t h : {37, 333, 1001, 4097}) run("w5_rms_norm_bf16", 515, h);
 }
 
 // The sweep at B = 8192, where blocks walk many rows (row tickets, the next-row prefetch). The
