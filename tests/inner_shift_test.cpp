@@ -139,9 +139,10 @@ TEST(InnerShift, PinsOfTheOldPlan) {
 }
 
 // Rows of odd length without weights: phased rows at a phase step of one element (16-byte
-// vectors after a scalar head; before: vec 1). The GPU tier runs these sizes for values.
+// vectors after a scalar head; before: vec 1), f32 rows too. The GPU tier runs these sizes for
+// values.
 TEST(InnerShift, PhasedRowsOfOddLength) {
-  for (DType t : {DType::BF16, DType::F16})
+  for (DType t : {DType::BF16, DType::F16, DType::F32})
     for (const std::string kind : {"rms", "softmax"})
       for (auto [h, rows] : std::vector<std::pair<int64_t, int64_t>>{{4097, 300}, {333, 2049}, {1001, 37}}) {
         const Scheduled s = schedule(sliced_norm(t, kind, h, 0, 0), {{"B", rows}}, {}, true);
@@ -150,7 +151,7 @@ TEST(InnerShift, PhasedRowsOfOddLength) {
         EXPECT_FALSE(s.prepared.compiled->ptxas.spills()) << what << ": " << s.prepared.plan.key();
         if (rows >= 132) {
           EXPECT_GT(s.prepared.plan.params.col_vec, 0) << what << ": " << s.prepared.plan.key();
-          EXPECT_EQ(s.prepared.plan.params.vec, 8) << what << ": " << s.prepared.plan.key();
+          EXPECT_EQ(s.prepared.plan.params.vec, 16 / dtype_size(t)) << what << ": " << s.prepared.plan.key();
         }
       }
   // With a weight: phased rows too, the weight read element by element at each row's phase.

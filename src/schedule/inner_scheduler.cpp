@@ -273,8 +273,8 @@ RowModel::RowModel(const ScheduleContext& c, bool allow_shift) : cx(c) {
   // narrower pieces (W1, 4 weights, measured slower so: perf-notes).
   for (const OperandPlan& o : base.operands) weights += !o.is_output && o.access == Access::Col;
   // A weight at a phase step of one element (odd H) loads element by element at each row's
-  // phase. Left out until measured and run by the GPU tests: rows wider than 16 bits (f32:
-  // ld_row's unpaired form).
+  // phase; f32 rows take phased vectors of 4 (ld_row's unpaired form) as 16-bit rows take
+  // those of 8.
   // Nor where the row would span several warps, aligned vectors keep it in one and it has
   // more than one reduction: each then goes through shared memory and two barriers.
   const StagePlan stages = plan_stages(cx.fusion, cx.segment, cx.shape, true, false);  // every value held
@@ -284,7 +284,7 @@ RowModel::RowModel(const ScheduleContext& c, bool allow_shift) : cx(c) {
   plain = reductions > 0 && looped_passes(cx) == 1 &&
           std::all_of(cx.segment.outputs.begin(), cx.segment.outputs.end(), [&](int v) { return stages.row_level[v] != 0; });
   if (int g = phase_step(base, facts, 16 / widest);
-      widest == 2 && g >= 1 && g < 16 / widest && vec < 16 / widest && facts.C >= 16 / widest && weights <= 1) {
+      (widest == 2 || widest == 4) && g >= 1 && g < 16 / widest && vec < 16 / widest && facts.C >= 16 / widest && weights <= 1) {
     const int pv = 16 / widest;
     const int64_t pn = (facts.C + pv - g + pv - 1) / pv;
     int64_t t = base_threads_per_row(pn, pv, widest, many_rows);

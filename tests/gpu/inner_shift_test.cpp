@@ -86,7 +86,7 @@ TEST(GpuInnerShift, PinnedPlans) {
 // and softmax, one row to many, rows shorter than a vector; contiguous and one element in.
 TEST(GpuInnerShift, PhasedRowsOfOddLength) {
   SKIP_WITHOUT_GPU();
-  for (DType t : {DType::BF16, DType::F16})
+  for (DType t : {DType::BF16, DType::F16, DType::F32})
     for (const std::string kind : {"rms", "softmax"})
       for (auto [h, rows] : std::vector<std::pair<int64_t, int64_t>>{{4097, 300}, {333, 2049}, {1001, 37}, {9, 500}, {4097, 1}, {3, 200}})
         for (Layout l : {Layout::Contiguous, Layout::Misaligned}) {

@@ -763,6 +763,7 @@ int main(int argc, char** argv) {
     progs.push_back({"ln_bf16", load("w1_layer_norm_fused_bf16", "", "")});
     progs.push_back({"rms_bf16", load("w5_rms_norm_bf16", "", "")});
     progs.push_back({"rms_f16", load("w5_rms_norm_bf16", "bf16", "f16")});
+    progs.push_back({"rms_f32", load("w5_rms_norm_bf16", "bf16", "f32")});
     progs.push_back({"softmax_bf16", load("w5_softmax_bf16", "", "")});
     progs.push_back({"softmax_f32", load("w5_softmax_bf16", "bf16", "f32")});
     // B rows over a grid of at most `cap` blocks, so blocks walk several rows (tickets: the
