@@ -156,6 +156,9 @@ TEST(InnerShift, PhasedRowsOfOddLength) {
       }
   // With a weight: phased rows too, the weight read element by element at each row's phase.
   EXPECT_EQ(schedule(sliced_norm(DType::BF16, "rms_w", 4097, 0, 0), {{"B", 300}}).plan.params.col_vec, 1);
+  // Not with a weight narrower than the row's elements (a bool mask): its byte loads at each
+  // row's phase measured slower than single elements.
+  EXPECT_EQ(schedule(sliced_norm(DType::F16, "softmax_mask", 4097, 0, 0), {{"B", 300}}).plan.params.col_vec, 0);
 }
 
 // Every kernel compiles for sm_90a without spills: f32/f16/bf16, rms (with and without a

@@ -271,10 +271,17 @@ RowModel::RowModel(const ScheduleContext& c, bool allow_shift) : cx(c) {
   // may still load whole 16-byte vectors, shifted by each row's phase (see phase_step). Only
   // with at most one weight: weights at the row's phase are loaded again for every row, in
   // narrower pieces (W1, 4 weights, measured slower so: perf-notes).
-  for (const OperandPlan& o : base.operands) weights += !o.is_output && o.access == Access::Col;
+  bool narrow_weight = false;
+  for (size_t k = 0; k < base.operands.size(); ++k) {
+    const OperandPlan& o = base.operands[k];
+    if (o.is_output || o.access != Access::Col) continue;
+    ++weights;
+    narrow_weight |= dtype_size(facts.operands[k].dtype) < widest;
+  }
   // A weight at a phase step of one element (odd H) loads element by element at each row's
   // phase; f32 rows take phased vectors of 4 (ld_row's unpaired form) as 16-bit rows take
-  // those of 8.
+  // those of 8. Not a weight narrower than the row's elements (a bool mask): its byte loads
+  // measured slower than rows of single elements (perf-notes).
   // Nor where the row would span several warps, aligned vectors keep it in one and it has
   // more than one reduction: each then goes through shared memory and two barriers.
   const StagePlan stages = plan_stages(cx.fusion, cx.segment, cx.shape, true, false);  // every value held
@@ -284,7 +291,7 @@ RowModel::RowModel(const ScheduleContext& c, bool allow_shift) : cx(c) {
   plain = reductions > 0 && looped_passes(cx) == 1 &&
           std::all_of(cx.segment.outputs.begin(), cx.segment.outputs.end(), [&](int v) { return stages.row_level[v] != 0; });
   if (int g = phase_step(base, facts, 16 / widest);
-      (widest == 2 || widest == 4) && g >= 1 && g < 16 / widest && vec < 16 / widest && facts.C >= 16 / widest && weights <= 1) {
+      (widest == 2 || widest == 4) && g >= (narrow_weight ? 2 : 1) && g < 16 / widest && vec < 16 / widest && facts.C >= 16 / widest && weights <= 1) {
     const int pv = 16 / widest;
     const int64_t pn = (facts.C + pv - g + pv - 1) / pv;
     int64_t t = base_threads_per_row(pn, pv, widest, many_rows);

@@ -4,6 +4,7 @@
 // beside an output and weights whose rows are aligned: the inner template's shift plans
 // (KernelParams::shift: each Full input read at its own phase). The CPU tier checks their plans
 // and compiles, the GPU tier and the CPU kernel simulator (`innershift_` cases) their values.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,8 @@ namespace solder::testing {
 // w > 0: x = xw[:, off : off + h] of xw [B, w]; w = 0: x [B, h] an input itself (its layout
 // then the caller's: first_plan's InputLayout, the simulator's Layout).
 // kind: "rms" (no weight, #144), "rms_w" (weight [h], #067), "ln_w" (layer norm, weight and
-// bias), "ln_res" (layer norm of x + r, r [B, h] contiguous, weight and bias), "softmax".
+// bias), "ln_res" (layer norm of x + r, r [B, h] contiguous, weight and bias), "softmax",
+// "softmax_mask" (softmax of where(m, x, -inf), a bool mask m [h] broadcast over the rows).
 inline Fusion sliced_norm(DType t, const std::string& kind, int64_t h, int64_t off, int64_t w) {
   Fusion f("sliced_" + kind);
   Tensor x = w > 0 ? slice(f.input("xw", t, {Dim::sym("B"), Dim(w)}), 1, off, off + h) : f.input("x", t, {Dim::sym("B"), Dim(h)});
@@ -32,6 +34,9 @@ inline Fusion sliced_norm(DType t, const std::string& kind, int64_t h, int64_t o
     Tensor w = f.input("w", t, {Dim(h)});
     Tensor b = f.input("b", t, {Dim(h)});
     f.output(layer_norm(x + r, 1, w, b));
+  } else if (kind == "softmax_mask") {
+    Tensor m = f.input("m", DType::Bool, {Dim(h)});
+    f.output(softmax(where(m, x, constant(f, -std::numeric_limits<double>::infinity(), t)), 1));
   } else {
     f.output(softmax(x, 1));
   }
