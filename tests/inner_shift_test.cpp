@@ -159,6 +159,10 @@ TEST(InnerShift, PhasedRowsOfOddLength) {
   // Not with a weight narrower than the row's elements (a bool mask): its byte loads at each
   // row's phase measured slower than single elements.
   EXPECT_EQ(schedule(sliced_norm(DType::F16, "softmax_mask", 4097, 0, 0), {{"B", 300}}).plan.params.col_vec, 0);
+  // Rows fewer than SMs: phased only where a thread then holds fewer vectors (two vectors of 8
+  // against two elements at 64 x 333; two against nine at 100 x 4097).
+  EXPECT_EQ(schedule(sliced_norm(DType::F16, "rms_w", 333, 0, 0), {{"B", 64}}).plan.params.col_vec, 0);
+  EXPECT_EQ(schedule(sliced_norm(DType::F16, "rms_w", 4097, 0, 0), {{"B", 100}}).plan.params.col_vec, 1);
 }
 
 // Every kernel compiles for sm_90a without spills: f32/f16/bf16, rms (with and without a

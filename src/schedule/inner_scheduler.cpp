@@ -96,6 +96,13 @@ int64_t trimmed_threads(int64_t t, int64_t nvec) {
   return t >= 64 && t <= 512 ? std::min<int64_t>(t, ((nvec + b - 1) / b + 31) / 32 * 32) : t;
 }
 
+// Few rows (fewer than SMs): each row over more threads, fewer vectors each, down to one
+// vector per thread, so the few blocks there are finish sooner.
+int64_t few_rows_threads(int64_t tpr, int64_t nvec, const LaunchFacts& facts, int sm_count) {
+  while (tpr < 512 && facts.R < sm_count && 2 * tpr <= nvec) tpr *= 2;
+  return tpr;
+}
+
 // Phase-shifted rows keep their partial vectors in the last batch, so the batches before it
 // must hold whole vectors at every phase (see write_inner, launch_grid).
 bool phase_covers(int64_t t, int64_t nvec, int vec, int64_t cols) {
@@ -296,7 +303,18 @@ RowModel::RowModel(const ScheduleContext& c, bool allow_shift) : cx(c) {
     const int64_t pn = (facts.C + pv - g + pv - 1) / pv;
     int64_t t = base_threads_per_row(pn, pv, widest, many_rows);
     while (t < 1024 && !phase_covers(t, pn, pv, facts.C)) t *= 2;
-    if (phase_covers(t, pn, pv, facts.C) &&
+    // Rows fewer than SMs run as long as one thread's chain: phased vectors only where they
+    // leave a thread fewer vectors than the narrower ones, each row spread as below (rms f16
+    // 64 x 333: two vectors of 8 a thread against two elements, measured slower; 100 x 4097:
+    // two against nine, faster).
+    auto per_thread = [&](int64_t threads, int64_t n) {
+      const int64_t spread = few_rows_threads(threads, n, facts, cx.device.sm_count);
+      return (n + spread - 1) / spread;
+    };
+    const int64_t uv = (facts.C + vec - 1) / vec;
+    const bool longer_chain =
+        facts.R < cx.device.sm_count && per_thread(t, pn) >= per_thread(base_threads_per_row(uv, vec, widest, many_rows), uv);
+    if (phase_covers(t, pn, pv, facts.C) && !longer_chain &&
         (t <= 32 || reductions <= 1 || base_threads_per_row((facts.C + vec - 1) / vec, vec, widest, many_rows) > 32)) {
       vec = pv;
       col_vec = g;
@@ -317,9 +335,7 @@ RowModel::RowModel(const ScheduleContext& c, bool allow_shift) : cx(c) {
   nvec = (facts.C + (col_vec ? vec - col_vec : 0) + vec - 1) / vec;
   held = held_per_element(stages);
   tpr = base_threads_per_row(nvec, vec, widest, many_rows);
-  // Few rows (fewer than SMs): each row over more threads, fewer vectors each, down to one
-  // vector per thread, so the few blocks there are finish sooner.
-  while (tpr < 512 && facts.R < cx.device.sm_count && 2 * tpr <= nvec) tpr *= 2;
+  tpr = few_rows_threads(tpr, nvec, facts, cx.device.sm_count);
   pick = cx.recorded_choice(facts.C, vec);
   pick_looped = pick && pick->threads_per_row && pick->looped;
   if (pick && pick->threads_per_row) tpr = pick->threads_per_row;
