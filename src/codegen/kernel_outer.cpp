@@ -201,7 +201,7 @@ class OuterWriter {
     if (any_welford_) c_ += I(ind) + "wn = 0.f;\n";
   }
 
-  // The thread's rows: whole vectors with UNROLL rows' loads in flight, then one row at a time;
+  // The thread's rows: whole vectors with UNROLL rows' loads in flight, then the rest in one step;
   // the last tile's partial vector element by element.
   void row_loops() {
     // Phased: whole and partial vectors alike from the two aligned vectors of each row (see the
@@ -218,7 +218,7 @@ class OuterWriter {
     c_ += "    }\n  }\n";
   }
   // The thread's rows from r on, as whole (`phased`: phase-shifted) vectors: UNROLL rows' loads
-  // in flight, then one row at a time.
+  // in flight, then the rest (fewer than UNROLL) in one step of their own.
   void row_steps(bool ph) {
     if (P_.unroll > 1) {
       // Every row's loads of an unrolled step first, then their math: UNROLL loads in flight.
@@ -230,6 +230,17 @@ class OuterWriter {
       if (ph) phase_shifts(4);
       row_math(4);
       c_ += "      }\n    }\n";
+      // The last rows, fewer than UNROLL: their loads in flight together too (one row at a
+      // time waited out a load per row: 17 rows at TY = 8, three latencies in a row).
+      c_ += "    {\n";
+      row_decls(3, "UNROLL - 1", ph);
+      c_ += "#pragma unroll\n      for (int u = 0; u < UNROLL - 1; ++u) {\n        if (r + (i64)u * TY >= re) break;\n";
+      ph ? phased_loads(4, "r + (i64)u * TY", "u") : row_loads(4, "r + (i64)u * TY", "u", true);
+      c_ += "      }\n#pragma unroll\n      for (int u = 0; u < UNROLL - 1; ++u) {\n        if (r + (i64)u * TY >= re) break;\n";
+      if (ph) phase_shifts(4);
+      row_math(4);
+      c_ += "      }\n    }\n";
+      return;
     }
     c_ += "    for (; r < re; r += TY) {\n      const int u = 0;\n";
     row_decls(3, "1", ph);
