@@ -218,7 +218,8 @@ class OuterWriter {
     c_ += "    }\n  }\n";
   }
   // The thread's rows from r on, as whole (`phased`: phase-shifted) vectors: UNROLL rows' loads
-  // in flight, then the rest (fewer than UNROLL) in one step of their own.
+  // in flight, then the rest (fewer than UNROLL) in one step of their own (beside Welford, one
+  // row at a time).
   void row_steps(bool ph) {
     if (P_.unroll > 1) {
       // Every row's loads of an unrolled step first, then their math: UNROLL loads in flight.
@@ -230,8 +231,12 @@ class OuterWriter {
       if (ph) phase_shifts(4);
       row_math(4);
       c_ += "      }\n    }\n";
-      // The last rows, fewer than UNROLL: their loads in flight together too (one row at a
-      // time waited out a load per row: 17 rows at TY = 8, three latencies in a row).
+    }
+    // The last rows, fewer than UNROLL: their loads in flight together too (one row at a time
+    // waited out a load per row: 17 rows at TY = 8, three latencies in a row). Not beside
+    // Welford's per-row reciprocal: var_mean bf16 100352 x 512 then spilled at unroll 4 and
+    // fell to unroll 2 (72 -> 94 us).
+    if (P_.unroll > 1 && !any_welford_) {
       c_ += "    {\n";
       row_decls(3, "UNROLL - 1", ph);
       c_ += "#pragma unroll\n      for (int u = 0; u < UNROLL - 1; ++u) {\n        if (r + (i64)u * TY >= re) break;\n";
