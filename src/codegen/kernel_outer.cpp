@@ -222,15 +222,9 @@ class OuterWriter {
   // row at a time).
   void row_steps(bool ph) {
     if (P_.unroll > 1) {
-      // Every row's loads of an unrolled step first, then their math: UNROLL loads in flight.
       c_ += "    for (; r + (i64)(UNROLL - 1) * TY < re; r += (i64)UNROLL * TY) {\n";
-      row_decls(3, "UNROLL", ph);
-      c_ += "#pragma unroll\n      for (int u = 0; u < UNROLL; ++u) {\n";
-      ph ? phased_loads(4, "r + (i64)u * TY", "u") : row_loads(4, "r + (i64)u * TY", "u", true);
-      c_ += "      }\n#pragma unroll\n      for (int u = 0; u < UNROLL; ++u) {\n";
-      if (ph) phase_shifts(4);
-      row_math(4);
-      c_ += "      }\n    }\n";
+      unrolled_step(ph, "UNROLL", false);
+      c_ += "    }\n";
     }
     // The last rows, fewer than UNROLL: their loads in flight together too (one row at a time
     // waited out a load per row: 17 rows at TY = 8, three latencies in a row). Not beside
@@ -238,13 +232,8 @@ class OuterWriter {
     // fell to unroll 2 (72 -> 94 us).
     if (P_.unroll > 1 && !any_welford_) {
       c_ += "    {\n";
-      row_decls(3, "UNROLL - 1", ph);
-      c_ += "#pragma unroll\n      for (int u = 0; u < UNROLL - 1; ++u) {\n        if (r + (i64)u * TY >= re) break;\n";
-      ph ? phased_loads(4, "r + (i64)u * TY", "u") : row_loads(4, "r + (i64)u * TY", "u", true);
-      c_ += "      }\n#pragma unroll\n      for (int u = 0; u < UNROLL - 1; ++u) {\n        if (r + (i64)u * TY >= re) break;\n";
-      if (ph) phase_shifts(4);
-      row_math(4);
-      c_ += "      }\n    }\n";
+      unrolled_step(ph, "UNROLL - 1", true);
+      c_ += "    }\n";
       return;
     }
     c_ += "    for (; r < re; r += TY) {\n      const int u = 0;\n";
@@ -257,6 +246,18 @@ class OuterWriter {
     }
     row_math(3);
     c_ += "    }\n";
+  }
+  // `n` rows from r (slot u: row r + u * TY), every row's loads first, then their math: n loads
+  // in flight. `tail`: the rows from re on are skipped.
+  void unrolled_step(bool ph, const std::string& n, bool tail) {
+    const std::string skip = tail ? "        if (r + (i64)u * TY >= re) break;\n" : "";
+    row_decls(3, n, ph);
+    c_ += "#pragma unroll\n      for (int u = 0; u < " + n + "; ++u) {\n" + skip;
+    ph ? phased_loads(4, "r + (i64)u * TY", "u") : row_loads(4, "r + (i64)u * TY", "u", true);
+    c_ += "      }\n#pragma unroll\n      for (int u = 0; u < " + n + "; ++u) {\n" + skip;
+    if (ph) phase_shifts(4);
+    row_math(4);
+    c_ += "      }\n";
   }
   // Phase-shifted loads of row `r` into slot `u`: the aligned vector at or before the thread's
   // first column and the next one (in<k>, ih<k>), and the row's phase (ip<k>).
