@@ -1,6 +1,7 @@
 # The last golden kernel the outer tail step changed (W4 einsum 2, a tiny outer mul+sum), new
 # (main HEAD) against prev (before the tail step), new/prev/new/prev; then the outer GPU tests
-# on new. Carry .devbase (prev.tar, new.tar).
+# on new. Carry .devbase: prev.tar = git archive f58fb02 (before the tail step), new.tar = git
+# archive main.
 R=$OUT; mkdir -p /tmp/o
 (bash scripts/build_archive.sh prev solder > /tmp/o/br-prev.txt 2>&1 &)
 bash scripts/build_archive.sh new solder gpu_outer_reduction_test > /tmp/o/br-new.txt 2>&1
