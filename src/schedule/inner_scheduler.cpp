@@ -98,8 +98,8 @@ int64_t trimmed_threads(int64_t t, int64_t nvec) {
 
 // Few rows (fewer than SMs): each row over more threads, fewer vectors each, down to one
 // vector per thread, so the few blocks there are finish sooner.
-int64_t few_rows_threads(int64_t tpr, int64_t nvec, const LaunchFacts& facts, int sm_count) {
-  while (tpr < 512 && facts.R < sm_count && 2 * tpr <= nvec) tpr *= 2;
+int64_t few_rows_threads(int64_t tpr, int64_t nvec, int64_t rows, int sm_count) {
+  while (tpr < 512 && rows < sm_count && 2 * tpr <= nvec) tpr *= 2;
   return tpr;
 }
 
@@ -308,14 +308,12 @@ RowModel::RowModel(const ScheduleContext& c, bool allow_shift) : cx(c) {
     // 64 x 333: two vectors of 8 a thread against two elements, measured slower; 100 x 4097:
     // two against nine, faster).
     auto per_thread = [&](int64_t threads, int64_t n) {
-      const int64_t spread = few_rows_threads(threads, n, facts, cx.device.sm_count);
+      const int64_t spread = few_rows_threads(threads, n, facts.R, cx.device.sm_count);
       return (n + spread - 1) / spread;
     };
-    const int64_t uv = (facts.C + vec - 1) / vec;
-    const bool longer_chain =
-        facts.R < cx.device.sm_count && per_thread(t, pn) >= per_thread(base_threads_per_row(uv, vec, widest, many_rows), uv);
-    if (phase_covers(t, pn, pv, facts.C) && !longer_chain &&
-        (t <= 32 || reductions <= 1 || base_threads_per_row((facts.C + vec - 1) / vec, vec, widest, many_rows) > 32)) {
+    const int64_t uv = (facts.C + vec - 1) / vec, ut = base_threads_per_row(uv, vec, widest, many_rows);
+    const bool longer_chain = facts.R < cx.device.sm_count && per_thread(t, pn) >= per_thread(ut, uv);
+    if (phase_covers(t, pn, pv, facts.C) && !longer_chain && (t <= 32 || reductions <= 1 || ut > 32)) {
       vec = pv;
       col_vec = g;
     }
@@ -334,8 +332,7 @@ RowModel::RowModel(const ScheduleContext& c, bool allow_shift) : cx(c) {
   // Vectors a row overlaps: up to vec - col_vec more elements when shifted.
   nvec = (facts.C + (col_vec ? vec - col_vec : 0) + vec - 1) / vec;
   held = held_per_element(stages);
-  tpr = base_threads_per_row(nvec, vec, widest, many_rows);
-  tpr = few_rows_threads(tpr, nvec, facts, cx.device.sm_count);
+  tpr = few_rows_threads(base_threads_per_row(nvec, vec, widest, many_rows), nvec, facts.R, cx.device.sm_count);
   pick = cx.recorded_choice(facts.C, vec);
   pick_looped = pick && pick->threads_per_row && pick->looped;
   if (pick && pick->threads_per_row) tpr = pick->threads_per_row;
