@@ -34,7 +34,8 @@ measure": warm-up, L2 flushed before each repetition, CUDA events, median; % of 
 device copy timed the same way. Each side's host time per call is recorded too: a torch.compile
 call whose host time outlasts the flush starts late, so its figure holds host time; such figures
 are flagged (`compile_host_bound`) and counted in the report. Programs Solder cannot express,
-refuses or gets wrong are counted and listed, never dropped. Prints the distributions and the 15 worst programs; writes JSON.
+refuses or gets wrong are counted and listed, never dropped. Prints the distributions and the 15
+worst programs; writes JSON.
 
 The programs: bench/variant_programs.py (the generator); the ops they call, on Solder and on
 torch: bench/variant_ops.py.
