@@ -201,7 +201,7 @@ class OuterWriter {
     if (any_welford_) c_ += I(ind) + "wn = 0.f;\n";
   }
 
-  // The thread's rows: whole vectors with UNROLL rows' loads in flight, then one row at a time;
+  // The thread's rows: whole vectors with UNROLL rows' loads in flight, then the rest in one step;
   // the last tile's partial vector element by element.
   void row_loops() {
     // Phased: whole and partial vectors alike from the two aligned vectors of each row (see the
@@ -218,18 +218,23 @@ class OuterWriter {
     c_ += "    }\n  }\n";
   }
   // The thread's rows from r on, as whole (`phased`: phase-shifted) vectors: UNROLL rows' loads
-  // in flight, then one row at a time.
+  // in flight, then the rest (fewer than UNROLL) in one step of their own (beside Welford, one
+  // row at a time).
   void row_steps(bool ph) {
     if (P_.unroll > 1) {
-      // Every row's loads of an unrolled step first, then their math: UNROLL loads in flight.
       c_ += "    for (; r + (i64)(UNROLL - 1) * TY < re; r += (i64)UNROLL * TY) {\n";
-      row_decls(3, "UNROLL", ph);
-      c_ += "#pragma unroll\n      for (int u = 0; u < UNROLL; ++u) {\n";
-      ph ? phased_loads(4, "r + (i64)u * TY", "u") : row_loads(4, "r + (i64)u * TY", "u", true);
-      c_ += "      }\n#pragma unroll\n      for (int u = 0; u < UNROLL; ++u) {\n";
-      if (ph) phase_shifts(4);
-      row_math(4);
-      c_ += "      }\n    }\n";
+      unrolled_step(ph, "UNROLL", false);
+      c_ += "    }\n";
+    }
+    // The last rows, fewer than UNROLL: their loads in flight together too (one row at a time
+    // waited out a load per row: 17 rows at TY = 8, three latencies in a row). Not beside
+    // Welford's per-row reciprocal: var_mean bf16 100352 x 512 then spilled at unroll 4 and
+    // fell to unroll 2 (72 -> 94 us).
+    if (P_.unroll > 1 && !any_welford_) {
+      c_ += "    {\n";
+      unrolled_step(ph, "UNROLL - 1", true);
+      c_ += "    }\n";
+      return;
     }
     c_ += "    for (; r < re; r += TY) {\n      const int u = 0;\n";
     row_decls(3, "1", ph);
@@ -241,6 +246,18 @@ class OuterWriter {
     }
     row_math(3);
     c_ += "    }\n";
+  }
+  // `n` rows from r (slot u: row r + u * TY), every row's loads first, then their math: n loads
+  // in flight. `tail`: the rows from re on are skipped.
+  void unrolled_step(bool ph, const std::string& n, bool tail) {
+    const std::string skip = tail ? "        if (r + (i64)u * TY >= re) break;\n" : "";
+    row_decls(3, n, ph);
+    c_ += "#pragma unroll\n      for (int u = 0; u < " + n + "; ++u) {\n" + skip;
+    ph ? phased_loads(4, "r + (i64)u * TY", "u") : row_loads(4, "r + (i64)u * TY", "u", true);
+    c_ += "      }\n#pragma unroll\n      for (int u = 0; u < " + n + "; ++u) {\n" + skip;
+    if (ph) phase_shifts(4);
+    row_math(4);
+    c_ += "      }\n";
   }
   // Phase-shifted loads of row `r` into slot `u`: the aligned vector at or before the thread's
   // first column and the next one (in<k>, ih<k>), and the row's phase (ip<k>).

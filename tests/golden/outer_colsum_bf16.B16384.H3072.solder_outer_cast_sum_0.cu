@@ -82,14 +82,21 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_cast_sum_0(con
         }
       }
     }
-    for (; r < re; r += TY) {
-      const int u = 0;
-      Vec<u16, VEC> in0[1];
-      in0[0] = ld_vec<u16, VEC>(P0 + (r) * rs0 + kb0);
+    {
+      Vec<u16, VEC> in0[UNROLL - 1];
 #pragma unroll
-      for (int j = 0; j < VEC; ++j) {
-        const float v1 = (float)(bf16_to_f(in0[u].e[j]));
-        acc0[j] = acc0[j] + (float)(v1);
+      for (int u = 0; u < UNROLL - 1; ++u) {
+        if (r + (i64)u * TY >= re) break;
+        in0[u] = ld_vec<u16, VEC>(P0 + (r + (i64)u * TY) * rs0 + kb0);
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL - 1; ++u) {
+        if (r + (i64)u * TY >= re) break;
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) {
+          const float v1 = (float)(bf16_to_f(in0[u].e[j]));
+          acc0[j] = acc0[j] + (float)(v1);
+        }
       }
     }
   } else if (kc0 < K) {  // the last tile's partial vector

@@ -120,23 +120,30 @@ extern "C" __global__ void __launch_bounds__(128, 4) solder_outer_cast_sum_0(con
         }
       }
     }
-    for (; r < re; r += TY) {
-      const int u = 0;
-      Vec<u16, VEC> in0[1];
-      Vec<u16, VEC> ih0[1];
-      unsigned ip0[1];
-      {
-        const u16* a = P0 + (r) * rs0 + kb0;
-        ip0[0] = (unsigned)((size_t)a / sizeof(u16)) % VEC;
-        a -= ip0[0];
-        in0[0] = ld_vec<u16, VEC>(a);
-        ih0[0] = ld_vec<u16, VEC>(a + VEC);
-      }
-      in0[u] = phase_shift(in0[u], ih0[u], ip0[u]);
+    {
+      Vec<u16, VEC> in0[UNROLL - 1];
+      Vec<u16, VEC> ih0[UNROLL - 1];
+      unsigned ip0[UNROLL - 1];
 #pragma unroll
-      for (int j = 0; j < VEC; ++j) {
-        const float v1 = (float)(bf16_to_f(in0[u].e[j]));
-        acc0[j] = acc0[j] + (float)(v1);
+      for (int u = 0; u < UNROLL - 1; ++u) {
+        if (r + (i64)u * TY >= re) break;
+        {
+          const u16* a = P0 + (r + (i64)u * TY) * rs0 + kb0;
+          ip0[u] = (unsigned)((size_t)a / sizeof(u16)) % VEC;
+          a -= ip0[u];
+          in0[u] = ld_vec<u16, VEC>(a);
+          ih0[u] = ld_vec<u16, VEC>(a + VEC);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL - 1; ++u) {
+        if (r + (i64)u * TY >= re) break;
+        in0[u] = phase_shift(in0[u], ih0[u], ip0[u]);
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) {
+          const float v1 = (float)(bf16_to_f(in0[u].e[j]));
+          acc0[j] = acc0[j] + (float)(v1);
+        }
       }
     }
   } else if (kr < HK) {  // near the ends of an input's storage

@@ -89,14 +89,21 @@ extern "C" __global__ void __launch_bounds__(32, 4) solder_outer_mul_sum_4(const
         }
       }
     }
-    for (; r < re; r += TY) {
-      const int u = 0;
-      Vec<float, VEC> in0[1];
-      in0[0] = ld_vec<float, VEC>(P0 + (r) * rs0 + kb0);
+    {
+      Vec<float, VEC> in0[UNROLL - 1];
 #pragma unroll
-      for (int j = 0; j < VEC; ++j) {
-        const float v6 = __fmul_rn(in0[u].e[j], hc1[j]);
-        acc0[j] = acc0[j] + (float)(v6);
+      for (int u = 0; u < UNROLL - 1; ++u) {
+        if (r + (i64)u * TY >= re) break;
+        in0[u] = ld_vec<float, VEC>(P0 + (r + (i64)u * TY) * rs0 + kb0);
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL - 1; ++u) {
+        if (r + (i64)u * TY >= re) break;
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) {
+          const float v6 = __fmul_rn(in0[u].e[j], hc1[j]);
+          acc0[j] = acc0[j] + (float)(v6);
+        }
       }
     }
   } else if (kc0 < K) {  // the last tile's partial vector
