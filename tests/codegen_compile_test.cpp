@@ -2,11 +2,14 @@
 // (odd sizes included), and the kernel cache key is symbolic: sizes of one class share a kernel.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 
+#include "codegen/expr_emitter.h"
 #include "pipeline/compile_kernel.h"
 #include "runtime/cache_entry.h"
 #include "pipeline/pipeline.h"
+#include "support/inner_shift_programs.h"
 #include "support_workloads.h"
 
 using namespace solder;
@@ -398,4 +401,23 @@ TEST(CodegenCompile, ReductionsOverDimsApartLoadVectorsInRuns) {
   EXPECT_EQ(odd.kernels[0].plan.params.vec, 1);
   auto misaligned = prepare_all(f, {{2, 1000, 512}}, 2);
   EXPECT_FALSE(misaligned.kernels[0].plan.operands[0].segments);
+}
+
+// where(m, x, -inf) over 16-bit x selects bits: x's as loaded or the constant's, with no
+// widening and no rounding back; the constant's bits are exact (normal, subnormal, inf).
+TEST(CodegenCompile, WhereOverSixteenBitValuesSelectsBits) {
+  EXPECT_EQ(bits_literal(DType::F16, 1.0), "0x3c00");
+  EXPECT_EQ(bits_literal(DType::F16, -INFINITY), "0xfc00");
+  EXPECT_EQ(bits_literal(DType::F16, 65504.0), "0x7bff");
+  EXPECT_EQ(bits_literal(DType::F16, 0x1p-24), "0x0001");
+  EXPECT_EQ(bits_literal(DType::F16, -0.1), "0xae66");
+  EXPECT_EQ(bits_literal(DType::BF16, 1.0), "0x3f80");
+  EXPECT_EQ(bits_literal(DType::BF16, -INFINITY), "0xff80");
+  for (auto [t, inf] : {std::pair{DType::BF16, "0xff80"}, std::pair{DType::F16, "0xfc00"}}) {
+    auto p = prepare_all(solder::testing::sliced_norm(t, "softmax_mask", 768, 0, 0), {{4096, 768}, {768}});
+    ASSERT_EQ(p.kernels.size(), 1u);
+    const std::string& src = p.kernels[0].source.source;
+    EXPECT_NE(src.find(std::string(" : (u16)") + inf + ";"), std::string::npos) << src;
+    EXPECT_FALSE(p.kernels[0].compiled->ptxas.spills());
+  }
 }

@@ -72,6 +72,27 @@ std::string literal(DType t, double v) {
   return buf;
 }
 
+std::string bits_literal(DType t, double v) {
+  const float x = static_cast<float>(round_to(t, v));  // a value of t: its bits are exact
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  unsigned h = b >> 16;  // bf16: the float's upper half
+  if (t == DType::F16) {
+    const unsigned sign = (b >> 16) & 0x8000u;
+    const float a = std::fabs(x);
+    int e = 0;
+    const float m = std::frexp(a, &e);  // a = m 2^e, m in [0.5, 1)
+    if (std::isnan(x)) h = sign | 0x7e00u;
+    else if (std::isinf(x)) h = sign | 0x7c00u;
+    else if (a == 0) h = sign;
+    else if (e + 14 >= 1) h = sign | static_cast<unsigned>(e + 14) << 10 | static_cast<unsigned>((2 * m - 1) * 1024);
+    else h = sign | static_cast<unsigned>(a * 16777216.0f);  // subnormal: a multiple of 2^-24
+  }
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%04x", h);
+  return buf;
+}
+
 std::string rounded(DType t, const std::string& e) {
   switch (t) {
     case DType::F16: return "round_f16(" + e + ")";
@@ -110,6 +131,26 @@ std::string ExprEmitter::raw_bits(int id, std::string& code, const std::string& 
   if ((v.dtype != DType::F16 && v.dtype != DType::BF16) || !raw_) return "";
   if (std::string r = raw_(id); !r.empty()) return raw_done_[id] = r;
   if (v.producer < 0) return "";
+  // where(c, a, b) of dtype t, a and b of dtype t with bits at hand (or constants): the bits of
+  // one of them, selected; no widening, and no rounding back (exact: a and b are values of t).
+  // Not in pairs: the condition is per element.
+  if (const Node& n = f_.nodes()[v.producer]; n.op == Op::Where) {
+    if (pairs_) return "";
+    std::string side[2];
+    for (int i = 0; i < 2; ++i) {
+      const Value& s = f_.value(n.in[i + 1]);
+      if (s.dtype != v.dtype) return "";
+      if (s.producer >= 0 && f_.nodes()[s.producer].op == Op::Constant)
+        side[i] = bits_literal(v.dtype, f_.nodes()[s.producer].attrs.value);
+      else
+        side[i] = raw_bits(n.in[i + 1], code, indent);
+      if (side[i].empty()) return "";
+    }
+    const std::string cond = value(n.in[0], code, indent);
+    const std::string name = "h" + std::to_string(id);
+    code += indent + "const u16 " + name + " = " + cond + " ? (u16)" + side[0] + " : (u16)" + side[1] + ";\n";
+    return raw_done_[id] = name;
+  }
   // t(x) where x = widen(a) OP widen(b), a and b of dtype t with raw bits at hand.
   const Node& cast = f_.nodes()[v.producer];
   if (cast.op != Op::Cast || f_.value(cast.in[0]).dtype != DType::F32) return "";

@@ -17,6 +17,7 @@ const char* compute_type(DType t);  // register type: float for f16/bf16/f32/fp8
 std::string load_convert(DType t, const std::string& raw);     // storage -> compute
 std::string store_convert(DType t, const std::string& value);  // compute -> storage (exact: values are pre-rounded)
 std::string literal(DType t, double v);
+std::string bits_literal(DType t, double v);                  // an f16/bf16 constant's bits (hex)
 // A float-register value rounded to a narrower float dtype (f16, bf16, fp8); others unchanged.
 std::string rounded(DType t, const std::string& e);
 

@@ -908,6 +908,14 @@ int main(int argc, char** argv) {
     progs.push_back({"softmax_bf16", parse_fusion(text("w5_softmax_bf16")), 0, 1});
     progs.push_back({"softmax_f16", parse_fusion(retype(text("w5_softmax_bf16"), "bf16", "f16")), 0, 1});
     progs.push_back({"softmax_f32", parse_fusion(retype(text("w5_softmax_bf16"), "bf16", "f32")), 0, 1});
+    // where(m, x, 0) over 16-bit x: the selected bits (codegen's raw where), a bool mask along H.
+    const std::string masked = "fusion masked_bf16 {\n  input x: bf16[B, H]\n  input m: bool[H]\n"
+                               "  t2 = constant(value=0, dtype=bf16)\n  t3 = where(m, x, t2)\n  t4 = cast(t3, dtype=f32)\n"
+                               "  t5 = max(t4, axes=[1], keepdim=true)\n  t6 = sub(t4, t5)\n  t7 = exp(t6)\n"
+                               "  t8 = sum(t7, axes=[1], keepdim=true)\n  t9 = div(t7, t8)\n  t10 = cast(t9, dtype=bf16)\n"
+                               "  output t10\n}\n";
+    progs.push_back({"masked_bf16", parse_fusion(masked), 0, 2});
+    progs.push_back({"masked_f16", parse_fusion(retype(masked, "bf16", "f16")), 0, 2});
     struct SPin { std::string pin; int64_t rows; int cap; };
     const std::vector<SPin> pins = {
         {"", 5, 1 << 30},
