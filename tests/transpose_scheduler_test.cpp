@@ -576,15 +576,15 @@ TEST(TransposeScheduler, FullReductionsThatDoNotPayStayFlat) {
     EXPECT_NE(c.why_not_transpose.find(cs.why), std::string::npos) << c.why_not_transpose;
     EXPECT_NE(joined(c.passed_over).find("transpose: "), std::string::npos) << joined(c.passed_over);
   }
-  // Inner reductions whose disagreeing inputs are fast along a kept and a reduced dim are not
-  // the transpose scheduler's (its partial reductions tile two kept dims).
+  // Inner reductions whose disagreeing inputs are fast along a kept and a reduced dim take tiles
+  // that reduce their columns (PartialReductionsAcrossTileColumns), not the full reduction's.
   Fusion g("inner");
   Tensor x = g.input("x", DType::F32, {Dim::sym("B"), Dim::sym("H")});
   Tensor y = g.input("y", DType::F32, {Dim::sym("B"), Dim::sym("H")});
   g.output(sum(x * y, {1}));
   const Scheduled inner = choice_for(g, {{"B", 512}, {"H", 512}}, Layouts{{{0, {1, 0}}}, {}, {}});
-  EXPECT_NE(inner.scheduler, "transpose");
-  EXPECT_EQ(inner.why_not_transpose, "no two operands are unit-stride along different dims that both vary along");
+  ASSERT_EQ(inner.scheduler, "transpose");
+  EXPECT_TRUE(tile_reduces_cols(inner.plans.front().shape.tile));
 }
 
 // Every reducing kernel compiles for sm_90a without spills (f32/f16/bf16; sum, amax, var_mean,
@@ -709,4 +709,64 @@ TEST(TransposeScheduler, PartialReductionsOfDisagreeingInputsLoopInsideTiles) {
   const Scheduled few = choice_for(program(DType::F32, "sum_sqrt"), {{"B", 8}, {"M", 17}, {"K", 1024}}, x_kbm);
   EXPECT_NE(few.scheduler, "transpose");
   EXPECT_NE(few.why_not_transpose.find("make fewer tiles than SMs"), std::string::npos) << few.why_not_transpose;
+}
+
+// Partial reductions where x is fast along a kept dim and y along a reduced one (seed 16 #128:
+// the var over dim 1 of x * y with x transposed; seed 19 #159: var_mean over two dims of a
+// permuted x times a contiguous y): tiles of [kept rows x reduced columns] (tile_reduces_cols),
+// x staged, y read as vectors along the columns; the few kept tiles split their column chunks
+// over gridDim.y (scratch: a counter per tile, 8-byte cells per plane, tile row and split).
+// Before, inner or outer read one of them element by element.
+TEST(TransposeScheduler, PartialReductionsAcrossTileColumns) {
+  auto program = [](DType t, const std::string& kind, const std::vector<int64_t>& dims) {
+    Fusion f("cross_red_" + kind);
+    Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+    Tensor y = f.input("y", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+    Tensor p = cast(x, DType::F32) * cast(y, DType::F32);
+    if (kind == "sum") f.output(sum(p, dims, true));
+    if (kind == "var_mean") {
+      VarMean vm = var_mean(p, dims, 1, false);
+      f.output(vm.var);
+      f.output(vm.mean);
+    }
+    return f;
+  };
+  const Layouts x_mkb{{{0, {1, 2, 0}}}, {}, {}};  // x stored [M, K, B]: fast along B
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (const std::string kind : {"sum", "var_mean"}) {
+      SCOPED_TRACE(std::string(dtype_name(t)) + " " + kind);
+      // #159's sizes: 333 kept elements (11 tiles of 32 rows), 64000 reduced: split.
+      const Scheduled c = choice_for(program(t, kind, {0, 1}), {{"B", 64}, {"M", 1000}, {"K", 333}},
+                                     Layouts{{{0, {2, 0, 1}}}, {}, {}}, false, true);
+      ASSERT_EQ(c.scheduler, "transpose") << joined(c.passed_over) << c.why_not_transpose;
+      const KernelPlan& p = c.plans.front();
+      EXPECT_TRUE(tile_reduces_cols(p.shape.tile)) << p.key();
+      EXPECT_NE(p.why.find("each tile row folds its reduced columns"), std::string::npos) << p.why;
+      EXPECT_EQ(transpose_tiles(p, c.facts), (333 + p.params.tile_rows - 1) / p.params.tile_rows);
+      EXPECT_LE(p.params.tile_cols / p.params.vec, 32) << p.params.str();
+      const Grid g = launch_grid(p, c.facts, h100_profile(), 2);
+      EXPECT_GT(g.y, 1u) << "few kept tiles split their chunks";
+      EXPECT_GT(grid_scratch(p, c.facts, g, 8).bytes, 0);
+      ASSERT_TRUE(c.prepared.compiled);
+      EXPECT_FALSE(c.prepared.compiled->ptxas.spills()) << c.prepared.plan.key();
+      EXPECT_NE(c.prepared.source.source.find("for (IX w = blockIdx.y; w < UNITS; w += gridDim.y)"), std::string::npos);
+      // #128's form (one reduced dim, x transposed), odd sizes: many kept tiles need no split.
+      // (16-bit rows of odd length would narrow y's vectors to one element: declined, below.)
+      const int64_t k = t == DType::F32 ? 8193 : 8194;
+      const Scheduled d = choice_for(program(t, kind, {2}), {{"B", 2050}, {"M", 1}, {"K", k}}, x_mkb, false, true);
+      ASSERT_EQ(d.scheduler, "transpose") << joined(d.passed_over) << d.why_not_transpose;
+      EXPECT_TRUE(tile_reduces_cols(d.plans.front().shape.tile));
+      ASSERT_TRUE(d.prepared.compiled);
+      EXPECT_FALSE(d.prepared.compiled->ptxas.spills()) << d.prepared.plan.key();
+    }
+  // A tile dim under 16 (8 kept elements): left to the inner template.
+  const Scheduled few = choice_for(program(DType::F32, "sum", {1, 2}), {{"B", 8}, {"M", 100}, {"K", 1000}}, x_mkb);
+  EXPECT_NE(few.scheduler, "transpose");
+  EXPECT_NE(few.why_not_transpose.find("too short to tile"), std::string::npos) << few.why_not_transpose;
+  // 16-bit columns whose vectors a misaligned y narrows to one element: a tile row's 64 columns
+  // would take 64 lanes, past a warp: declined, by name.
+  const Scheduled mis = choice_for(program(DType::BF16, "sum", {1, 2}), {{"B", 64}, {"M", 10}, {"K", 1000}},
+                                   Layouts{{{0, {1, 2, 0}}}, {}, {{1, 1}}});
+  EXPECT_NE(mis.scheduler, "transpose");
+  EXPECT_NE(mis.why_not_transpose.find("a tile row's lanes must fit a warp"), std::string::npos) << mis.why_not_transpose;
 }

@@ -41,7 +41,7 @@ class TransposeWriter {
  public:
   TransposeWriter(Writer& w)
       : w_(w), P_(w.plan.params), c_(w.code), t_(w.plan.shape.tile), reduce_(transpose_reduces(w.plan)),
-        partial_(w.plan.shape.tile.reduced_lo >= 0) {
+        partial_(w.plan.shape.tile.reduced_lo >= 0), cross_(tile_reduces_cols(w.plan.shape.tile)) {
     rank_ = static_cast<int>(w.ks.dim_order.size());
     std::vector<int> targets;
     if (reduce_) {  // a full reduction: its outputs are the scalars the grid combine writes
@@ -72,6 +72,9 @@ class TransposeWriter {
         throw Error("codegen: " + w.plan.name + ": tile_vec " + std::to_string(P_.tile_vec) + " of " +
                     std::to_string(esize(k)) + "-byte elements is over 16 bytes");
     }
+    if (cross_ && (P_.tile_cols / P_.vec > 32 || 32 % (P_.tile_cols / P_.vec)))
+      throw Error("codegen: " + w.plan.name + ": a tile row's " + std::to_string(P_.tile_cols / P_.vec) +
+                  " lanes (tile_cols / vec) must divide a warp: they combine by shuffles");
     for (int k : outs_)
       if (w.vectorized(k) && P_.vec * esize(k) > 16)
         throw Error("codegen: " + w.plan.name + ": vec " + std::to_string(P_.vec) + " of " + std::to_string(esize(k)) +
@@ -82,7 +85,8 @@ class TransposeWriter {
     c_ += kStageItem;
     prologue();
     if (partial_) {
-      write_partial();
+      if (cross_) write_cross(ks_out);
+      else write_partial();
       return;
     }
     if (reduce_) {
@@ -188,7 +192,8 @@ class TransposeWriter {
     c_ += "  const IX NR = " + product([&](int d) { return in_row_run(d); }) + ", NC = " +
           product([&](int d) { return in_col_run(d); }) + ", NB = " +
           product([&](int d) { return !in_row_run(d) && !in_col_run(d) && !reduced(d); }) + ";\n";
-    if (partial_) c_ += "  const IX NRB = " + product([&](int d) { return reduced(d); }) + ";  // reduced elements per tile element\n";
+    if (partial_)
+      c_ += "  const IX NRB = " + product([&](int d) { return reduced(d) && !in_col_run(d); }) + ";  // reduced indices outside the tile\n";
     // Strides along the runs: the innermost dim of size > 1 of each (the operand is linear there).
     const int nops = static_cast<int>(w_.plan.operands.size());
     auto run_strides = [&](const char* name, int lo, int hi, auto needs) {
@@ -206,7 +211,8 @@ class TransposeWriter {
     };
     run_strides("sr", rl, rh, [&](int k) { return needs_sr(k); });
     run_strides("sc", cl, ch, [&](int k) { return needs_sc(k); });
-    c_ += "  const IX TILES_C = (NC + TC - 1) / TC, TILES_R = (NR + TR - 1) / TR, TILES = NB * TILES_R * TILES_C;\n";
+    c_ += std::string("  const IX TILES_C = (NC + TC - 1) / TC, TILES_R = (NR + TR - 1) / TR, TILES = NB * TILES_R") +
+          (cross_ ? ";  // the kept tiles: each loops (its split: some of) the column chunks\n" : " * TILES_C;\n");
     for (int k : staged_all())
       c_ += "  __shared__ " + slot_type(k) + " S" + n(k) + "[TR * " + num(RW(k)) + "];  // operand " + n(k) +
             "'s tile: TR rows of " + num(RW(k)) + " slots (swizzled)\n";
@@ -214,14 +220,15 @@ class TransposeWriter {
 
   void tile_head() {
     const int nops = static_cast<int>(w_.plan.operands.size());
-    c_ += "    const IX C0 = t % TILES_C * TC, R0 = t / TILES_C % TILES_R * TR;\n";
+    if (cross_) c_ += "    const IX R0 = t % TILES_R * TR;\n";
+    else c_ += "    const IX C0 = t % TILES_C * TC, R0 = t / TILES_C % TILES_R * TR;\n";
     std::string decl;
     for (int k = 0; k < nops; ++k) decl += (k ? ", bo" : "bo") + n(k) + " = 0";
     c_ += "    IX " + decl + ";  // each operand's offset at this tile's batch index\n";
     bool any_batch = false;
     for (int d = rank_ - 1; d >= 0; --d) {
       if (in_row_run(d) || in_col_run(d) || reduced(d)) continue;
-      if (!any_batch) c_ += "    IX bi = t / TILES_C / TILES_R;\n";
+      if (!any_batch) c_ += cross_ ? "    IX bi = t / TILES_R;\n" : "    IX bi = t / TILES_C / TILES_R;\n";
       any_batch = true;
       c_ += "    {\n      const IX i = bi % (IX)p.dims[" + num(d) + "];\n      bi /= (IX)p.dims[" + num(d) + "];\n";
       for (int k = 0; k < nops; ++k) c_ += "      bo" + n(k) + " += i * (IX)p.stride[" + n(k) + "][" + num(d) + "];\n";
@@ -504,11 +511,7 @@ class TransposeWriter {
     std::string decl;
     for (int k = 0; k < nops; ++k) decl += (k ? ", rbo" : "rbo") + n(k) + " = bo" + n(k);
     c_ += "        IX " + decl + ";  // each operand's offset at this reduced index\n        IX ri = rb;\n";
-    for (int d = rank_ - 1; d >= t_.reduced_lo; --d) {
-      c_ += "        {\n          const IX i = ri % (IX)p.dims[" + num(d) + "];\n          ri /= (IX)p.dims[" + num(d) + "];\n";
-      for (int k = 0; k < nops; ++k) c_ += "          rbo" + n(k) + " += i * (IX)p.stride[" + n(k) + "][" + num(d) + "];\n";
-      c_ += "        }\n";
-    }
+    reduced_offsets(4);
     base_ = "rbo";
     hoist_scalars(4);
     tile_body(masked, 4);
@@ -517,11 +520,26 @@ class TransposeWriter {
     c_ += "      }\n";
   }
 
-  // Each element's fold into its accumulators acc<i>[u][j] (inside the reduced loop: rb).
+  // Each element's fold into its accumulators acc<i>[u][j] (inside the reduced loop: rb); a
+  // tile that reduces its columns folds a row's VEC lanes into acc<i>[u], its var_mean shifted
+  // by the first element it folds (counted in acc<i>n[u]).
   void fold_partial(ExprEmitter& em, int ind) {
     for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
       const ReductionStep& st = w_.sp.steps[i];
       const std::string x = em.value(st.input, c_, I(ind)), a = acc_[i];
+      if (st.welford && cross_) {
+        c_ += I(ind) + "{\n" + I(ind + 1) + "const float x_ = (float)(" + x + ");\n";
+        c_ += I(ind + 1) + "if (" + a + "n[u] == 0.f) " + a + "k[u] = isfinite(x_) ? x_ : 0.f;\n";
+        c_ += I(ind + 1) + a + "n[u] += 1.f;\n";
+        c_ += I(ind + 1) + "const float d = x_ - " + a + "k[u];\n";
+        c_ += I(ind + 1) + a + "[u] += d;\n" + I(ind + 1) + a + "q[u] += d * d;\n" + I(ind) + "}\n";
+        continue;
+      }
+      if (cross_) {
+        const DType at = accumulator_dtype(w_.f.value(w_.f.nodes()[st.node].out[0]).dtype);
+        c_ += I(ind) + a + "[u] = " + combine(st.kind, a + "[u]", std::string("(") + compute_type(at) + ")(" + x + ")") + ";\n";
+        continue;
+      }
       if (st.welford) {
         c_ += I(ind) + "{\n" + I(ind + 1) + "const float x_ = (float)(" + x + ");\n";
         c_ += I(ind + 1) + "if (rb == 0) " + a + "k[u][j] = isfinite(x_) ? x_ : 0.f;\n";
@@ -531,6 +549,176 @@ class TransposeWriter {
       }
       const DType at = accumulator_dtype(w_.f.value(w_.f.nodes()[st.node].out[0]).dtype);
       c_ += I(ind) + a + "[u][j] = " + combine(st.kind, a + "[u][j]", std::string("(") + compute_type(at) + ")(" + x + ")") + ";\n";
+    }
+  }
+
+  // rbo<k> += the offsets of reduced index rb over the reduced dims outside the tile.
+  void reduced_offsets(int ind) {
+    const int nops = static_cast<int>(w_.plan.operands.size());
+    for (int d = rank_ - 1; d >= t_.reduced_lo; --d) {
+      if (in_col_run(d)) continue;
+      c_ += I(ind) + "{\n" + I(ind + 1) + "const IX i = ri % (IX)p.dims[" + num(d) + "];\n" + I(ind + 1) + "ri /= (IX)p.dims[" + num(d) + "];\n";
+      for (int k = 0; k < nops; ++k) c_ += I(ind + 1) + "rbo" + n(k) + " += i * (IX)p.stride[" + n(k) + "][" + num(d) + "];\n";
+      c_ += I(ind) + "}\n";
+    }
+  }
+
+  // Tiles of [kept rows x reduced columns] (tile_reduces_cols): per kept tile, the column chunks
+  // of every reduced index outside the tile (units w = blockIdx.y, + gridDim.y, ...) fold into
+  // per-item accumulators acc<i>[u] (an item's row is fixed: L = TC / VEC lanes a row, L
+  // dividing a warp); the row's lanes combine by shuffles (var_mean: Welford partials from the
+  // shifted sums, Chan's merge); with one split, lane 0 of each row writes its outputs; with
+  // several, each block leaves its rows' partials in scratch (planes of 8-byte cells [split][tile
+  // row]) and the tile's last block combines them in split order and writes the outputs.
+  void write_cross(KernelSource& ks_out) {
+    const int items = items2(), pu = per(items), L = P_.tile_cols / P_.vec;
+    const int nops = static_cast<int>(w_.plan.operands.size());
+    c_ += "  constexpr int L = " + num(L) + ";  // lanes of a tile row\n";
+    c_ += "  const IX UNITS = NRB * TILES_C;  // column chunks of a kept tile\n";
+    std::vector<std::pair<std::string, std::string>> planes;  // (accumulator, register type)
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      const ReductionStep& st = w_.sp.steps[i];
+      const std::string a = "acc" + num(static_cast<long long>(i));
+      acc_.push_back(a);
+      if (st.welford) {
+        for (const char* sfx : {"n", "", "q"}) planes.emplace_back(a + sfx, "float");
+        continue;
+      }
+      planes.emplace_back(a, compute_type(accumulator_dtype(w_.f.value(w_.f.nodes()[st.node].out[0]).dtype)));
+    }
+    ks_out.scratch_per_cell = 8 * static_cast<int>(planes.size());
+    c_ += "  for (IX t = blockIdx.x; t < TILES; t += gridDim.x) {\n";
+    tile_head();
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      const ReductionStep& st = w_.sp.steps[i];
+      const std::string a = acc_[i], dims = "[" + num(pu) + "]";
+      const std::string init = "#pragma unroll\n    for (int u = 0; u < " + num(pu) + "; ++u) ";
+      if (st.welford) {
+        c_ += "    float " + a + dims + ", " + a + "q" + dims + ", " + a + "k" + dims + ", " + a + "n" + dims + ";\n";
+        c_ += init + a + "[u] = " + a + "q[u] = " + a + "k[u] = " + a + "n[u] = 0.f;\n";
+        continue;
+      }
+      const DType at = accumulator_dtype(w_.f.value(w_.f.nodes()[st.node].out[0]).dtype);
+      c_ += "    " + std::string(compute_type(at)) + " " + a + dims + ";\n" + init + a + "[u] = " + red_identity(st.kind, at) + ";\n";
+    }
+    c_ += "    for (IX w = blockIdx.y; w < UNITS; w += gridDim.y) {\n";
+    c_ += "      const IX C0 = w % TILES_C * TC;\n";
+    std::string decl;
+    for (int k = 0; k < nops; ++k) decl += (k ? ", rbo" : "rbo") + n(k) + " = bo" + n(k);
+    c_ += "      IX " + decl + ";  // each operand's offset at this reduced index\n      IX ri = w / TILES_C;\n";
+    reduced_offsets(3);
+    base_ = "rbo";
+    hoist_scalars(3);
+    c_ += "      if (R0 + TR <= NR && C0 + TC <= NC) {  // a whole tile: no masks\n";
+    tile_body(false, 4);
+    c_ += "      } else {\n";
+    tile_body(true, 4);
+    c_ += "      }\n";
+    if (!staged_in_.empty()) c_ += "      __syncthreads();  // the next chunk's tiles reuse the shared memory\n";
+    base_ = "bo";
+    c_ += "    }\n";
+    // The row's lanes combine (every thread, every item: the shuffles take whole warps).
+    c_ += "#pragma unroll\n    for (int u = 0; u < " + num(pu) + "; ++u) {\n";
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      const ReductionStep& st = w_.sp.steps[i];
+      const std::string a = acc_[i];
+      if (st.welford) {
+        c_ += "      const Welford m" + a + " = warp_welford<L>({" + a + "n[u], " + a + "n[u] > 0.f ? " + a + "k[u] + " + a + "[u] / " + a +
+              "n[u] : 0.f, " + a + "n[u] > 0.f ? fmaxf(" + a + "q[u] - " + a + "[u] * " + a + "[u] / " + a + "n[u], 0.f) : 0.f});\n";
+        c_ += "      " + a + "n[u] = m" + a + ".n;\n      " + a + "[u] = m" + a + ".mean;\n      " + a + "q[u] = m" + a + ".m2;\n";
+        continue;
+      }
+      c_ += "      " + a + "[u] = warp_reduce<" + red_struct(st.kind) + ", L>(" + a + "[u]);\n";
+    }
+    c_ += "    }\n";
+    c_ += "    if (gridDim.y == 1) {\n";
+    c_ += "#pragma unroll\n      for (int u = 0; u < " + num(pu) + "; ++u) {\n";
+    c_ += "        const int it = threadIdx.x + u * THREADS, row = it / L;\n        const IX r = R0 + row;\n";
+    c_ += "        if (it % L != 0 || it >= " + num(items) + " || r >= NR) continue;\n";
+    std::vector<std::string> at_u;
+    for (const auto& pl : planes) at_u.push_back(pl.first + "[u]");
+    row_outputs(at_u, 4);
+    c_ += "      }\n    } else {\n";
+    c_ += "      // Split: this block's rows' partials into its split's cells; the tile's last block combines.\n";
+    c_ += "      const i64 cells = (i64)gridDim.y * TILES * TR;\n";
+    c_ += "      unsigned char* const sbase = (unsigned char*)p.scratch + (TILES + 3) / 4 * 16;\n";
+    for (size_t q = 0; q < planes.size(); ++q)
+      c_ += "      " + planes[q].second + "* const g" + planes[q].first + " = (" + planes[q].second + "*)(sbase + " + num(8 * static_cast<long long>(q)) +
+            " * cells);\n";
+    c_ += "#pragma unroll\n      for (int u = 0; u < " + num(pu) + "; ++u) {\n";
+    c_ += "        const int it = threadIdx.x + u * THREADS;\n";
+    c_ += "        if (it % L != 0 || it >= " + num(items) + ") continue;\n";
+    c_ += "        const i64 cell = ((i64)blockIdx.y * TILES + t) * TR + it / L;\n";
+    for (const auto& pl : planes) c_ += "        g" + pl.first + "[cell] = " + pl.first + "[u];\n";
+    c_ += "      }\n      __threadfence();\n      __syncthreads();\n      __shared__ bool tlast;\n";
+    c_ += "      if (threadIdx.x == 0) tlast = atomicAdd((unsigned*)p.scratch + t, 1u) == gridDim.y - 1;\n";
+    c_ += "      __syncthreads();\n      if (tlast) {\n        __threadfence();\n";
+    c_ += "        for (int row = threadIdx.x; row < TR; row += THREADS) {\n          const IX r = R0 + row;\n          if (r >= NR) break;\n";
+    std::vector<std::string> total;
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      const ReductionStep& st = w_.sp.steps[i];
+      const std::string a = acc_[i];
+      if (st.welford) {
+        c_ += "          Welford m" + a + " = {0.f, 0.f, 0.f};\n";
+        for (const char* sfx : {"n", "", "q"}) total.push_back(std::string("m") + a + (*sfx == 'n' ? ".n" : *sfx == 'q' ? ".m2" : ".mean"));
+        continue;
+      }
+      const DType at = accumulator_dtype(w_.f.value(w_.f.nodes()[st.node].out[0]).dtype);
+      c_ += "          " + std::string(compute_type(at)) + " t" + a + " = " + red_identity(st.kind, at) + ";\n";
+      total.push_back("t" + a);
+    }
+    c_ += "          for (int y = 0; y < (int)gridDim.y; ++y) {\n            const i64 cell = ((i64)y * TILES + t) * TR + row;\n";
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      const ReductionStep& st = w_.sp.steps[i];
+      const std::string a = acc_[i];
+      if (st.welford)
+        c_ += "            m" + a + " = welford_merge(m" + a + ", {__ldcg(g" + a + "n + cell), __ldcg(g" + a + " + cell), __ldcg(g" + a + "q + cell)});\n";
+      else
+        c_ += "            t" + a + " = " + combine(st.kind, "t" + a, "__ldcg(g" + a + " + cell)") + ";\n";
+    }
+    c_ += "          }\n";
+    row_outputs(total, 5);
+    c_ += "        }\n        if (threadIdx.x == 0) ((unsigned*)p.scratch)[t] = 0u;  // for the next launch\n      }\n";
+    c_ += "    }\n";
+    if (!staged_all().empty()) c_ += "    if (t + gridDim.x < TILES) __syncthreads();  // the tiles' shared memory is reused\n";
+    c_ += "  }\n}\n";
+  }
+
+  // One tile row's outputs at row r from its totals (the planes' values, in plane order: var_mean
+  // n, mean, M2; other reductions their combined accumulator): the reductions' results as the
+  // reference defines them (the counts over every reduced element, NRB * NC), the math on them,
+  // element stores (outputs vary along kept dims only).
+  void row_outputs(const std::vector<std::string>& totals, int ind) {
+    std::map<int, std::string> results;
+    size_t q = 0;
+    c_ += I(ind) + "const IX NRED = NRB * NC;\n";
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      const ReductionStep& st = w_.sp.steps[i];
+      const Node& node = w_.f.nodes()[st.node];
+      auto declare = [&](int v, const std::string& expr) {
+        const std::string name = "res" + num(v);
+        c_ += I(ind) + "const " + std::string(compute_type(w_.dt(v))) + " " + name + " = " + rounded(w_.dt(v), "(" + expr + ")") + ";\n";
+        results[v] = name;
+      };
+      if (st.welford) {  // var = M2 / (n - correction), mean
+        const std::string corr = num(node.attrs.correction), cnt = "(float)NRED";
+        declare(node.out[0], totals[q + 2] + " / (" + cnt + " - " + corr + ".f > 0.f ? " + cnt + " - " + corr + ".f : 0.f)");
+        declare(node.out[1], totals[q + 1]);
+        q += 3;
+        continue;
+      }
+      const DType at = accumulator_dtype(w_.f.value(node.out[0]).dtype);
+      declare(node.out[0], st.kind == Op::Mean ? totals[q] + " / (" + compute_type(at) + ")NRED" : totals[q]);
+      ++q;
+    }
+    ExprEmitter em(w_.f, [&](int v) -> std::string {
+      if (auto it = results.find(v); it != results.end()) return it->second;
+      return "";
+    });
+    em.set_narrow_results(w_.narrow_results());
+    for (int k : outs_) {
+      const std::string conv = store_convert(w_.dt(w_.op(k).value), w_.stored_value(em, k, I(ind)));
+      c_ += I(ind) + (is(k, Access::Scalar) ? "if (r == 0) " : "") + w_.ptr(k) + "[" + off(k, "r", "0") + "] = " + conv + ";\n";
     }
   }
 
@@ -630,6 +818,7 @@ class TransposeWriter {
   const TileDims& t_;
   const bool reduce_;  // a full reduction's tiles (transpose_reduces): elements fold into accumulators
   const bool partial_;  // a partial reduction's tiles (TileDims::reduced_lo): see write_partial
+  const bool cross_;    // ... whose columns are reduced dims (tile_reduces_cols): see write_cross
   std::string base_ = "bo";  // the operands' base offsets that off() adds to
   int rank_ = 0;
   std::vector<int> ins_, outs_, staged_in_, staged_out_;

@@ -80,6 +80,15 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
       const int64_t each = (tiles + resident - 1) / resident;
       g.x = static_cast<unsigned>((tiles + each - 1) / each);
     }
+    if (tile_reduces_cols(plan.shape.tile)) {
+      // Kept tiles that fill under two waves of resident blocks split their column chunks (and
+      // other reduced indices) over gridDim.y, each split at least 4 chunks; the splits leave
+      // per-row partials and the tile's last block combines them (write_partial).
+      const int64_t per_sm = resident_per_sm > 0 ? resident_per_sm : std::max(1, dev.max_threads_per_sm / p.threads);
+      const int64_t resident = std::max<int64_t>(1, int64_t{dev.sm_count} * per_sm);
+      const int64_t chunks = transpose_reduced_chunks(plan, facts);
+      if (tiles < 2 * resident) g.y = static_cast<unsigned>(std::clamp<int64_t>(std::min(resident / tiles, chunks / 4), 1, 65535));
+    }
     return g;
   }
   if (plan.shape.category == KernelCategory::Inner) {
@@ -246,11 +255,26 @@ int64_t transpose_tiles(const KernelPlan& plan, const LaunchFacts& facts) {
     else if (d >= t.col_lo && d < t.col_hi) cols *= facts.dims[d];
     else if (t.reduced_lo < 0 || d < t.reduced_lo) batch *= facts.dims[d];  // reduced dims: looped in each tile
   }
-  return batch * ((rows + p.tile_rows - 1) / p.tile_rows) * ((cols + p.tile_cols - 1) / p.tile_cols);
+  const int64_t row_tiles = batch * ((rows + p.tile_rows - 1) / p.tile_rows);
+  return tile_reduces_cols(t) ? row_tiles : row_tiles * ((cols + p.tile_cols - 1) / p.tile_cols);
+}
+
+int64_t transpose_reduced_chunks(const KernelPlan& plan, const LaunchFacts& facts) {
+  const TileDims& t = plan.shape.tile;
+  int64_t cols = 1, other = 1;
+  for (int d = std::max(t.reduced_lo, 0); d < static_cast<int>(facts.dims.size()); ++d)
+    (d >= t.col_lo && d < t.col_hi ? cols : other) *= facts.dims[d];
+  return other * ((cols + plan.params.tile_cols - 1) / plan.params.tile_cols);
 }
 
 GridScratch grid_scratch(const KernelPlan& plan, const LaunchFacts& facts, const Grid& g, int bytes_per_cell) {
   GridScratch s;
+  if (plan.shape.category == KernelCategory::Transpose && tile_reduces_cols(plan.shape.tile) && g.y > 1) {
+    const int64_t tiles = transpose_tiles(plan, facts);
+    s.counters = (tiles + 3) / 4 * 4;  // 16-byte aligned partials
+    s.bytes = s.counters * 4 + int64_t{g.y} * tiles * plan.params.tile_rows * bytes_per_cell;
+    return s;
+  }
   if (plan.shape.category == KernelCategory::Outer && g.y > 1) {
     s.counters = (int64_t{g.x} + 3) / 4 * 4;  // 16-byte aligned partials
     s.bytes = s.counters * 4 + int64_t{g.y} * facts.R * bytes_per_cell;

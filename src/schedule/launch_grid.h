@@ -31,6 +31,9 @@ int64_t outer_phased_tiles(const KernelPlan& plan, const LaunchFacts& facts, int
 // Transpose plans: the tiles of the launch (tile_rows x tile_cols elements of the tile dims, for
 // every index of the other dims); each block takes tiles at a stride of the grid.
 int64_t transpose_tiles(const KernelPlan& plan, const LaunchFacts& facts);
+// Transpose plans whose tile columns are reduced dims (tile_reduces_cols): the column chunks
+// times the other reduced indices, the units a kept tile's splits share out.
+int64_t transpose_reduced_chunks(const KernelPlan& plan, const LaunchFacts& facts);
 // Whether 32-bit index math (KernelParams::index32) serves these sizes: the domain under 2^30
 // elements (so tile counts, extents and a tile's overhang past them stay under 2^31) and every
 // operand's largest element offset under 2^31.
@@ -41,7 +44,9 @@ bool fits_index32(const LaunchFacts& facts);
 // launches. Outer plans in the grid form (Grid::y > 1), as write_outer expects: a counter per
 // kept tile, then `bytes_per_cell` per kept column and row split. Inner plans with split rows
 // (KernelParams::row_split), as write_inner expects: the next ticket, the blocks finished and a
-// counter per row, then `bytes_per_cell` per block.
+// counter per row, then `bytes_per_cell` per block. Transpose plans whose tiles reduce their
+// columns, split (Grid::y > 1): a counter per kept tile, then `bytes_per_cell` per tile row
+// and split.
 struct GridScratch {
   int64_t counters = 0, bytes = 0;
 };

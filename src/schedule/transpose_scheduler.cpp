@@ -32,34 +32,6 @@ constexpr int kTileRows = 64;
 constexpr int kTileCols = 64;
 constexpr int kMaxStaticSmem = 48 * 1024;
 
-// The widest vector (16 bytes of the widest of `which` operands at most) that every such
-// operand's address, stride along `other` (the tile's other dim) and batch strides allow.
-int widest(const ScheduleContext& cx, const TransposeView& v, const std::vector<Access>& which,
-           const std::vector<int64_t>& other_stride) {
-  const LaunchFacts& lf = cx.facts;
-  const TileDims& t = v.tile;
-  int widest_bytes = 1;
-  for (size_t k = 0; k < lf.operands.size(); ++k)
-    if (std::count(which.begin(), which.end(), v.access[k]))
-      widest_bytes = std::max(widest_bytes, dtype_size(lf.operands[k].dtype));
-  int vec = 16 / widest_bytes;
-  for (; vec > 1; vec /= 2) {
-    bool ok = true;
-    for (size_t k = 0; k < lf.operands.size() && ok; ++k) {
-      if (!std::count(which.begin(), which.end(), v.access[k])) continue;
-      const OperandFacts& of = lf.operands[k];
-      if (of.address % (static_cast<uint64_t>(vec) * dtype_size(of.dtype))) ok = false;
-      if (other_stride[k] % vec) ok = false;
-      for (int d = 0; d < static_cast<int>(lf.dims.size()); ++d) {
-        const bool in_tile = (d >= t.row_lo && d < t.row_hi) || (d >= t.col_lo && d < t.col_hi);
-        if (!in_tile && lf.dims[d] > 1 && of.strides[d] % vec) ok = false;
-      }
-    }
-    if (ok) break;
-  }
-  return vec;
-}
-
 class TransposeScheduler final : public Scheduler {
  public:
   const char* name() const override { return "transpose"; }
@@ -78,7 +50,11 @@ class TransposeScheduler final : public Scheduler {
     if (!v) return {plan};  // not a transpose: an impossible plan, refused by the compile driver
     plan.shape.tile = v->tile;
     // Full reductions: explain says why they left the flat template (full_reduction).
-    if (cx.segment.category == KernelCategory::Inner)
+    const bool cross = tile_reduces_cols(v->tile);
+    if (cross)
+      plan.why = v->why + ": the inner and outer templates would read one of them element by element; each tile row folds its "
+                          "reduced columns, the chunks split over blocks where the kept tiles are few";
+    else if (cx.segment.category == KernelCategory::Inner)
       plan.why = v->why + ": the inner and outer templates would read one of them element by element; each tile loops over the "
                           "reduced dims (" + std::to_string(v->reduced) + " elements), folding into its elements' accumulators";
     if (cx.segment.category == KernelCategory::Full)
@@ -91,8 +67,8 @@ class TransposeScheduler final : public Scheduler {
     }
     // Direct operands: vectors along the columns (their row stride must keep rows aligned);
     // staged ones: vectors along the rows (their column stride likewise).
-    const int vec = widest(cx, *v, {Access::Full, Access::Col}, v->row_stride);
-    const int tile_vec = widest(cx, *v, {Access::Staged}, v->col_stride);
+    const int vec = transpose_vec(cx, *v, {Access::Full, Access::Col}, v->row_stride);
+    const int tile_vec = transpose_vec(cx, *v, {Access::Staged}, v->col_stride);
     // The tile: 64 x 64 elements (at least 32 slots of every staged operand: 64 x 128 for
     // bytes), whatever the element size, so a 4-byte operand's segments along either side are
     // 256 bytes (measured, the f32 cat of seed 6 #119 over rows of 770: 64 x 32 102.1 us, 32 x 64
@@ -100,13 +76,15 @@ class TransposeScheduler final : public Scheduler {
     // 32 rows where the rows are few or the tiles would pass 48 KB, then 32 slots of columns.
     const int min_cols = transpose_tile_cols(staged_sizes);
     int tile_cols = std::max(kTileCols, min_cols);
-    int tile_rows = v->rows <= 32 ? 32 : kTileRows;
+    // A tile that reduces its columns holds an item's accumulators per thread: 32 rows (one
+    // item a thread at 512 threads; 64 rows took 92 registers and one block per SM).
+    int tile_rows = v->rows <= 32 || cross ? 32 : kTileRows;
     while (tile_rows > 32 && transpose_smem_bytes(staged_sizes, tile_rows, tile_cols) > kMaxStaticSmem) tile_rows /= 2;
     while (tile_cols > min_cols && transpose_smem_bytes(staged_sizes, tile_rows, tile_cols) > kMaxStaticSmem) tile_cols /= 2;
     // Partial reductions loop over the reduced dims inside each tile: where the kept tiles are
     // under two per SM, smaller tiles (32 rows, then as few columns as the slots allow) so more
     // blocks share the loop.
-    if (v->tile.reduced_lo >= 0) {
+    if (v->tile.reduced_lo >= 0 && !cross) {
       auto tiles = [&](int r, int c) { return v->batch * ((v->rows + r - 1) / r) * ((v->cols + c - 1) / c); };
       while (tile_rows > 32 && tiles(tile_rows, tile_cols) < 2 * cx.device.sm_count) tile_rows /= 2;
       while (tile_cols > min_cols && tiles(tile_rows, tile_cols) < 2 * cx.device.sm_count) tile_cols /= 2;
@@ -139,6 +117,10 @@ class TransposeScheduler final : public Scheduler {
       KernelParams& p = plan.params;
       p = KernelParams{};
       p.index32 = index32;
+      if (cross) {  // a tile row's TC / VEC lanes within a warp (transpose_view checked the vec allows it)
+        cols = std::clamp(32 * vc, min_cols, cols);
+        vc = std::max(vc, cols / 32);
+      }
       p.vec = std::min(vc, cols);
       p.threads = threads_for(rows, cols);
       p.tile_rows = rows;

@@ -31,13 +31,13 @@ bool linear_for_all(const LaunchFacts& lf, int lo, int hi) {
   return true;
 }
 
-// The longest run of kernel dims around `d` (not crossing `other`'s run) over which every
-// operand stays linear.
-std::pair<int, int> grow_run(const LaunchFacts& lf, int d, std::pair<int, int> other, int rank) {
+// The longest run of kernel dims around `d` within [first, last) (not crossing `other`'s run)
+// over which every operand stays linear.
+std::pair<int, int> grow_run(const LaunchFacts& lf, int d, std::pair<int, int> other, int first, int last) {
   auto free_dim = [&](int x) { return x < other.first || x >= other.second; };
   int lo = d, hi = d + 1;
-  while (lo > 0 && free_dim(lo - 1) && linear_for_all(lf, lo - 1, hi)) --lo;
-  while (hi < rank && free_dim(hi) && linear_for_all(lf, lo, hi + 1)) ++hi;
+  while (lo > first && free_dim(lo - 1) && linear_for_all(lf, lo - 1, hi)) --lo;
+  while (hi < last && free_dim(hi) && linear_for_all(lf, lo, hi + 1)) ++hi;
   return {lo, hi};
 }
 
@@ -77,6 +77,32 @@ std::optional<std::string> partial_problem(const ScheduleContext& cx) {
 }
 
 }  // namespace
+
+int transpose_vec(const ScheduleContext& cx, const TransposeView& v, const std::vector<Access>& which,
+                  const std::vector<int64_t>& other_stride) {
+  const LaunchFacts& lf = cx.facts;
+  const TileDims& t = v.tile;
+  int widest_bytes = 1;
+  for (size_t k = 0; k < lf.operands.size(); ++k)
+    if (std::count(which.begin(), which.end(), v.access[k]))
+      widest_bytes = std::max(widest_bytes, dtype_size(lf.operands[k].dtype));
+  int vec = 16 / widest_bytes;
+  for (; vec > 1; vec /= 2) {
+    bool ok = true;
+    for (size_t k = 0; k < lf.operands.size() && ok; ++k) {
+      if (!std::count(which.begin(), which.end(), v.access[k])) continue;
+      const OperandFacts& of = lf.operands[k];
+      if (of.address % (static_cast<uint64_t>(vec) * dtype_size(of.dtype))) ok = false;
+      if (other_stride[k] % vec) ok = false;
+      for (int d = 0; d < static_cast<int>(lf.dims.size()); ++d) {
+        const bool in_tile = (d >= t.row_lo && d < t.row_hi) || (d >= t.col_lo && d < t.col_hi);
+        if (!in_tile && lf.dims[d] > 1 && of.strides[d] % vec) ok = false;
+      }
+    }
+    if (ok) break;
+  }
+  return vec;
+}
 
 bool transpose_reduces(const KernelPlan& plan) {
   if (plan.shape.category != KernelCategory::Transpose) return false;
@@ -128,50 +154,62 @@ std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::stri
   for (size_t k = 0; k < n; ++k) unit[k] = unit_dim(lf, lf.operands[k]);
   // Transposing pairs: operands a, b unit-stride along different dims, each varying along both.
   // Partial reductions: two inputs, along kept dims (an input and an output that disagree are
-  // the outer scheduler's: it stores outputs at any kept stride).
-  const int kept_end = partial ? cx.shape.split : static_cast<int>(lf.dims.size());
-  auto pair = [&](size_t a, size_t b) {
+  // the outer scheduler's: it stores outputs at any kept stride); or, where no two disagree
+  // there (`cross`), a along a reduced dim and b along a kept one: the tile's columns are then
+  // reduced dims, its rows kept ones, and each tile row folds its columns (tile_reduces_cols).
+  const int rank = static_cast<int>(lf.dims.size());
+  const int split = partial ? cx.shape.split : rank;
+  auto pair = [&](size_t a, size_t b, bool cross) {
     if (partial && (static_cast<int>(a) >= cx.shape.num_inputs || static_cast<int>(b) >= cx.shape.num_inputs)) return false;
-    return unit[a] >= 0 && unit[b] >= 0 && unit[a] != unit[b] && unit[a] < kept_end && unit[b] < kept_end &&
-           varies_along(lf, lf.operands[a], unit[b]) && varies_along(lf, lf.operands[b], unit[a]);
+    if (unit[a] < 0 || unit[b] < 0 || unit[a] == unit[b] || !varies_along(lf, lf.operands[a], unit[b]) ||
+        !varies_along(lf, lf.operands[b], unit[a]))
+      return false;
+    return cross ? unit[a] >= split && unit[b] < split : unit[a] < split && unit[b] < split;
   };
   // The column dim: the unit dim of the paired operands with the most bytes (ties: an output's,
   // then the later dim); the row dim: that of its partners with the most bytes.
-  const int rank = static_cast<int>(lf.dims.size());
-  std::vector<int64_t> weight(rank, 0);
-  std::vector<char> output_unit(rank, 0);
-  for (size_t a = 0; a < n; ++a)
-    for (size_t b = 0; b < n; ++b)
-      if (pair(a, b)) {
-        weight[unit[a]] += dtype_size(lf.operands[a].dtype);
-        if (static_cast<int>(a) >= cx.shape.num_inputs) output_unit[unit[a]] = 1;
-        break;
-      }
-  int dc = -1;
-  for (int d = 0; d < rank; ++d)
-    if (weight[d] > 0 && (dc < 0 || std::make_pair(weight[d], output_unit[d]) >= std::make_pair(weight[dc], output_unit[dc])))
-      dc = d;
+  auto column_dim = [&](bool cross) {
+    std::vector<int64_t> weight(rank, 0);
+    std::vector<char> output_unit(rank, 0);
+    for (size_t a = 0; a < n; ++a)
+      for (size_t b = 0; b < n; ++b)
+        if (pair(a, b, cross)) {
+          weight[unit[a]] += dtype_size(lf.operands[a].dtype);
+          if (static_cast<int>(a) >= cx.shape.num_inputs) output_unit[unit[a]] = 1;
+          break;
+        }
+    int dc = -1;
+    for (int d = 0; d < rank; ++d)
+      if (weight[d] > 0 && (dc < 0 || std::make_pair(weight[d], output_unit[d]) >= std::make_pair(weight[dc], output_unit[dc])))
+        dc = d;
+    return dc;
+  };
+  bool cross = false;
+  int dc = column_dim(false);
+  if (dc < 0 && partial) dc = column_dim(cross = true);
   if (dc < 0) return no("no two operands are unit-stride along different dims that both vary along");
   if (partial)
     if (auto bad = partial_problem(cx)) return no(*bad);
   std::vector<int64_t> partner(rank, 0);
   for (size_t a = 0; a < n; ++a)
     for (size_t b = 0; b < n; ++b)
-      if (unit[a] == dc && pair(a, b)) partner[unit[b]] += dtype_size(lf.operands[b].dtype);
+      if (unit[a] == dc && pair(a, b, cross)) partner[unit[b]] += dtype_size(lf.operands[b].dtype);
   int dr = -1;
   for (int d = 0; d < rank; ++d)
     if (partner[d] > 0 && (dr < 0 || partner[d] >= partner[dr])) dr = d;
 
   TransposeView v;
-  const auto cols = grow_run(lf, dc, {dr, dr + 1}, kept_end);
-  const auto rows = grow_run(lf, dr, cols, kept_end);
-  v.tile = {rows.first, rows.second, cols.first, cols.second, partial ? kept_end : -1};
+  const auto cols = cross ? grow_run(lf, dc, {dr, dr + 1}, split, rank) : grow_run(lf, dc, {dr, dr + 1}, 0, split);
+  const auto rows = grow_run(lf, dr, cols, 0, split);
+  v.tile = {rows.first, rows.second, cols.first, cols.second, partial ? split : -1};
   v.rows = extent(lf, rows.first, rows.second);
   v.cols = extent(lf, cols.first, cols.second);
   v.batch = 1;
-  for (int d = 0; d < kept_end; ++d)
-    if ((d < rows.first || d >= rows.second) && (d < cols.first || d >= cols.second)) v.batch *= lf.dims[d];
-  v.reduced = extent(lf, kept_end, rank);
+  v.reduced = 1;
+  for (int d = 0; d < rank; ++d) {
+    if ((d >= rows.first && d < rows.second) || (d >= cols.first && d < cols.second)) continue;
+    (d < split ? v.batch : v.reduced) *= lf.dims[d];
+  }
   std::vector<int> staged_sizes;
   for (size_t k = 0; k < n; ++k) {
     const OperandFacts& of = lf.operands[k];
@@ -202,7 +240,11 @@ std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::stri
   // tiles than SMs most of the device idles, where the element-wise reads of the inner template
   // spread the same work over every SM.
   const int min_cols = transpose_tile_cols(staged_sizes);
-  if (partial && v.batch * ((v.rows + 31) / 32) * ((v.cols + min_cols - 1) / min_cols) < cx.device.sm_count)
+  // A tile row's TC / VEC lanes combine within a warp: at least min_cols / 32 elements a vector.
+  if (cross && transpose_vec(cx, v, {Access::Full, Access::Col}, v.row_stride) * 32 < min_cols)
+    return no(v.why + ", but the reduced columns' operands are not aligned for vectors of " + std::to_string(min_cols / 32) +
+              " (a tile row's lanes must fit a warp)");
+  if (partial && !cross && v.batch * ((v.rows + 31) / 32) * ((v.cols + min_cols - 1) / min_cols) < cx.device.sm_count)
     return no(v.why + ", but " + std::to_string(v.rows) + " x " + std::to_string(v.cols) + " kept elements make fewer tiles than SMs");
   return v;
 }

@@ -19,6 +19,11 @@
 // x * y, x permuted) tile those kept dims and loop over the reduced ones inside each tile, every
 // tile element folding into its own accumulators (TileDims::reduced_lo); outputs are the
 // reductions' results and the math on them.
+// Partial reductions where no two inputs disagree along kept dims but one input is fast along a
+// reduced dim and another along a kept one (a var over dim 1 of x * y with x transposed) take
+// tiles of [kept rows x reduced columns] (tile_reduces_cols): each tile row folds its columns,
+// the column chunks and the other reduced dims loop (split over gridDim.y where the kept tiles
+// are few), and the lanes of a row, then the splits, combine.
 // Full reductions (every dim reduced, scalar outputs only) whose inputs disagree take the same
 // view over the reduced domain: their element order is free, so the tiles fold the elements
 // into the reduction's accumulators (transpose_reduces) and full_reduction keeps the rest.
@@ -46,6 +51,15 @@ constexpr int64_t kMinTransposeExtent = 16;
 
 // The view, or nothing with `why` set to the reason the segment is not a transpose.
 std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::string* why);
+
+// Whether a partial reduction's tile columns are reduced dims (see above): the tiles of a launch
+// are its kept tiles only, and a tile row's columns fold into one accumulator.
+inline bool tile_reduces_cols(const TileDims& t) { return t.reduced_lo >= 0 && t.col_lo >= t.reduced_lo; }
+
+// The widest vector (16 bytes of the widest of `which` operands at most) that every such
+// operand's address, stride along `other_stride` (the tile's other dim) and batch strides allow.
+int transpose_vec(const ScheduleContext& cx, const TransposeView& v, const std::vector<Access>& which,
+                  const std::vector<int64_t>& other_stride);
 
 // Whether a transpose plan is a full reduction's (the view of a Full segment): its outputs are
 // all scalars (a pointwise segment's outputs span its domain), so its tiles fold their elements

@@ -317,3 +317,42 @@ TEST(GpuTranspose, PartialReductionsOfDisagreeingInputs) {
           if (l == Layout::Contiguous && tiled) EXPECT_NE(launches.find(" transpose "), std::string::npos) << what << ": " << launches;
         }
 }
+
+// Partial reductions whose tiles reduce their columns (tile_reduces_cols): x stored [M, K, B]
+// and permuted to [B, M, K] (fast along the kept B), y contiguous (fast along the reduced K);
+// seed 16 #128 (var over dim 1 of x * y, x transposed) and seed 19 #159 / #089 (reductions over
+// two dims of such a pair). Odd sizes (edge tiles and chunks), size-1 dims, misaligned inputs,
+// the split form (few kept tiles: blocks leave partials, the last combines), var_mean's
+// Welford merges across lanes and splits, an epilogue, two outputs.
+TEST(GpuTranspose, PartialReductionsAcrossTileColumns) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (const std::string kind : {"sum_sqrt", "amax_mean", "var_mean"})
+      for (const auto& [b, dims] : std::vector<std::pair<Bindings, std::vector<int64_t>>>{
+               {{{"B", 333}, {"M", 64}, {"K", 1000}}, {1, 2}},
+               {{{"B", 2048}, {"M", 1}, {"K", 8192}}, {1, 2}},
+               {{{"B", 40}, {"M", 3}, {"K", 37}}, {1, 2}},
+               {{{"B", 1030}, {"M", 7}, {"K", 515}}, {2}},
+               {{{"B", 17}, {"M", 100}, {"K", 128}}, {2}}})
+        for (Layout l : {Layout::Contiguous, Layout::Misaligned}) {
+          Fusion f("cross_red_" + kind);
+          Tensor x = permute(f.input("x", t, {Dim::sym("M"), Dim::sym("K"), Dim::sym("B")}), {2, 0, 1});
+          Tensor y = f.input("y", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+          Tensor p = cast(x, DType::F32) * cast(y, DType::F32);
+          if (kind == "sum_sqrt") f.output(cast(sqrt(abs(sum(p, dims, true)) + 1.0), t));
+          if (kind == "amax_mean") {
+            f.output(amax(x * y, dims));
+            f.output(mean(p, dims));
+          }
+          if (kind == "var_mean") {
+            VarMean vm = var_mean(p + 3.0, dims, 1, false);
+            f.output(vm.var);
+            f.output(vm.mean);
+          }
+          std::string what = std::string(dtype_name(t)) + " " + kind + " over " + std::to_string(dims.size()) + " dims";
+          for (const auto& [k, v] : b) what += " " + k + "=" + std::to_string(v);
+          what += " layout " + std::to_string(static_cast<int>(l));
+          const std::string launches = check_against_reference(f, resolve_input_shapes(f, {}, b), l, what, {.seed = 37});
+          if (l == Layout::Contiguous && b.at("B") >= 16) EXPECT_NE(launches.find(" transpose "), std::string::npos) << what << ": " << launches;
+        }
+}

@@ -302,7 +302,7 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
       double got = load_element(w.dtype, bufs[k].mem + offset_of(bufs[k], e) * es);
       double exp = w.get(e);
       // (outer reductions: f32 sums of a thousand rows in another order than the reference's)
-      double tol = w.dtype == DType::F32 ? (name.rfind("outer_", 0) == 0 || name.rfind("full_", 0) == 0 || name.rfind("keptorder_", 0) == 0 ? 1e-5 : 1e-6) : w.dtype == DType::BF16 ? 1e-2 : 2e-3;
+      double tol = w.dtype == DType::F32 ? (name.rfind("outer_", 0) == 0 || name.rfind("full_", 0) == 0 || name.rfind("keptorder_", 0) == 0 || name.rfind("xred_", 0) == 0 ? 1e-5 : 1e-6) : w.dtype == DType::BF16 ? 1e-2 : 2e-3;
       if (!(std::fabs(got - exp) <= tol * std::max(1.0, std::fabs(exp))) && !(std::isnan(got) && std::isnan(exp))) {
         if (bad < 5) std::cout << "  " << name << " out " << i << " elem " << e << " got " << got << " want " << exp << "\n";
         ++bad;
@@ -312,7 +312,7 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
   dlclose(h);
   for (size_t k = 0; k < bufs.size(); ++k) if (owned[k]) std::free(bufs[k].mem);
   for (auto& bb : in_bufs) std::free(bb.mem);
-  std::cout << (bad ? "FAIL " : "ok   ") << name << " [" << pk.scheduler << "] " << pk.plan.params.str() << " grid " << gridDim.x
+  std::cout << (bad ? "FAIL " : "ok   ") << name << " [" << pk.scheduler << "] " << pk.plan.params.str() << " grid " << gridDim.x << (gridDim.y > 1 ? "x" + std::to_string(gridDim.y) : std::string())
             << (bad ? " mismatches " + std::to_string(bad) : std::string()) << std::endl;
   return bad == 0;
 }
@@ -456,6 +456,29 @@ Fusion part_red(DType t, const std::string& kind) {
   if (kind == "std") {  // population variance, an epilogue into the input dtype
     Tensor r = sqrt(var_mean(p, {0}, 0, true).var);
     f.output(t == DType::F32 ? r : cast(r, t));
+  }
+  return f;
+}
+
+// Partial reductions whose tiles reduce their columns (tile_reduces_cols): x fast along a kept
+// dim, y along a reduced one. `dims`: the reduced dims of x * y ([B, M, K] each).
+Fusion cross_red(DType t, const std::string& kind, const std::vector<int64_t>& dims) {
+  Fusion f("cross_red_" + kind);
+  Tensor x = bmk_input(f, "x", t), y = bmk_input(f, "y", t);
+  Tensor p = f32_of(x) * f32_of(y);
+  if (kind == "sum") f.output(sum(p, dims, true));
+  if (kind == "mean_sqrt") {  // an epilogue after the reduction, into the input dtype
+    Tensor r = sqrt(abs(mean(p, dims)));
+    f.output(t == DType::F32 ? r : cast(r, t));
+  }
+  if (kind == "amax_amin") {
+    f.output(amax(x * y, dims));
+    f.output(min(p, dims, true));
+  }
+  if (kind == "var_mean") {
+    VarMean vm = var_mean(p, dims, 1, false);
+    f.output(vm.var);
+    f.output(vm.mean);
   }
   return f;
 }
@@ -1007,6 +1030,28 @@ int main(int argc, char** argv) {
           if (kind == "amax_amin" || kind == "var_mean") outs.push_back(Layout{});
           run("tred_" + kind + "_" + pc.name + "_" + std::string(dtype_name(t)), part_red(t, kind), pc.sz,
               std::vector<Layout>{pc.xl, pc.yl}, outs, 1 << 30, "transpose");
+        }
+    g_sm_count = 0;
+  }
+  {
+    // Tiles that reduce their columns: x stored [M, K, B] (fast along the kept B), y contiguous
+    // (fast along the reduced K); edge tiles along both, misaligned inputs; the split form
+    // (sm 16: a few kept tiles take many splits) and the single one (sm 1).
+    struct CCase { std::string name; Bindings sz; std::vector<int64_t> dims; Layout xl, yl; int sms; };
+    const std::vector<CCase> ccases{
+        {"12_70x5x370_split", {{"B", 70}, {"M", 5}, {"K", 370}}, {1, 2}, Layout{{1, 2, 0}}, Layout{}, 16},
+        {"12_70x5x370", {{"B", 70}, {"M", 5}, {"K", 370}}, {1, 2}, Layout{{1, 2, 0}}, Layout{}, 1},
+        {"2_33x3x100", {{"B", 33}, {"M", 3}, {"K", 100}}, {2}, Layout{{1, 2, 0}}, Layout{}, 16},
+        {"12_40x9x64_mis", {{"B", 40}, {"M", 9}, {"K", 64}}, {1, 2}, Layout{{1, 2, 0}, 0, 1}, Layout{{}, 4, 2}, 16},
+    };
+    for (DType t : {DType::F32, DType::F16, DType::BF16})
+      for (const std::string kind : {"sum", "mean_sqrt", "amax_amin", "var_mean"})
+        for (const CCase& cc : ccases) {
+          g_sm_count = cc.sms;
+          std::vector<Layout> outs{Layout{}};
+          if (kind == "amax_amin" || kind == "var_mean") outs.push_back(Layout{});
+          run("xred_" + kind + "_" + cc.name + "_" + std::string(dtype_name(t)), cross_red(t, kind, cc.dims), cc.sz,
+              std::vector<Layout>{cc.xl, cc.yl}, outs, 1 << 30, "transpose");
         }
     g_sm_count = 0;
   }
