@@ -75,6 +75,9 @@ class TransposeWriter {
     if (cross_ && (P_.tile_cols / P_.vec > 32 || 32 % (P_.tile_cols / P_.vec)))
       throw Error("codegen: " + w.plan.name + ": a tile row's " + std::to_string(P_.tile_cols / P_.vec) +
                   " lanes (tile_cols / vec) must divide a warp: they combine by shuffles");
+    if (cross_ && (P_.threads % P_.tile_rows || P_.threads / P_.tile_rows > 32 || 32 % (P_.threads / P_.tile_rows)))
+      throw Error("codegen: " + w.plan.name + ": " + std::to_string(P_.threads) + " threads over " + std::to_string(P_.tile_rows) +
+                  " tile rows: the splits' finish takes threads / tile_rows lanes a row, a power of two within a warp");
     for (int k : outs_)
       if (w.vectorized(k) && P_.vec * esize(k) > 16)
         throw Error("codegen: " + w.plan.name + ": vec " + std::to_string(P_.vec) + " of " + std::to_string(esize(k)) +
@@ -569,7 +572,8 @@ class TransposeWriter {
   // dividing a warp); the row's lanes combine by shuffles (var_mean: Welford partials from the
   // shifted sums, Chan's merge); with one split, lane 0 of each row writes its outputs; with
   // several, each block leaves its rows' partials in scratch (planes of 8-byte cells [split][tile
-  // row]) and the tile's last block combines them in split order and writes the outputs.
+  // row]) and the tile's last block combines them (S = THREADS / TR lanes a row, each a strided
+  // share of the splits, then shuffles: the same order every run) and writes the outputs.
   void write_cross(KernelSource& ks_out) {
     const int items = items2(), pu = per(items), L = P_.tile_cols / P_.vec;
     const int nops = static_cast<int>(w_.plan.operands.size());
@@ -653,7 +657,9 @@ class TransposeWriter {
     c_ += "      }\n      __threadfence();\n      __syncthreads();\n      __shared__ bool tlast;\n";
     c_ += "      if (threadIdx.x == 0) tlast = atomicAdd((unsigned*)p.scratch + t, 1u) == gridDim.y - 1;\n";
     c_ += "      __syncthreads();\n      if (tlast) {\n        __threadfence();\n";
-    c_ += "        for (int row = threadIdx.x; row < TR; row += THREADS) {\n          const IX r = R0 + row;\n          if (r >= NR) break;\n";
+    c_ += "        // S lanes a row take the splits y = sub, sub + S, ... each; then a shuffle combine.\n";
+    c_ += "        constexpr int S = THREADS / TR;\n        const int row = threadIdx.x / S, sub = threadIdx.x % S;\n";
+    c_ += "        const IX r = R0 + row;\n        {\n";
     std::vector<std::string> total;
     for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
       const ReductionStep& st = w_.sp.steps[i];
@@ -667,7 +673,7 @@ class TransposeWriter {
       c_ += "          " + std::string(compute_type(at)) + " t" + a + " = " + red_identity(st.kind, at) + ";\n";
       total.push_back("t" + a);
     }
-    c_ += "          for (int y = 0; y < (int)gridDim.y; ++y) {\n            const i64 cell = ((i64)y * TILES + t) * TR + row;\n";
+    c_ += "#pragma unroll 4\n          for (int y = sub; y < (int)gridDim.y; y += S) {\n            const i64 cell = ((i64)y * TILES + t) * TR + row;\n";
     for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
       const ReductionStep& st = w_.sp.steps[i];
       const std::string a = acc_[i];
@@ -677,8 +683,15 @@ class TransposeWriter {
         c_ += "            t" + a + " = " + combine(st.kind, "t" + a, "__ldcg(g" + a + " + cell)") + ";\n";
     }
     c_ += "          }\n";
-    row_outputs(total, 5);
-    c_ += "        }\n        if (threadIdx.x == 0) ((unsigned*)p.scratch)[t] = 0u;  // for the next launch\n      }\n";
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      const ReductionStep& st = w_.sp.steps[i];
+      const std::string a = acc_[i];
+      if (st.welford) c_ += "          m" + a + " = warp_welford<S>(m" + a + ");\n";
+      else c_ += "          t" + a + " = warp_reduce<" + red_struct(st.kind) + ", S>(t" + a + ");\n";
+    }
+    c_ += "          if (sub == 0 && r < NR) {\n";
+    row_outputs(total, 6);
+    c_ += "          }\n        }\n        if (threadIdx.x == 0) ((unsigned*)p.scratch)[t] = 0u;  // for the next launch\n      }\n";
     c_ += "    }\n";
     if (!staged_all().empty()) c_ += "    if (t + gridDim.x < TILES) __syncthreads();  // the tiles' shared memory is reused\n";
     c_ += "  }\n}\n";

@@ -81,13 +81,15 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
       g.x = static_cast<unsigned>((tiles + each - 1) / each);
     }
     if (tile_reduces_cols(plan.shape.tile)) {
-      // Kept tiles that fill under two waves of resident blocks split their column chunks (and
-      // other reduced indices) over gridDim.y, each split at least 4 chunks; the splits leave
-      // per-row partials and the tile's last block combines them (write_partial).
+      // Kept tiles under a wave of resident blocks split their column chunks (and other reduced
+      // indices) over gridDim.y, up to a wave: a block's chunks run one after another (a chunk
+      // in flight), so more splits keep more loads in flight (seed 13 #003, 2 tiles of 64
+      // chunks: 16 splits took 14.6 us where the outer template took 7.9). The splits leave
+      // per-row partials and the tile's last block combines them (write_cross).
       const int64_t per_sm = resident_per_sm > 0 ? resident_per_sm : std::max(1, dev.max_threads_per_sm / p.threads);
       const int64_t resident = std::max<int64_t>(1, int64_t{dev.sm_count} * per_sm);
       const int64_t chunks = transpose_reduced_chunks(plan, facts);
-      if (tiles < 2 * resident) g.y = static_cast<unsigned>(std::clamp<int64_t>(std::min(resident / tiles, chunks / 4), 1, 65535));
+      g.y = static_cast<unsigned>(std::clamp<int64_t>(resident / tiles, 1, std::clamp<int64_t>(chunks, 1, 65535)));
     }
     return g;
   }

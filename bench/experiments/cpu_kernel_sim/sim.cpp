@@ -301,8 +301,9 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
     for (int64_t e = 0; e < w.numel(); ++e) {
       double got = load_element(w.dtype, bufs[k].mem + offset_of(bufs[k], e) * es);
       double exp = w.get(e);
-      // (outer reductions: f32 sums of a thousand rows in another order than the reference's)
-      double tol = w.dtype == DType::F32 ? (name.rfind("outer_", 0) == 0 || name.rfind("full_", 0) == 0 || name.rfind("keptorder_", 0) == 0 || name.rfind("xred_", 0) == 0 ? 1e-5 : 1e-6) : w.dtype == DType::BF16 ? 1e-2 : 2e-3;
+      // (outer reductions: f32 sums of a thousand rows in another order than the reference's;
+      // xred_: sums of 1850 products that cancel to under 1, in an order set by the splits)
+      double tol = w.dtype == DType::F32 ? (name.rfind("xred_", 0) == 0 ? 1e-4 : name.rfind("outer_", 0) == 0 || name.rfind("full_", 0) == 0 || name.rfind("keptorder_", 0) == 0 ? 1e-5 : 1e-6) : w.dtype == DType::BF16 ? 1e-2 : 2e-3;
       if (!(std::fabs(got - exp) <= tol * std::max(1.0, std::fabs(exp))) && !(std::isnan(got) && std::isnan(exp))) {
         if (bad < 5) std::cout << "  " << name << " out " << i << " elem " << e << " got " << got << " want " << exp << "\n";
         ++bad;
