@@ -10,5 +10,5 @@ SOLDER_CACHE_DIR=/tmp/sc-t timeout 150 /tmp/cand/build/tests/gpu_transpose_test 
 until grep -qE "build (ok|FAILED)" /tmp/o/br-prev.txt 2>/dev/null; do sleep 2; done; cat /tmp/o/br-prev.txt
 NEW=/tmp/cand/build PREV=/tmp/prev/build PROGS="13:003 22:098 19:089|159 16:128|053" OUT=$R/ab bash scripts/ab_variants.sh > /dev/null 2>&1; cat $R/ab/ab.txt; rm -rf $R/ab/x
 echo "ab done $SECONDS s"
-SOLDER_CACHE_DIR=/tmp/sc-26 PYTHONPATH=/tmp/cand/build/python timeout $((592-SECONDS)) python3 bench/variants.py --seed 26 --time-budget $((560-SECONDS)) -o $R/variants_seed26.json > $R/variants_seed26.txt 2>&1
+SOLDER_CACHE_DIR=/tmp/sc-26 PYTHONPATH=/tmp/cand/build/python timeout $((515-SECONDS)) python3 bench/variants.py --seed 26 --time-budget $((490-SECONDS)) -o $R/variants_seed26.json > $R/variants_seed26.txt 2>&1
 echo "sweep exit $? $SECONDS s"; grep -A40 "== status" $R/variants_seed26.txt | head -45
