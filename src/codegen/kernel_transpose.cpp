@@ -509,14 +509,8 @@ class TransposeWriter {
   }
 
   void reduced_loop(bool masked) {
-    const int nops = static_cast<int>(w_.plan.operands.size());
     c_ += "      for (IX rb = 0; rb < NRB; ++rb) {\n";
-    std::string decl;
-    for (int k = 0; k < nops; ++k) decl += (k ? ", rbo" : "rbo") + n(k) + " = bo" + n(k);
-    c_ += "        IX " + decl + ";  // each operand's offset at this reduced index\n        IX ri = rb;\n";
-    reduced_offsets(4);
-    base_ = "rbo";
-    hoist_scalars(4);
+    enter_reduced_index("rb", 4);
     tile_body(masked, 4);
     if (!staged_in_.empty()) c_ += "        __syncthreads();  // the next index's tiles reuse the shared memory\n";
     base_ = "bo";
@@ -555,15 +549,22 @@ class TransposeWriter {
     }
   }
 
-  // rbo<k> += the offsets of reduced index rb over the reduced dims outside the tile.
-  void reduced_offsets(int ind) {
+  // Each operand's offset rbo<k> at reduced index `ri` (over the reduced dims outside the tile,
+  // from the tile's bo<k>); the operands then based there (off()), and the scalars at that index
+  // hoisted.
+  void enter_reduced_index(const std::string& ri, int ind) {
     const int nops = static_cast<int>(w_.plan.operands.size());
+    std::string decl;
+    for (int k = 0; k < nops; ++k) decl += (k ? ", rbo" : "rbo") + n(k) + " = bo" + n(k);
+    c_ += I(ind) + "IX " + decl + ";  // each operand's offset at this reduced index\n" + I(ind) + "IX ri = " + ri + ";\n";
     for (int d = rank_ - 1; d >= t_.reduced_lo; --d) {
       if (in_col_run(d)) continue;
       c_ += I(ind) + "{\n" + I(ind + 1) + "const IX i = ri % (IX)p.dims[" + num(d) + "];\n" + I(ind + 1) + "ri /= (IX)p.dims[" + num(d) + "];\n";
       for (int k = 0; k < nops; ++k) c_ += I(ind + 1) + "rbo" + n(k) + " += i * (IX)p.stride[" + n(k) + "][" + num(d) + "];\n";
       c_ += I(ind) + "}\n";
     }
+    base_ = "rbo";
+    hoist_scalars(ind);
   }
 
   // Tiles of [kept rows x reduced columns] (tile_reduces_cols): per kept tile, the column chunks
@@ -576,7 +577,6 @@ class TransposeWriter {
   // share of the splits, then shuffles: the same order every run) and writes the outputs.
   void write_cross(KernelSource& ks_out) {
     const int items = items2(), pu = per(items), L = P_.tile_cols / P_.vec;
-    const int nops = static_cast<int>(w_.plan.operands.size());
     c_ += "  constexpr int L = " + num(L) + ";  // lanes of a tile row\n";
     c_ += "  const IX UNITS = NRB * TILES_C;  // column chunks of a kept tile\n";
     std::vector<std::pair<std::string, std::string>> planes;  // (accumulator, register type)
@@ -607,12 +607,7 @@ class TransposeWriter {
     }
     c_ += "    for (IX w = blockIdx.y; w < UNITS; w += gridDim.y) {\n";
     c_ += "      const IX C0 = w % TILES_C * TC;\n";
-    std::string decl;
-    for (int k = 0; k < nops; ++k) decl += (k ? ", rbo" : "rbo") + n(k) + " = bo" + n(k);
-    c_ += "      IX " + decl + ";  // each operand's offset at this reduced index\n      IX ri = w / TILES_C;\n";
-    reduced_offsets(3);
-    base_ = "rbo";
-    hoist_scalars(3);
+    enter_reduced_index("w / TILES_C", 3);
     c_ += "      if (R0 + TR <= NR && C0 + TC <= NC) {  // a whole tile: no masks\n";
     tile_body(false, 4);
     c_ += "      } else {\n";
