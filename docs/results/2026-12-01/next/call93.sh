@@ -1,22 +1,29 @@
-# Rows of two warps for tiles that reduce their columns (next/two_warp_rows.patch, untimed;
-# CPU kernel simulator xred_ 72 ok incl. 16-bit rows of odd length) against main, in one run:
-# the sum over dim 1 of x * y, bf16, x transposed (bench/programs/sum_mul_T_bf16.fusion, in
-# the patch) at H = 8191 (main: inner reads x element by element) and H = 8192 (unchanged),
-# new/prev/new/prev; then gpu_transpose_test's partial-reduction tests on the patched build
-# (their 16-bit odd-K cases take the new rows). Land only if both pass and H = 8191 gains.
-R=$OUT; mkdir -p /tmp/o
+# next/reduced_tiles.patch (untimed; CPU kernel simulator xred_ 108 ok, tred_ 60 ok, full_ ok;
+# CPU tests) against main, new/prev/new/prev in one run. It holds two changes to the transpose
+# tiles that reduce their columns (next/two_warp_rows.patch is the first alone):
+#  1. rows of 64 lanes over two warps: 16-bit columns whose vectors are single elements (odd
+#     reduced lengths, misaligned y), which main declines to inner's element reads;
+#  2. tiles whose rows are reduced too (tile_reduces_all): two inputs fast along different
+#     reduced dims, a tile per kept index (seed 22 #062 var over [1, 2], f16 128x256x768: 124 us,
+#     2.10x torch.compile on the H200; seed 9 #038; seed 21 #111), split over blocks.
+# Times: bench/programs/sum_mul_T_bf16.fusion (in the patch) at H = 8191 / 8192, the three
+# both-reduced programs and the column-reducing class of call91/92 (no loss allowed); then
+# gpu_transpose_test's partial-reduction tests on the patched build.
+R=$OUT; mkdir -p /tmp/o $R/x
 rm -rf /tmp/cand /tmp/prev && mkdir -p /tmp/cand/src /tmp/prev/src
 tar --exclude=./build* --exclude=./.devbase -cf - . | tar -xf - -C /tmp/prev/src
 tar --exclude=./build* --exclude=./.devbase -cf - . | tar -xf - -C /tmp/cand/src
-(cd /tmp/cand/src && git apply docs/results/2026-12-01/next/two_warp_rows.patch 2>/dev/null || patch -p1 -s < docs/results/2026-12-01/next/two_warp_rows.patch || echo "PATCH FAILED")
-b() { cmake -S /tmp/$1/src -B /tmp/$1/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=$(command -v python3) > /tmp/o/b-$1.log 2>&1 && cmake --build /tmp/$1/build -j 8 --target solder $2 >> /tmp/o/b-$1.log 2>&1 && echo "build ok $1" || { tail -20 /tmp/o/b-$1.log; echo "build FAILED $1"; }; }
+(cd /tmp/cand/src && patch -p1 -s < docs/results/2026-12-01/next/reduced_tiles.patch || echo "PATCH FAILED")
+b() { cmake -S /tmp/$1/src -B /tmp/$1/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=$(command -v python3) > /tmp/o/b-$1.log 2>&1 && cmake --build /tmp/$1/build -j 8 --target solder _solder $2 >> /tmp/o/b-$1.log 2>&1 && echo "build ok $1" || { tail -20 /tmp/o/b-$1.log; echo "build FAILED $1"; }; }
 (b prev "" > /tmp/o/br-prev.txt 2>&1 &)
 b cand gpu_transpose_test
 until grep -qE "build (ok|FAILED)" /tmp/o/br-prev.txt 2>/dev/null; do sleep 2; done; cat /tmp/o/br-prev.txt
 for which in cand prev cand prev; do
   for h in 8191 8192; do
     SOLDER_CACHE_DIR=/tmp/sc-$which timeout 60 /tmp/$which/build/solder bench /tmp/cand/src/bench/programs/sum_mul_T_bf16.fusion --size B=2048 --size H=$h --peers off --json /tmp/o/g.json > /tmp/o/g.txt 2>&1
-    python3 -c "import json,sys; r=json.load(open('/tmp/o/g.json'))['records'][0]; print(sys.argv[1], 'H='+sys.argv[2], round(r['time_us']['median'],2), r.get('pct_of_copy'))" $which $h 2>&1 | tee -a $R/bench.txt
+    python3 -c "import json,sys; r=json.load(open('/tmp/o/g.json'))['records'][0]; print(sys.argv[1], 'H='+sys.argv[2], round(r['time_us']['median'],2))" $which $h 2>&1 | tee -a $R/bench.txt
   done
 done
+NEW=/tmp/cand/build PREV=/tmp/prev/build PROGS="9:038 21:111 22:062|098 16:128|053 19:089|159 13:003" OUT=$R bash scripts/ab_variants.sh
 SOLDER_CACHE_DIR=/tmp/sc-t timeout 300 /tmp/cand/build/tests/gpu_transpose_test --gtest_brief=1 --gtest_filter='*PartialReductions*' > $R/t-transpose.txt 2>&1; echo "gpu_transpose_test exit $?"; grep -E "FAILED|PASSED|Failure" $R/t-transpose.txt | head
+cd $R && tar -cf x.tar x && rm -rf x
