@@ -692,6 +692,17 @@ class TransposeWriter {
     c_ += "  }\n}\n";
   }
 
+  // An emitter whose values are the reductions' results (value id -> its variable in `results`,
+  // which outlives the emitter).
+  ExprEmitter results_emitter(const std::map<int, std::string>& results) const {
+    ExprEmitter em(w_.f, [&results](int v) -> std::string {
+      auto it = results.find(v);
+      return it != results.end() ? it->second : std::string();
+    });
+    em.set_narrow_results(w_.narrow_results());
+    return em;
+  }
+
   // One tile row's outputs at row r from its totals (the planes' values, in plane order: var_mean
   // n, mean, M2; other reductions their combined accumulator): the reductions' results as the
   // reference defines them (the counts over every reduced element, NRB * NC), the math on them,
@@ -719,11 +730,7 @@ class TransposeWriter {
       declare(node.out[0], st.kind == Op::Mean ? totals[q] + " / (" + compute_type(at) + ")NRED" : totals[q]);
       ++q;
     }
-    ExprEmitter em(w_.f, [&](int v) -> std::string {
-      if (auto it = results.find(v); it != results.end()) return it->second;
-      return "";
-    });
-    em.set_narrow_results(w_.narrow_results());
+    ExprEmitter em = results_emitter(results);
     for (int k : outs_) {
       const std::string conv = store_convert(w_.dt(w_.op(k).value), w_.stored_value(em, k, I(ind)));
       c_ += I(ind) + (is(k, Access::Scalar) ? "if (r == 0) " : "") + w_.ptr(k) + "[" + off(k, "r", "0") + "] = " + conv + ";\n";
@@ -775,11 +782,7 @@ class TransposeWriter {
       c_ += I(in) + "const " + std::string(compute_type(w_.dt(v))) + " " + name + " = " + rounded(w_.dt(v), expr) + ";\n";
       results[v] = name;
     }
-    ExprEmitter em(w_.f, [&](int v) -> std::string {
-      if (auto it = results.find(v); it != results.end()) return it->second;
-      return "";
-    });
-    em.set_narrow_results(w_.narrow_results());
+    ExprEmitter em = results_emitter(results);
     for (int k : outs_) {
       const std::string conv = store_convert(w_.dt(w_.op(k).value), w_.stored_value(em, k, I(in)));
       const std::string ref = w_.ptr(k) + "[" + off(k, "r", "c") + "]";
