@@ -10,13 +10,8 @@
 # both-reduced programs and the column-reducing class of call91/92 (no loss allowed); then
 # gpu_transpose_test's partial-reduction tests on the patched build.
 R=$OUT; mkdir -p /tmp/o $R/x
-rm -rf /tmp/cand /tmp/prev && mkdir -p /tmp/cand/src /tmp/prev/src
-tar --exclude=./build* --exclude=./.devbase -cf - . | tar -xf - -C /tmp/prev/src
-tar --exclude=./build* --exclude=./.devbase -cf - . | tar -xf - -C /tmp/cand/src
-(cd /tmp/cand/src && patch -p1 -s < docs/results/2026-12-01/next/reduced_tiles.patch || echo "PATCH FAILED")
-b() { cmake -S /tmp/$1/src -B /tmp/$1/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=$(command -v python3) > /tmp/o/b-$1.log 2>&1 && cmake --build /tmp/$1/build -j 8 --target solder _solder $2 >> /tmp/o/b-$1.log 2>&1 && echo "build ok $1" || { tail -20 /tmp/o/b-$1.log; echo "build FAILED $1"; }; }
-(b prev "" > /tmp/o/br-prev.txt 2>&1 &)
-b cand gpu_transpose_test
+(bash scripts/build_patched.sh prev '' solder _solder > /tmp/o/br-prev.txt 2>&1 &)
+bash scripts/build_patched.sh cand docs/results/2026-12-01/next/reduced_tiles.patch solder _solder gpu_transpose_test || exit 1
 until grep -qE "build (ok|FAILED)" /tmp/o/br-prev.txt 2>/dev/null; do sleep 2; done; cat /tmp/o/br-prev.txt
 for which in cand prev cand prev; do
   for h in 8191 8192; do
