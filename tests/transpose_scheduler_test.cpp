@@ -751,9 +751,7 @@ TEST(TransposeScheduler, PartialReductionsAcrossTileColumns) {
       EXPECT_FALSE(c.prepared.compiled->ptxas.spills()) << c.prepared.plan.key();
       EXPECT_NE(c.prepared.source.source.find("for (IX w = blockIdx.y; w < UNITS; w += gridDim.y)"), std::string::npos);
       // #128's form (one reduced dim, x transposed), odd sizes: many kept tiles need no split.
-      // (16-bit rows of odd length would narrow y's vectors to one element: declined, below.)
-      const int64_t k = t == DType::F32 ? 8193 : 8194;
-      const Scheduled d = choice_for(program(t, kind, {2}), {{"B", 2050}, {"M", 1}, {"K", k}}, x_mkb, false, true);
+      const Scheduled d = choice_for(program(t, kind, {2}), {{"B", 2050}, {"M", 1}, {"K", 8193}}, x_mkb, false, true);
       ASSERT_EQ(d.scheduler, "transpose") << joined(d.passed_over) << d.why_not_transpose;
       EXPECT_TRUE(tile_reduces_cols(d.plans.front().shape.tile));
       ASSERT_TRUE(d.prepared.compiled);
@@ -763,10 +761,31 @@ TEST(TransposeScheduler, PartialReductionsAcrossTileColumns) {
   const Scheduled few = choice_for(program(DType::F32, "sum", {1, 2}), {{"B", 8}, {"M", 100}, {"K", 1000}}, x_mkb);
   EXPECT_NE(few.scheduler, "transpose");
   EXPECT_NE(few.why_not_transpose.find("too short to tile"), std::string::npos) << few.why_not_transpose;
+  // Two inputs fast along different reduced dims (seed 22 #062: a var over [1, 2] of x * y, x
+  // stored [K, B, M]): a tile per kept index, both tile dims reduced, 128 kept indices split.
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (const std::string kind : {"sum", "var_mean"}) {
+      SCOPED_TRACE(std::string(dtype_name(t)) + " " + kind + " (both reduced)");
+      const Scheduled c = choice_for(program(t, kind, {1, 2}), {{"B", 128}, {"M", 256}, {"K", 769}},
+                                     Layouts{{{0, {2, 0, 1}}}, {}, {}}, false, true);
+      ASSERT_EQ(c.scheduler, "transpose") << joined(c.passed_over) << c.why_not_transpose;
+      const KernelPlan& p = c.plans.front();
+      EXPECT_TRUE(tile_reduces_all(p.shape.tile)) << p.key();
+      EXPECT_FALSE(transpose_reduces(p));
+      EXPECT_EQ(transpose_tiles(p, c.facts), 128);
+      EXPECT_GT(launch_grid(p, c.facts, h100_profile(), 4).y, 1u);
+      ASSERT_TRUE(c.prepared.compiled);
+      EXPECT_FALSE(c.prepared.compiled->ptxas.spills()) << c.prepared.plan.key();
+    }
   // 16-bit columns whose vectors a misaligned y narrows to one element: a tile row's 64 columns
-  // would take 64 lanes, past a warp: declined, by name.
-  const Scheduled mis = choice_for(program(DType::BF16, "sum", {1, 2}), {{"B", 64}, {"M", 10}, {"K", 1000}},
-                                   Layouts{{{0, {1, 2, 0}}}, {}, {{1, 1}}});
-  EXPECT_NE(mis.scheduler, "transpose");
-  EXPECT_NE(mis.why_not_transpose.find("a tile row's lanes must fit a warp"), std::string::npos) << mis.why_not_transpose;
+  // take 64 lanes, two warps, combined through shared memory.
+  for (const std::string kind : {"sum", "var_mean"}) {
+    const Scheduled mis = choice_for(program(DType::BF16, kind, {1, 2}), {{"B", 64}, {"M", 10}, {"K", 1000}},
+                                     Layouts{{{0, {1, 2, 0}}}, {}, {{1, 1}}}, false, true);
+    ASSERT_EQ(mis.scheduler, "transpose") << mis.why_not_transpose;
+    EXPECT_EQ(mis.plans.front().params.tile_cols / mis.plans.front().params.vec, 64) << mis.plans.front().params.str();
+    ASSERT_TRUE(mis.prepared.compiled);
+    EXPECT_FALSE(mis.prepared.compiled->ptxas.spills()) << mis.prepared.plan.key();
+    EXPECT_NE(mis.prepared.source.source.find("each warp's half of its rows"), std::string::npos);
+  }
 }

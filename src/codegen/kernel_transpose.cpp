@@ -41,7 +41,8 @@ class TransposeWriter {
  public:
   TransposeWriter(Writer& w)
       : w_(w), P_(w.plan.params), c_(w.code), t_(w.plan.shape.tile), reduce_(transpose_reduces(w.plan)),
-        partial_(w.plan.shape.tile.reduced_lo >= 0), cross_(tile_reduces_cols(w.plan.shape.tile)) {
+        partial_(w.plan.shape.tile.reduced_lo >= 0), cross_(tile_reduces_cols(w.plan.shape.tile)),
+        all_(tile_reduces_all(w.plan.shape.tile)) {
     rank_ = static_cast<int>(w.ks.dim_order.size());
     std::vector<int> targets;
     if (reduce_) {  // a full reduction: its outputs are the scalars the grid combine writes
@@ -72,10 +73,10 @@ class TransposeWriter {
         throw Error("codegen: " + w.plan.name + ": tile_vec " + std::to_string(P_.tile_vec) + " of " +
                     std::to_string(esize(k)) + "-byte elements is over 16 bytes");
     }
-    if (cross_ && (P_.tile_cols / P_.vec > 32 || 32 % (P_.tile_cols / P_.vec)))
+    if (cross_ && !all_ && P_.tile_cols / P_.vec != 64 && (P_.tile_cols / P_.vec > 32 || 32 % (P_.tile_cols / P_.vec)))
       throw Error("codegen: " + w.plan.name + ": a tile row's " + std::to_string(P_.tile_cols / P_.vec) +
-                  " lanes (tile_cols / vec) must divide a warp: they combine by shuffles");
-    if (cross_ && (P_.threads % P_.tile_rows || P_.threads / P_.tile_rows > 32 || 32 % (P_.threads / P_.tile_rows)))
+                  " lanes (tile_cols / vec) must divide a warp or be two warps: they combine by shuffles");
+    if (cross_ && !all_ && (P_.threads % P_.tile_rows || P_.threads / P_.tile_rows > 32 || 32 % (P_.threads / P_.tile_rows)))
       throw Error("codegen: " + w.plan.name + ": " + std::to_string(P_.threads) + " threads over " + std::to_string(P_.tile_rows) +
                   " tile rows: the splits' finish takes threads / tile_rows lanes a row, a power of two within a warp");
     for (int k : outs_)
@@ -196,7 +197,8 @@ class TransposeWriter {
           product([&](int d) { return in_col_run(d); }) + ", NB = " +
           product([&](int d) { return !in_row_run(d) && !in_col_run(d) && !reduced(d); }) + ";\n";
     if (partial_)
-      c_ += "  const IX NRB = " + product([&](int d) { return reduced(d) && !in_col_run(d); }) + ";  // reduced indices outside the tile\n";
+      c_ += "  const IX NRB = " + product([&](int d) { return reduced(d) && !in_col_run(d) && !in_row_run(d); }) +
+            ";  // reduced indices outside the tile\n";
     // Strides along the runs: the innermost dim of size > 1 of each (the operand is linear there).
     const int nops = static_cast<int>(w_.plan.operands.size());
     auto run_strides = [&](const char* name, int lo, int hi, auto needs) {
@@ -214,8 +216,9 @@ class TransposeWriter {
     };
     run_strides("sr", rl, rh, [&](int k) { return needs_sr(k); });
     run_strides("sc", cl, ch, [&](int k) { return needs_sc(k); });
-    c_ += std::string("  const IX TILES_C = (NC + TC - 1) / TC, TILES_R = (NR + TR - 1) / TR, TILES = NB * TILES_R") +
-          (cross_ ? ";  // the kept tiles: each loops (its split: some of) the column chunks\n" : " * TILES_C;\n");
+    c_ += std::string("  const IX TILES_C = (NC + TC - 1) / TC, TILES_R = (NR + TR - 1) / TR, TILES = NB") +
+          (all_ ? ";  // a tile per kept index: it loops (its split: some of) the row and column chunks\n"
+                : cross_ ? " * TILES_R;  // the kept tiles: each loops (its split: some of) the column chunks\n" : " * TILES_R * TILES_C;\n");
     for (int k : staged_all())
       c_ += "  __shared__ " + slot_type(k) + " S" + n(k) + "[TR * " + num(RW(k)) + "];  // operand " + n(k) +
             "'s tile: TR rows of " + num(RW(k)) + " slots (swizzled)\n";
@@ -223,15 +226,15 @@ class TransposeWriter {
 
   void tile_head() {
     const int nops = static_cast<int>(w_.plan.operands.size());
-    if (cross_) c_ += "    const IX R0 = t % TILES_R * TR;\n";
-    else c_ += "    const IX C0 = t % TILES_C * TC, R0 = t / TILES_C % TILES_R * TR;\n";
+    if (cross_ && !all_) c_ += "    const IX R0 = t % TILES_R * TR;\n";
+    else if (!cross_) c_ += "    const IX C0 = t % TILES_C * TC, R0 = t / TILES_C % TILES_R * TR;\n";
     std::string decl;
     for (int k = 0; k < nops; ++k) decl += (k ? ", bo" : "bo") + n(k) + " = 0";
     c_ += "    IX " + decl + ";  // each operand's offset at this tile's batch index\n";
     bool any_batch = false;
     for (int d = rank_ - 1; d >= 0; --d) {
       if (in_row_run(d) || in_col_run(d) || reduced(d)) continue;
-      if (!any_batch) c_ += cross_ ? "    IX bi = t / TILES_R;\n" : "    IX bi = t / TILES_C / TILES_R;\n";
+      if (!any_batch) c_ += all_ ? "    IX bi = t;\n" : cross_ ? "    IX bi = t / TILES_R;\n" : "    IX bi = t / TILES_C / TILES_R;\n";
       any_batch = true;
       c_ += "    {\n      const IX i = bi % (IX)p.dims[" + num(d) + "];\n      bi /= (IX)p.dims[" + num(d) + "];\n";
       for (int k = 0; k < nops; ++k) c_ += "      bo" + n(k) + " += i * (IX)p.stride[" + n(k) + "][" + num(d) + "];\n";
@@ -558,7 +561,7 @@ class TransposeWriter {
     for (int k = 0; k < nops; ++k) decl += (k ? ", rbo" : "rbo") + n(k) + " = bo" + n(k);
     c_ += I(ind) + "IX " + decl + ";  // each operand's offset at this reduced index\n" + I(ind) + "IX ri = " + ri + ";\n";
     for (int d = rank_ - 1; d >= t_.reduced_lo; --d) {
-      if (in_col_run(d)) continue;
+      if (in_col_run(d) || in_row_run(d)) continue;
       c_ += I(ind) + "{\n" + I(ind + 1) + "const IX i = ri % (IX)p.dims[" + num(d) + "];\n" + I(ind + 1) + "ri /= (IX)p.dims[" + num(d) + "];\n";
       for (int k = 0; k < nops; ++k) c_ += I(ind + 1) + "rbo" + n(k) + " += i * (IX)p.stride[" + n(k) + "][" + num(d) + "];\n";
       c_ += I(ind) + "}\n";
@@ -570,7 +573,7 @@ class TransposeWriter {
   // Tiles of [kept rows x reduced columns] (tile_reduces_cols): per kept tile, the column chunks
   // of every reduced index outside the tile (units w = blockIdx.y, + gridDim.y, ...) fold into
   // per-item accumulators acc<i>[u] (an item's row is fixed: L = TC / VEC lanes a row, L
-  // dividing a warp); the row's lanes combine by shuffles (var_mean: Welford partials from the
+  // dividing a warp, or two warps); the row's lanes combine by shuffles (var_mean: Welford partials from the
   // shifted sums, Chan's merge); with one split, lane 0 of each row writes its outputs; with
   // several, each block leaves its rows' partials in scratch (planes of 8-byte cells [split][tile
   // row]) and the tile's last block combines them (S = THREADS / TR lanes a row, each a strided
@@ -578,7 +581,8 @@ class TransposeWriter {
   void write_cross(KernelSource& ks_out) {
     const int items = items2(), pu = per(items), L = P_.tile_cols / P_.vec;
     c_ += "  constexpr int L = " + num(L) + ";  // lanes of a tile row\n";
-    c_ += "  const IX UNITS = NRB * TILES_C;  // column chunks of a kept tile\n";
+    c_ += all_ ? "  const IX UNITS = NRB * TILES_R * TILES_C;  // row and column chunks of a kept index\n"
+               : "  const IX UNITS = NRB * TILES_C;  // column chunks of a kept tile\n";
     std::vector<std::pair<std::string, std::string>> planes;  // (accumulator, register type)
     for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
       const ReductionStep& st = w_.sp.steps[i];
@@ -606,8 +610,13 @@ class TransposeWriter {
       c_ += "    " + std::string(compute_type(at)) + " " + a + dims + ";\n" + init + a + "[u] = " + red_identity(st.kind, at) + ";\n";
     }
     c_ += "    for (IX w = blockIdx.y; w < UNITS; w += gridDim.y) {\n";
-    c_ += "      const IX C0 = w % TILES_C * TC;\n";
-    enter_reduced_index("w / TILES_C", 3);
+    if (all_) {
+      c_ += "      const IX C0 = w % TILES_C * TC, R0 = w / TILES_C % TILES_R * TR;\n";
+      enter_reduced_index("w / TILES_C / TILES_R", 3);
+    } else {
+      c_ += "      const IX C0 = w % TILES_C * TC;\n";
+      enter_reduced_index("w / TILES_C", 3);
+    }
     c_ += "      if (R0 + TR <= NR && C0 + TC <= NC) {  // a whole tile: no masks\n";
     tile_body(false, 4);
     c_ += "      } else {\n";
@@ -616,18 +625,38 @@ class TransposeWriter {
     if (!staged_in_.empty()) c_ += "      __syncthreads();  // the next chunk's tiles reuse the shared memory\n";
     base_ = "bo";
     c_ += "    }\n";
-    // The row's lanes combine (every thread, every item: the shuffles take whole warps).
+    if (all_) {
+      finish_all(planes);
+      return;
+    }
+    // The row's lanes combine (every thread, every item: the shuffles take whole warps). Rows of
+    // two warps (L = 64: 16-bit columns read an element a lane) combine each warp's result
+    // through shared memory, the row's first warp's first.
+    const bool two_warps = L == 64;
+    const std::string W = two_warps ? "32" : "L";
+    if (two_warps)
+      for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+        const ReductionStep& st = w_.sp.steps[i];
+        const std::string t = st.welford ? "Welford" : compute_type(accumulator_dtype(w_.f.value(w_.f.nodes()[st.node].out[0]).dtype));
+        c_ += "    __shared__ " + t + " x" + acc_[i] + "[THREADS / 32];  // each warp's half of its rows\n";
+      }
     c_ += "#pragma unroll\n    for (int u = 0; u < " + num(pu) + "; ++u) {\n";
     for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
       const ReductionStep& st = w_.sp.steps[i];
       const std::string a = acc_[i];
       if (st.welford) {
-        c_ += "      const Welford m" + a + " = warp_welford<L>({" + a + "n[u], " + a + "n[u] > 0.f ? " + a + "k[u] + " + a + "[u] / " + a +
+        c_ += "      Welford m" + a + " = warp_welford<" + W + ">({" + a + "n[u], " + a + "n[u] > 0.f ? " + a + "k[u] + " + a + "[u] / " + a +
               "n[u] : 0.f, " + a + "n[u] > 0.f ? fmaxf(" + a + "q[u] - " + a + "[u] * " + a + "[u] / " + a + "n[u], 0.f) : 0.f});\n";
+        if (two_warps)
+          c_ += "      if ((threadIdx.x & 31) == 0) x" + a + "[threadIdx.x >> 5] = m" + a + ";\n      __syncthreads();\n      m" + a +
+                " = welford_merge(x" + a + "[threadIdx.x >> 6 << 1], x" + a + "[(threadIdx.x >> 6 << 1) + 1]);\n      __syncthreads();\n";
         c_ += "      " + a + "n[u] = m" + a + ".n;\n      " + a + "[u] = m" + a + ".mean;\n      " + a + "q[u] = m" + a + ".m2;\n";
         continue;
       }
-      c_ += "      " + a + "[u] = warp_reduce<" + red_struct(st.kind) + ", L>(" + a + "[u]);\n";
+      c_ += "      " + a + "[u] = warp_reduce<" + red_struct(st.kind) + ", " + W + ">(" + a + "[u]);\n";
+      if (two_warps)
+        c_ += "      if ((threadIdx.x & 31) == 0) x" + a + "[threadIdx.x >> 5] = " + a + "[u];\n      __syncthreads();\n      " + a + "[u] = " +
+              combine(st.kind, "x" + a + "[threadIdx.x >> 6 << 1]", "x" + a + "[(threadIdx.x >> 6 << 1) + 1]") + ";\n      __syncthreads();\n";
     }
     c_ += "    }\n";
     c_ += "    if (gridDim.y == 1) {\n";
@@ -703,14 +732,132 @@ class TransposeWriter {
     return em;
   }
 
+  // A tile per kept index (tile_reduces_all): each thread's items merge, then the block's threads
+  // (shuffles, then the warps in order through shared memory: thread 0 holds the total); with one
+  // split thread 0 writes the outputs, with several each block leaves its total in its split's
+  // cell and the index's last block combines them (a strided share of the splits a thread, then
+  // the same block combine) and writes the outputs.
+  void finish_all(const std::vector<std::pair<std::string, std::string>>& planes) {
+    const int pu = per(items2());
+    std::vector<std::string> tot;  // each accumulator's thread total (var_mean: a Welford)
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      const ReductionStep& st = w_.sp.steps[i];
+      const std::string a = acc_[i];
+      if (st.welford) {
+        c_ += "    Welford m" + a + " = {0.f, 0.f, 0.f};\n#pragma unroll\n    for (int u = 0; u < " + num(pu) + "; ++u)\n      m" + a +
+              " = welford_merge(m" + a + ", {" + a + "n[u], " + a + "n[u] > 0.f ? " + a + "k[u] + " + a + "[u] / " + a + "n[u] : 0.f, " + a +
+              "n[u] > 0.f ? fmaxf(" + a + "q[u] - " + a + "[u] * " + a + "[u] / " + a + "n[u], 0.f) : 0.f});\n";
+        tot.push_back("m" + a);
+        continue;
+      }
+      c_ += "#pragma unroll\n    for (int u = 1; u < " + num(pu) + "; ++u) " + a + "[0] = " + combine(st.kind, a + "[0]", a + "[u]") + ";\n";
+      tot.push_back(a + "[0]");
+    }
+    block_combine(tot, "b", 2);
+    auto outputs = [&](const std::vector<std::string>& t, int ind) {
+      std::vector<std::string> totals;
+      for (size_t i = 0; i < w_.sp.steps.size(); ++i)
+        if (w_.sp.steps[i].welford) {
+          totals.push_back(t[i] + ".n");
+          totals.push_back(t[i] + ".mean");
+          totals.push_back(t[i] + ".m2");
+        } else {
+          totals.push_back(t[i]);
+        }
+      c_ += I(ind) + "const IX r = 0;\n";
+      row_outputs(totals, ind);
+    };
+    c_ += "    if (gridDim.y == 1) {\n      if (threadIdx.x == 0) {\n";
+    outputs(tot, 4);
+    c_ += "      }\n    } else {\n";
+    c_ += "      // Split: this block's total into its split's cell; the index's last block combines.\n";
+    c_ += "      const i64 cells = (i64)gridDim.y * TILES;\n";
+    c_ += "      unsigned char* const sbase = (unsigned char*)p.scratch + (TILES + 3) / 4 * 16;\n";
+    for (size_t q = 0; q < planes.size(); ++q)
+      c_ += "      " + planes[q].second + "* const g" + planes[q].first + " = (" + planes[q].second + "*)(sbase + " + num(8 * static_cast<long long>(q)) +
+            " * cells);\n";
+    c_ += "      if (threadIdx.x == 0) {\n        const i64 cell = (i64)blockIdx.y * TILES + t;\n";
+    for (size_t i = 0, q = 0; i < w_.sp.steps.size(); ++i) {
+      if (w_.sp.steps[i].welford) {
+        c_ += "        g" + planes[q].first + "[cell] = " + tot[i] + ".n;\n        g" + planes[q + 1].first + "[cell] = " + tot[i] + ".mean;\n        g" +
+              planes[q + 2].first + "[cell] = " + tot[i] + ".m2;\n";
+        q += 3;
+        continue;
+      }
+      c_ += "        g" + planes[q].first + "[cell] = " + tot[i] + ";\n";
+      ++q;
+    }
+    c_ += "      }\n      __threadfence();\n      __syncthreads();\n      __shared__ bool tlast;\n";
+    c_ += "      if (threadIdx.x == 0) tlast = atomicAdd((unsigned*)p.scratch + t, 1u) == gridDim.y - 1;\n";
+    c_ += "      __syncthreads();\n      if (tlast) {\n        __threadfence();\n";
+    std::vector<std::string> sum;
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      const ReductionStep& st = w_.sp.steps[i];
+      const std::string a = acc_[i];
+      if (st.welford) {
+        c_ += "        Welford s" + a + " = {0.f, 0.f, 0.f};\n";
+        sum.push_back("s" + a);
+        continue;
+      }
+      const DType at = accumulator_dtype(w_.f.value(w_.f.nodes()[st.node].out[0]).dtype);
+      c_ += "        " + std::string(compute_type(at)) + " s" + a + " = " + red_identity(st.kind, at) + ";\n";
+      sum.push_back("s" + a);
+    }
+    c_ += "        for (int y = threadIdx.x; y < (int)gridDim.y; y += THREADS) {\n          const i64 cell = (i64)y * TILES + t;\n";
+    for (size_t i = 0, q = 0; i < w_.sp.steps.size(); ++i) {
+      const ReductionStep& st = w_.sp.steps[i];
+      if (st.welford) {
+        c_ += "          " + sum[i] + " = welford_merge(" + sum[i] + ", {__ldcg(g" + planes[q].first + " + cell), __ldcg(g" + planes[q + 1].first +
+              " + cell), __ldcg(g" + planes[q + 2].first + " + cell)});\n";
+        q += 3;
+        continue;
+      }
+      c_ += "          " + sum[i] + " = " + combine(st.kind, sum[i], "__ldcg(g" + planes[q].first + " + cell)") + ";\n";
+      ++q;
+    }
+    c_ += "        }\n";
+    block_combine(sum, "f", 4);
+    c_ += "        if (threadIdx.x == 0) {\n";
+    outputs(sum, 5);
+    c_ += "          ((unsigned*)p.scratch)[t] = 0u;  // for the next launch\n        }\n      }\n    }\n";
+    if (!staged_all().empty()) c_ += "    if (t + gridDim.x < TILES) __syncthreads();  // the tiles' shared memory is reused\n";
+    c_ += "  }\n}\n";
+  }
+
+  // Each thread's values `v` combined over the block: shuffles within each warp, then thread 0
+  // takes the warps' results in warp order through shared memory (`tag` names the arrays).
+  void block_combine(const std::vector<std::string>& v, const std::string& tag, int ind) {
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      const ReductionStep& st = w_.sp.steps[i];
+      const std::string arr = tag + acc_[i];
+      std::string type = "Welford";
+      if (st.welford) {
+        c_ += I(ind) + v[i] + " = warp_welford<32>(" + v[i] + ");\n";
+      } else {
+        type = compute_type(accumulator_dtype(w_.f.value(w_.f.nodes()[st.node].out[0]).dtype));
+        c_ += I(ind) + v[i] + " = warp_reduce<" + red_struct(st.kind) + ", 32>(" + v[i] + ");\n";
+      }
+      c_ += I(ind) + "__shared__ " + type + " " + arr + "[THREADS / 32];\n";
+      c_ += I(ind) + "if ((threadIdx.x & 31) == 0) " + arr + "[threadIdx.x >> 5] = " + v[i] + ";\n";
+    }
+    c_ += I(ind) + "__syncthreads();\n" + I(ind) + "if (threadIdx.x == 0)\n" + I(ind + 1) + "for (int i = 1; i < THREADS / 32; ++i) {\n";
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      const std::string arr = tag + acc_[i] + "[i]";
+      c_ += I(ind + 2) + v[i] + " = " + (w_.sp.steps[i].welford ? "welford_merge(" + v[i] + ", " + arr + ")" : combine(w_.sp.steps[i].kind, v[i], arr)) +
+            ";\n";
+    }
+    c_ += I(ind + 1) + "}\n" + I(ind) + "__syncthreads();  // the arrays are reused by the next tile\n";
+  }
+
   // One tile row's outputs at row r from its totals (the planes' values, in plane order: var_mean
   // n, mean, M2; other reductions their combined accumulator): the reductions' results as the
-  // reference defines them (the counts over every reduced element, NRB * NC), the math on them,
+  // reference defines them (the counts over every reduced element, NRB * NC, times NR where the
+  // rows are reduced too), the math on them,
   // element stores (outputs vary along kept dims only).
   void row_outputs(const std::vector<std::string>& totals, int ind) {
     std::map<int, std::string> results;
     size_t q = 0;
-    c_ += I(ind) + "const IX NRED = NRB * NC;\n";
+    c_ += I(ind) + (all_ ? "const IX NRED = NRB * NR * NC;\n" : "const IX NRED = NRB * NC;\n");
     for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
       const ReductionStep& st = w_.sp.steps[i];
       const Node& node = w_.f.nodes()[st.node];
@@ -830,6 +977,7 @@ class TransposeWriter {
   const bool reduce_;  // a full reduction's tiles (transpose_reduces): elements fold into accumulators
   const bool partial_;  // a partial reduction's tiles (TileDims::reduced_lo): see write_partial
   const bool cross_;    // ... whose columns are reduced dims (tile_reduces_cols): see write_cross
+  const bool all_;      // ... and whose rows are too (tile_reduces_all): see finish_all
   std::string base_ = "bo";  // the operands' base offsets that off() adds to
   int rank_ = 0;
   std::vector<int> ins_, outs_, staged_in_, staged_out_;

@@ -257,16 +257,18 @@ int64_t transpose_tiles(const KernelPlan& plan, const LaunchFacts& facts) {
     else if (d >= t.col_lo && d < t.col_hi) cols *= facts.dims[d];
     else if (t.reduced_lo < 0 || d < t.reduced_lo) batch *= facts.dims[d];  // reduced dims: looped in each tile
   }
+  if (tile_reduces_all(t)) return batch;
   const int64_t row_tiles = batch * ((rows + p.tile_rows - 1) / p.tile_rows);
   return tile_reduces_cols(t) ? row_tiles : row_tiles * ((cols + p.tile_cols - 1) / p.tile_cols);
 }
 
 int64_t transpose_reduced_chunks(const KernelPlan& plan, const LaunchFacts& facts) {
   const TileDims& t = plan.shape.tile;
-  int64_t cols = 1, other = 1;
+  int64_t cols = 1, rows = 1, other = 1;
   for (int d = std::max(t.reduced_lo, 0); d < static_cast<int>(facts.dims.size()); ++d)
-    (d >= t.col_lo && d < t.col_hi ? cols : other) *= facts.dims[d];
-  return other * ((cols + plan.params.tile_cols - 1) / plan.params.tile_cols);
+    (d >= t.col_lo && d < t.col_hi ? cols : d >= t.row_lo && d < t.row_hi ? rows : other) *= facts.dims[d];
+  const int64_t chunks = other * ((cols + plan.params.tile_cols - 1) / plan.params.tile_cols);
+  return tile_reduces_all(t) ? chunks * ((rows + plan.params.tile_rows - 1) / plan.params.tile_rows) : chunks;
 }
 
 GridScratch grid_scratch(const KernelPlan& plan, const LaunchFacts& facts, const Grid& g, int bytes_per_cell) {
@@ -274,7 +276,8 @@ GridScratch grid_scratch(const KernelPlan& plan, const LaunchFacts& facts, const
   if (plan.shape.category == KernelCategory::Transpose && tile_reduces_cols(plan.shape.tile) && g.y > 1) {
     const int64_t tiles = transpose_tiles(plan, facts);
     s.counters = (tiles + 3) / 4 * 4;  // 16-byte aligned partials
-    s.bytes = s.counters * 4 + int64_t{g.y} * tiles * plan.params.tile_rows * bytes_per_cell;
+    const int64_t rows = tile_reduces_all(plan.shape.tile) ? 1 : plan.params.tile_rows;  // cells a tile
+    s.bytes = s.counters * 4 + int64_t{g.y} * tiles * rows * bytes_per_cell;
     return s;
   }
   if (plan.shape.category == KernelCategory::Outer && g.y > 1) {

@@ -32,7 +32,8 @@ int64_t outer_phased_tiles(const KernelPlan& plan, const LaunchFacts& facts, int
 // every index of the other dims); each block takes tiles at a stride of the grid.
 int64_t transpose_tiles(const KernelPlan& plan, const LaunchFacts& facts);
 // Transpose plans whose tile columns are reduced dims (tile_reduces_cols): the column chunks
-// times the other reduced indices, the units a kept tile's splits share out.
+// (times the row chunks where the rows are reduced too) times the other reduced indices, the
+// units a kept tile's splits share out.
 int64_t transpose_reduced_chunks(const KernelPlan& plan, const LaunchFacts& facts);
 // Whether 32-bit index math (KernelParams::index32) serves these sizes: the domain under 2^30
 // elements (so tile counts, extents and a tile's overhang past them stay under 2^31) and every

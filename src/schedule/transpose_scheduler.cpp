@@ -51,7 +51,10 @@ class TransposeScheduler final : public Scheduler {
     plan.shape.tile = v->tile;
     // Full reductions: explain says why they left the flat template (full_reduction).
     const bool cross = tile_reduces_cols(v->tile);
-    if (cross)
+    if (tile_reduces_all(v->tile))
+      plan.why = v->why + ": the inner template would read one of them element by element; a tile per kept index folds every "
+                          "element into the block's accumulators, the chunks split over blocks where the kept indices are few";
+    else if (cross)
       plan.why = v->why + ": the inner and outer templates would read one of them element by element; each tile row folds its "
                           "reduced columns, the chunks split over blocks where the kept tiles are few";
     else if (cx.segment.category == KernelCategory::Inner)
@@ -117,9 +120,9 @@ class TransposeScheduler final : public Scheduler {
       KernelParams& p = plan.params;
       p = KernelParams{};
       p.index32 = index32;
-      if (cross) {  // a tile row's TC / VEC lanes within a warp (transpose_view checked the vec allows it)
+      if (cross && !tile_reduces_all(v->tile)) {  // a tile row's TC / VEC lanes within a warp, or two (transpose_view checked the vec allows it)
         cols = std::clamp(32 * vc, min_cols, cols);
-        vc = std::max(vc, cols / 32);
+        vc = std::max(vc, cols / 64);
       }
       p.vec = std::min(vc, cols);
       p.threads = threads_for(rows, cols);

@@ -105,7 +105,8 @@ int transpose_vec(const ScheduleContext& cx, const TransposeView& v, const std::
 }
 
 bool transpose_reduces(const KernelPlan& plan) {
-  if (plan.shape.category != KernelCategory::Transpose) return false;
+  // (A partial reduction whose tiles reduce rows and columns has only scalar outputs too.)
+  if (plan.shape.category != KernelCategory::Transpose || plan.shape.tile.reduced_lo >= 0) return false;
   bool any = false;
   for (const OperandPlan& o : plan.operands)
     if (o.is_output) {
@@ -159,11 +160,13 @@ std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::stri
   // reduced dims, its rows kept ones, and each tile row folds its columns (tile_reduces_cols).
   const int rank = static_cast<int>(lf.dims.size());
   const int split = partial ? cx.shape.split : rank;
+  bool both_reduced = false;  // no pair of those: two inputs along different reduced dims
   auto pair = [&](size_t a, size_t b, bool cross) {
     if (partial && (static_cast<int>(a) >= cx.shape.num_inputs || static_cast<int>(b) >= cx.shape.num_inputs)) return false;
     if (unit[a] < 0 || unit[b] < 0 || unit[a] == unit[b] || !varies_along(lf, lf.operands[a], unit[b]) ||
         !varies_along(lf, lf.operands[b], unit[a]))
       return false;
+    if (both_reduced) return unit[a] >= split && unit[b] >= split;
     return cross ? unit[a] >= split && unit[b] < split : unit[a] < split && unit[b] < split;
   };
   // The column dim: the unit dim of the paired operands with the most bytes (ties: an output's,
@@ -187,6 +190,10 @@ std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::stri
   bool cross = false;
   int dc = column_dim(false);
   if (dc < 0 && partial) dc = column_dim(cross = true);
+  if (dc < 0 && partial) {
+    both_reduced = true;
+    dc = column_dim(true);
+  }
   if (dc < 0) return no("no two operands are unit-stride along different dims that both vary along");
   if (partial)
     if (auto bad = partial_problem(cx)) return no(*bad);
@@ -200,7 +207,7 @@ std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::stri
 
   TransposeView v;
   const auto cols = cross ? grow_run(lf, dc, {dr, dr + 1}, split, rank) : grow_run(lf, dc, {dr, dr + 1}, 0, split);
-  const auto rows = grow_run(lf, dr, cols, 0, split);
+  const auto rows = both_reduced ? grow_run(lf, dr, cols, split, rank) : grow_run(lf, dr, cols, 0, split);
   v.tile = {rows.first, rows.second, cols.first, cols.second, partial ? split : -1};
   v.rows = extent(lf, rows.first, rows.second);
   v.cols = extent(lf, cols.first, cols.second);
@@ -240,10 +247,11 @@ std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::stri
   // tiles than SMs most of the device idles, where the element-wise reads of the inner template
   // spread the same work over every SM.
   const int min_cols = transpose_tile_cols(staged_sizes);
-  // A tile row's TC / VEC lanes combine within a warp: at least min_cols / 32 elements a vector.
-  if (cross && transpose_vec(cx, v, {Access::Full, Access::Col}, v.row_stride) * 32 < min_cols)
-    return no(v.why + ", but the reduced columns' operands are not aligned for vectors of " + std::to_string(min_cols / 32) +
-              " (a tile row's lanes must fit a warp)");
+  // A tile row's TC / VEC lanes combine within a warp or two: at least min_cols / 64 elements a
+  // vector (byte-sized staged operands: 2).
+  if (cross && !both_reduced && transpose_vec(cx, v, {Access::Full, Access::Col}, v.row_stride) * 64 < min_cols)
+    return no(v.why + ", but the reduced columns' operands are not aligned for vectors of " + std::to_string(min_cols / 64) +
+              " (a tile row's lanes must fit two warps)");
   if (partial && !cross && v.batch * ((v.rows + 31) / 32) * ((v.cols + min_cols - 1) / min_cols) < cx.device.sm_count)
     return no(v.why + ", but " + std::to_string(v.rows) + " x " + std::to_string(v.cols) + " kept elements make fewer tiles than SMs");
   return v;

@@ -23,7 +23,8 @@
 // reduced dim and another along a kept one (a var over dim 1 of x * y with x transposed) take
 // tiles of [kept rows x reduced columns] (tile_reduces_cols): each tile row folds its columns,
 // the column chunks and the other reduced dims loop (split over gridDim.y where the kept tiles
-// are few), and the lanes of a row, then the splits, combine.
+// are few), and the lanes of a row, then the splits, combine. Two inputs fast along different
+// reduced dims take tiles whose rows are reduced too (tile_reduces_all): a tile per kept index.
 // Full reductions (every dim reduced, scalar outputs only) whose inputs disagree take the same
 // view over the reduced domain: their element order is free, so the tiles fold the elements
 // into the reduction's accumulators (transpose_reduces) and full_reduction keeps the rest.
@@ -55,6 +56,10 @@ std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::stri
 // Whether a partial reduction's tile columns are reduced dims (see above): the tiles of a launch
 // are its kept tiles only, and a tile row's columns fold into one accumulator.
 inline bool tile_reduces_cols(const TileDims& t) { return t.reduced_lo >= 0 && t.col_lo >= t.reduced_lo; }
+// ... and its rows too (two inputs fast along different reduced dims: seed 22 #062, a var over
+// [1, 2] of x * y with x permuted): a tile per kept index, every element of it folding into the
+// block's accumulators.
+inline bool tile_reduces_all(const TileDims& t) { return t.reduced_lo >= 0 && t.row_lo >= t.reduced_lo; }
 
 // The widest vector (16 bytes of the widest of `which` operands at most) that every such
 // operand's address, stride along `other_stride` (the tile's other dim) and batch strides allow.

@@ -1044,6 +1044,13 @@ int main(int argc, char** argv) {
         {"12_70x5x370", {{"B", 70}, {"M", 5}, {"K", 370}}, {1, 2}, Layout{{1, 2, 0}}, Layout{}, 1},
         {"2_33x3x100", {{"B", 33}, {"M", 3}, {"K", 100}}, {2}, Layout{{1, 2, 0}}, Layout{}, 16},
         {"12_40x9x64_mis", {{"B", 40}, {"M", 9}, {"K", 64}}, {1, 2}, Layout{{1, 2, 0}, 0, 1}, Layout{{}, 4, 2}, 16},
+        // both tile dims reduced (tile_reduces_all): x stored [K, B, M] (fast along the reduced M)
+        {"all12_5x40x70_split", {{"B", 5}, {"M", 40}, {"K", 70}}, {1, 2}, Layout{{2, 0, 1}}, Layout{}, 16},
+        {"all12_3x33x100", {{"B", 3}, {"M", 33}, {"K", 100}}, {1, 2}, Layout{{2, 0, 1}}, Layout{}, 1},
+        {"all12_2x64x66_mis_split", {{"B", 2}, {"M", 64}, {"K", 66}}, {1, 2}, Layout{{2, 0, 1}, 0, 1}, Layout{{}, 2, 2}, 16},
+        // y's rows of odd length: vectors of one element, so 16-bit rows of 64 lanes (two warps)
+        {"12_40x3x37_split", {{"B", 40}, {"M", 3}, {"K", 37}}, {1, 2}, Layout{{1, 2, 0}}, Layout{}, 16},
+        {"2_70x2x101", {{"B", 70}, {"M", 2}, {"K", 101}}, {2}, Layout{{1, 2, 0}}, Layout{}, 1},
     };
     for (DType t : {DType::F32, DType::F16, DType::BF16})
       for (const std::string kind : {"sum", "mean_sqrt", "amax_amin", "var_mean"})
