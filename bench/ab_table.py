@@ -3,8 +3,9 @@ runs of two builds interleaved on one device (prev/new/new/prev), as perf-notes 
 
     python3 bench/ab_table.py DIR
 
-DIR holds the runs' reports named r<N>-<prev|new>-<seed>.json (N orders the runs); each
-program prints its seed, name, the prev runs' µs, the new runs' µs and the new runs' status.
+DIR holds the runs' reports named r<N>-<prev|new>-<seed>.json (N orders the runs; a record's own
+"seed" wins over the name's, for runs of several seeds); each program prints its seed, name, the
+prev runs' µs, the new runs' µs and the new runs' status.
 """
 import glob
 import json
@@ -24,7 +25,7 @@ def table(directory):
     for _, which, seed, f in sorted(found):
         for r in json.load(open(f))["programs"]:
             us = r.get("solder_us") or float("nan")
-            rows.setdefault((seed, r["name"]), {}).setdefault(which, []).append((us, r.get("status")))
+            rows.setdefault((r.get("seed", seed), r["name"]), {}).setdefault(which, []).append((us, r.get("status")))
     lines = []
     for (seed, name), d in sorted(rows.items()):
         us = lambda w: " ".join(f"{a:7.1f}" for a, _ in d.get(w, []))

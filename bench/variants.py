@@ -540,10 +540,24 @@ def main(argv=None):
     ap.add_argument("--explain", action="store_true",
                     help="CPU: each program's plans (solder explain) at its GPU sizes and layouts' strides, then exit")
     ap.add_argument("--plan", default="", help="pins every program's kernel plans (ExecutorOptions::plan), e.g. 'unroll=2'")
+    ap.add_argument("--programs", default="",
+                    help="programs of several seeds in one run, 'SEED:NUMS ...' (NUMS a regex on the numbers, "
+                         "e.g. '26:059|126 16:007'): one process for an A/B pass (scripts/ab_variants.sh)")
     ap.add_argument("-o", "--out", default="")
     opts = ap.parse_args(argv)
 
-    programs = [p for p in generate(opts.seed, opts.count) if re.search(opts.only, p.name)]
+    if opts.programs:
+        programs = []
+        for item in opts.programs.split():
+            seed, _, nums = item.partition(":")
+            for p in generate(int(seed), opts.count):
+                if re.search(f"^({nums}) ", p.name) and re.search(opts.only, p.name):
+                    p.meta["seed"] = int(seed)
+                    programs.append(p)
+    else:
+        programs = [p for p in generate(opts.seed, opts.count) if re.search(opts.only, p.name)]
+        for p in programs:
+            p.meta["seed"] = opts.seed
     if opts.limit:
         programs = programs[:opts.limit]
     if opts.list:
@@ -564,7 +578,7 @@ def main(argv=None):
         print("variants.py: no CUDA device; use --dry-run for the CPU check", file=sys.stderr)
         return 2
     out_path = opts.out or os.path.join(os.environ.get("OUT", "."), f"variants_seed{opts.seed}_{mode}.json")
-    meta = {"seed": opts.seed, "mode": mode, "count": len(programs), "torch": torch.__version__,
+    meta = {"seed": opts.programs or opts.seed, "mode": mode, "count": len(programs), "torch": torch.__version__,
             "device": torch.cuda.get_device_name() if mode == "gpu" else "cpu"}
     if mode == "gpu":
         torch._dynamo.config.cache_size_limit = 1000  # seed 000: never fall back to eager silently
@@ -595,6 +609,7 @@ def main(argv=None):
             rec = {"name": p.name, "family": p.family, "status": "sweep error", "error": short_error(e),
                    "trace": traceback.format_exc()[-2000:]}
         rec["wall_s"] = time.perf_counter() - t0
+        rec["seed"] = p.meta["seed"]
         records.append(rec)
         if mode == "gpu" and re.search(r"illegal|CUDA_ERROR_(?!OUT_OF_MEMORY)|unspecified launch", rec.get("error", "")) \
                 and not context_alive():

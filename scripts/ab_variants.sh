@@ -2,9 +2,9 @@
 # Same-run A/B of two Python builds over variant-sweep programs, alternating new/prev/new/prev
 # so drift hits both alike:
 #   NEW=/tmp/cand/build PREV=/tmp/prev/build PROGS="15:051 16:096|159" OUT=dir scripts/ab_variants.sh
-# Each build times its programs into its own kernel cache (bench/variants.py --no-probe
-# --no-peers); the reports land in $OUT/x as r<N>-<new|prev>-<seed>.json (bench/ab_table.py's
-# names) and the table of medians in $OUT/ab.txt.
+# Each build times its programs into its own kernel cache (bench/variants.py --programs
+# --no-probe --no-peers, one process a pass); the reports land in $OUT/x as r<N>-<new|prev>-0.json
+# (bench/ab_table.py's names; each record holds its seed) and the table of medians in $OUT/ab.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${NEW:?set NEW to the candidate's build dir}" "${PREV:?set PREV to the baseline's build dir}" "${PROGS:?set PROGS}"
@@ -14,12 +14,10 @@ n=0
 for which in new prev new prev; do
   build=$PREV
   [ "$which" = new ] && build=$NEW
-  for sp in $PROGS; do
-    n=$((n + 1))
-    seed=${sp%%:*} progs=${sp#*:}
-    SOLDER_CACHE_DIR=/tmp/ab-variants-$which PYTHONPATH=$build/python timeout 120 python3 bench/variants.py --seed "$seed" \
-      --only "^($progs) " --no-probe --no-peers --time-budget 60 -o "$OUT/x/r$n-$which-$seed.json" >"$OUT/x/r$n.txt" 2>&1
-  done
+  n=$((n + 1))
+  # Every seed's programs in one process (torch imported once a pass).
+  SOLDER_CACHE_DIR=/tmp/ab-variants-$which PYTHONPATH=$build/python timeout 400 python3 bench/variants.py --programs "$PROGS" \
+    --no-probe --no-peers --time-budget 300 -o "$OUT/x/r$n-$which-0.json" >"$OUT/x/r$n.txt" 2>&1
   echo "pass $which done at $SECONDS s"
 done
 python3 bench/ab_table.py "$OUT/x" | tee "$OUT/ab.txt"
