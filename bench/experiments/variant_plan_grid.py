@@ -2,10 +2,11 @@
 scheduler's own plan, an empty pin, first), beside torch.compile, to fold measurements into a
 scheduler's model (plan_grid.sh does the same for .fusion files through the CLI).
 
-    python3 bench/experiments/variant_plan_grid.py GRID > table.md
+    python3 bench/experiments/variant_plan_grid.py GRID [--no-peers] > table.md
 
 Each line of GRID: `seed:program|plan`, program as its three-digit number, plan as
-ExecutorOptions::plan takes it (`threads=512,cluster=8`; empty: the scheduler's choice)."""
+ExecutorOptions::plan takes it (`threads=512,cluster=8`; empty: the scheduler's choice).
+--no-peers skips torch.compile (its compile takes 10-20 s a program on the device)."""
 import os
 import sys
 
@@ -13,7 +14,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import variants as V  # noqa: E402
 
 
-def main(grid):
+def main(grid, peers=True):
     import torch
     import variant_ops
     V.torch, V.ops = torch, variant_ops
@@ -37,6 +38,8 @@ def main(grid):
         fn = lambda *a, p=p, o=o: p.fn(o, *a)  # noqa: E731
         with torch.no_grad():
             ref = V.as_tuple(fn(*xs))
+            if key not in compiled and not peers:
+                compiled[key] = float("nan")
             if key not in compiled:
                 torch._dynamo.reset()
                 cf = torch.compile(fn, fullgraph=True, dynamic=False)
@@ -58,4 +61,4 @@ def main(grid):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], "--no-peers" not in sys.argv[2:])
