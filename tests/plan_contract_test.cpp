@@ -168,6 +168,28 @@ TEST(Explain, PlansForTheGivenLayouts) {
   EXPECT_NE(transposed.find("not outer_norm: the inner scheduler's first plan stages x"), std::string::npos) << transposed;
 }
 
+// A plan's `scheduler=NAME` takes the kernel with that scheduler where it can, even where it
+// defers to another (outer_norm leaves a transposed input whose rows inner stages to inner);
+// where it cannot, or no scheduler has the name, an error says so.
+TEST(PlanOverrides, PinAScheduler) {
+  Fusion f = make_workload("w5_rms_norm_bf16");
+  const std::vector<std::vector<int64_t>> shapes{{256, 1024}, {1024}}, transposed{{1, 256}, {1}};
+  const std::string pinned = Executor(f, ExecutorOptions{"scheduler=outer_norm"}).explain(shapes, transposed);
+  EXPECT_NE(pinned.find("scheduler: outer_norm (pinned by the plan"), std::string::npos) << pinned;
+  EXPECT_NE(pinned.find("(outer-reduction)"), std::string::npos) << pinned;
+  const std::string with_parts = Executor(f, ExecutorOptions{"scheduler=outer_norm,threads=512"}).explain(shapes, transposed);
+  EXPECT_NE(with_parts.find("threads=512"), std::string::npos) << with_parts;
+  for (const auto& [pin, why] : std::vector<std::pair<std::string, std::string>>{
+           {"scheduler=outer", "the pinned scheduler outer cannot take"}, {"scheduler=nope", "no scheduler named nope"}}) {
+    try {
+      Executor(f, ExecutorOptions{pin}).explain(shapes, transposed);
+      ADD_FAILURE() << pin << ": not refused";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  }
+}
+
 // Few rows (fewer than SMs): one row per block and each row over more threads, so the rows
 // reach as many SMs as they can (64 rows took 8 blocks of 8 rows before).
 TEST(SchedulerChoices, FewRowsSpreadOverTheSMs) {

@@ -38,7 +38,7 @@ void register_explain(CLI::App& app) {
   add_program_options(cmd, args->program, args->shapes, args->sizes);
   cmd->add_option("--plan", args->plan,
                   "pin kernel plans: KEY=VALUE,... for every kernel, SEG:KEY=VALUE,... for one; ';' between "
-                  "(e.g. threads_per_row=512,prefetch=0 or max_registers=96)");
+                  "(e.g. threads_per_row=512,prefetch=0 or max_registers=96; scheduler=NAME picks the scheduler)");
   cmd->add_flag("--contiguous-outputs", args->contiguous_outputs,
                 "plan every output contiguous, as Python callers get (a view as an output is then written, not metadata)");
   cmd->callback([args] { run_explain(*args); });

@@ -90,7 +90,8 @@ struct ExecutorOptions {
   // Pins kernel plans (nvFuser's and Inductor's users try other heuristics this way):
   // "KEY=VALUE,..." applies to every kernel, "SEG:KEY=VALUE,..." to kernel segment SEG only;
   // several separated by ';'. Keys are KernelParams' parts as `solder explain` prints them,
-  // e.g. "threads_per_row=512,prefetch=0", "1:unroll=1", "max_registers=96" (a register cap).
+  // e.g. "threads_per_row=512,prefetch=0", "1:unroll=1", "max_registers=96" (a register cap),
+  // "scheduler=outer_norm" (that scheduler takes the kernel, or an error says why it cannot).
   std::string plan;
   // Every program output the caller does not provide is made contiguous in a buffer of its own,
   // as a caller that passes contiguous output buffers (Python, torch's .contiguous()) gets: a

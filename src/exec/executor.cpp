@@ -100,6 +100,7 @@ std::string describe_kernel_step(const Fusion& f, int si, const PreparedKernel& 
   const Grid g = launch_grid(pk.plan, facts, dev, occ);
   std::string r = "segment " + std::to_string(si) + " kernel " + pk.plan.describe(f) + "\n    scheduler: " +
                   pk.scheduler;
+  if (pk.pinned) r += " (pinned by the plan: scheduler=" + pk.scheduler + ")";
   for (const auto& p : pk.passed_over) r += " (not " + p + ")";
   if (!pk.plan.why.empty()) r += "\n    why: " + pk.plan.why;
   // Outer kernels keep the kernel order [kept | reduced]: R counts kept columns, C reduced rows.

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <future>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <utility>
 
@@ -151,10 +152,21 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Kernel
                               const DeviceInfo& dev, KernelCache& cache, const CompileOptions& options) {
   const Segment& s = sf.segments.at(index);
   const ScheduleContext cx{sf.fusion, s, index, ks, facts, dev, recorded_choice};
-  const SchedulerChoice choice = choose_scheduler(cx);
+  // A pinned scheduler (`scheduler=NAME` among the plan's parts) takes the segment where it can;
+  // the other parts pin its first plan.
+  std::string pin, pinned_scheduler;
+  {
+    std::string spaced = options.plan;
+    std::replace(spaced.begin(), spaced.end(), ',', ' ');
+    std::istringstream in(spaced);
+    for (std::string tok; in >> tok;)
+      if (tok.rfind("scheduler=", 0) == 0) pinned_scheduler = tok.substr(10);
+      else pin += (pin.empty() ? "" : ",") + tok;
+  }
+  const SchedulerChoice choice = choose_scheduler(cx, pinned_scheduler);
   std::vector<KernelPlan> plans = choice.scheduler->candidates(cx);
   if (plans.empty()) throw Error(std::string("schedule: scheduler ") + choice.scheduler->name() + " gave no plan");
-  if (!options.plan.empty()) plans = {pinned_plan(plans.front(), options.plan, facts)};
+  if (!pin.empty()) plans = {pinned_plan(plans.front(), pin, facts)};
   std::vector<std::string> rejected;
   PreparedKernel least;  // the candidate that spilled least, where all do
   int compiles = 0;
@@ -180,7 +192,7 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Kernel
     for (; next < plans.size() && static_cast<int>(todo.size()) < batch; ++next) {
       const KernelPlan& plan = plans[next];
       if (auto bad = plan.problems(); !bad.empty()) {
-        if (!options.plan.empty()) plan.validate();  // the user's plan: say what is wrong with it
+        if (!pin.empty()) plan.validate();  // the user's plan: say what is wrong with it
         rejected.push_back(described(plan) + ": impossible (" + bad.front() + ")");
         continue;
       }
@@ -208,6 +220,7 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Kernel
         pk.compiles = compiles;
         pk.scheduler = choice.scheduler->name();
         pk.passed_over = choice.passed_over;
+        pk.pinned = choice.pinned;
         return pk;
       }
       rejected.push_back(described(pk.plan) + ": " + std::to_string(pk.compiled->ptxas.spill_store_bytes) + " B spilled");
@@ -222,6 +235,7 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Kernel
   least.compiles = compiles;
   least.scheduler = choice.scheduler->name();
   least.passed_over = choice.passed_over;
+  least.pinned = choice.pinned;
   return least;
 }
 

@@ -27,6 +27,7 @@ struct CompileOptions {
 struct PreparedKernel {
   std::string scheduler;                 // the registered scheduler that took the segment
   std::vector<std::string> passed_over;  // schedulers before it, each with why it could not
+  bool pinned = false;                   // the plan named its scheduler (scheduler=NAME)
   KernelPlan plan;
   KernelSource source;
   std::shared_ptr<const CompiledKernel> compiled;

@@ -92,6 +92,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
     else if (key == "resident") p.resident = number(val);
     else if (key == "recompute") p.recompute = flag();
     else if (key == "phased") continue;  // printed beside col_vec
+    else if (key == "scheduler") continue;  // which scheduler plans (compile_kernel), not a part of the plan
     else if (key == "col_vec") p.col_vec = number(val);
     else if (key == "max_registers") p.max_registers = number(val);
     else if (key == "grid_split") p.grid_split = flag();
@@ -121,7 +122,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
       throw Error("plan: unknown part '" + key +
                   "' (vec, threads, threads_per_row, rows_per_block, batch, looped, unroll, min_blocks, cluster, row_split, "
                   "prefetch[=smem:BYTES], ldg_weights, weight_ring, tickets, resident, recompute, col_vec, "
-                  "grid_split, staged, smem_rows[=ROWS:BYTES], one_row, shift, row_unroll, kept_run, tile_rows, tile_cols, tile_vec, index32, max_registers)");
+                  "grid_split, staged, smem_rows[=ROWS:BYTES], one_row, shift, row_unroll, kept_run, tile_rows, tile_cols, tile_vec, index32, max_registers, scheduler)");
     }
   }
   return p;

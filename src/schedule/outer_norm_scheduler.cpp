@@ -314,7 +314,7 @@ class OuterNormScheduler final : public Scheduler {
     if (tile > 0 && tile + 1024 <= cx.device.smem_per_block_optin)
       return "input " + general + ": unit-stride along the reduced rows only, and a 16-byte run of them fits shared memory (" +
              std::to_string(tile) + " bytes: inner stages it)";
-    bool element_output = false, transposed_output = false;
+    bool element_output = false;
     for (size_t k = cx.shape.num_inputs; k < cx.shape.operands.size(); ++k) {
       const OperandView v = view_of(cx, k, ki);
       const std::string name = "output " + cx.fusion.value(cx.shape.operands[k]).name;
@@ -322,10 +322,20 @@ class OuterNormScheduler final : public Scheduler {
       if (v.reduced.varies && !v.outer.varies && !v.inner.varies) return name + " varies along the reduced dims only";
       if (auto why = kept_addressable(v, name, false)) return why;
       element_output |= v.reduced.varies;
-      transposed_output |= v.reduced.varies && v.inner.varies && !unit_linear(v.inner);  // General here
     }
     if (!element_output && plan_stages(cx.fusion, cx.segment, cx.shape, false, false).max_level <= 1)
       return "kept-level outputs of one level of reductions (outer)";
+    return std::nullopt;
+  }
+
+  std::optional<std::string> defers(const ScheduleContext& cx) const override {
+    int64_t hk = 1;
+    const int ki = kept_split(cx, hk);
+    bool transposed_output = false;  // an element output General here
+    for (size_t k = cx.shape.num_inputs; k < cx.shape.operands.size(); ++k) {
+      const OperandView v = view_of(cx, k, ki);
+      transposed_output |= v.reduced.varies && v.inner.varies && !unit_linear(v.inner);
+    }
     // An output in the inner layout (the norm of a transposed input into a contiguous output)
     // whose rows are short enough that the inner scheduler's first plan stages the transposed
     // inputs (a tile of rows, whole sectors per column, in shared memory): a block there holds

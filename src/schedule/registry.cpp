@@ -16,10 +16,26 @@ const std::vector<const Scheduler*>& schedulers() {
   return all;
 }
 
-SchedulerChoice choose_scheduler(const ScheduleContext& cx) {
+SchedulerChoice choose_scheduler(const ScheduleContext& cx, const std::string& pinned) {
   SchedulerChoice c;
+  if (!pinned.empty()) {
+    std::string names;
+    for (const Scheduler* s : schedulers()) {
+      names += std::string(names.empty() ? "" : ", ") + s->name();
+      if (s->name() != pinned) continue;
+      if (auto why = s->cannot_schedule(cx))
+        throw Error("schedule: the pinned scheduler " + pinned + " cannot take kernel segment " + std::to_string(cx.segment_index) +
+                    " of " + cx.fusion.name() + ": " + *why);
+      c.scheduler = s;
+      c.pinned = true;
+      return c;
+    }
+    throw Error("plan: no scheduler named " + pinned + " (" + names + ")");
+  }
   for (const Scheduler* s : schedulers()) {
-    if (auto why = s->cannot_schedule(cx)) {
+    auto why = s->cannot_schedule(cx);
+    if (!why) why = s->defers(cx);
+    if (why) {
       c.passed_over.push_back(std::string(s->name()) + ": " + *why);
       continue;
     }

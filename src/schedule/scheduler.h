@@ -39,6 +39,9 @@ class Scheduler {
   virtual const char* name() const = 0;
   // Why this scheduler cannot take the segment, or nothing when it can.
   virtual std::optional<std::string> cannot_schedule(const ScheduleContext& cx) const = 0;
+  // Why it leaves a segment it can take to a later scheduler (measured faster there), or
+  // nothing. A pinned scheduler (`scheduler=NAME`) takes the segment all the same.
+  virtual std::optional<std::string> defers(const ScheduleContext&) const { return std::nullopt; }
   // Candidate plans, best first; each validates (KernelParams::validate). Never empty: the last
   // is the most conservative plan the scheduler has.
   virtual std::vector<KernelPlan> candidates(const ScheduleContext& cx) const = 0;
@@ -50,8 +53,11 @@ const std::vector<const Scheduler*>& schedulers();
 struct SchedulerChoice {
   const Scheduler* scheduler = nullptr;
   std::vector<std::string> passed_over;  // "<name>: <why not>" for each scheduler before it
+  bool pinned = false;                   // named by the plan: the others not asked
 };
-// The scheduler that takes the segment (throws naming every reason when none can).
-SchedulerChoice choose_scheduler(const ScheduleContext& cx);
+// The scheduler that takes the segment: the first that can and does not defer (throws naming
+// every reason when none does). `pinned` (a plan's `scheduler=NAME`): that one where it can,
+// deferring or not, else an error saying why it cannot.
+SchedulerChoice choose_scheduler(const ScheduleContext& cx, const std::string& pinned = "");
 
 }  // namespace solder
