@@ -678,9 +678,9 @@ class TransposeWriter {
     c_ += "        if (it % L != 0 || it >= " + num(items) + ") continue;\n";
     c_ += "        const i64 cell = ((i64)blockIdx.y * TILES + t) * TR + it / L;\n";
     for (const auto& pl : planes) c_ += "        g" + pl.first + "[cell] = " + pl.first + "[u];\n";
-    c_ += "      }\n      __threadfence();\n      __syncthreads();\n      __shared__ bool tlast;\n";
-    c_ += "      if (threadIdx.x == 0) tlast = atomicAdd((unsigned*)p.scratch + t, 1u) == gridDim.y - 1;\n";
-    c_ += "      __syncthreads();\n      if (tlast) {\n        __threadfence();\n";
+    c_ += "      }\n";
+    elect_last_block();
+    c_ += "      if (tlast) {\n        __threadfence();\n";
     c_ += "        // S lanes a row take the splits y = sub, sub + S, ... each; then a shuffle combine.\n";
     c_ += "        constexpr int S = THREADS / TR;\n        const int row = threadIdx.x / S, sub = threadIdx.x % S;\n";
     c_ += "        const IX r = R0 + row;\n        {\n";
@@ -719,6 +719,14 @@ class TransposeWriter {
     c_ += "    }\n";
     if (!staged_all().empty()) c_ += "    if (t + gridDim.x < TILES) __syncthreads();  // the tiles' shared memory is reused\n";
     c_ += "  }\n}\n";
+  }
+
+  // After a split block's partials are written: `tlast`, whether it is the tile's last block
+  // to finish (the tile's counter t in scratch), for every thread of the block.
+  void elect_last_block() {
+    c_ += "      __threadfence();\n      __syncthreads();\n      __shared__ bool tlast;\n";
+    c_ += "      if (threadIdx.x == 0) tlast = atomicAdd((unsigned*)p.scratch + t, 1u) == gridDim.y - 1;\n";
+    c_ += "      __syncthreads();\n";
   }
 
   // An emitter whose values are the reductions' results (value id -> its variable in `results`,
@@ -787,9 +795,9 @@ class TransposeWriter {
       c_ += "        g" + planes[q].first + "[cell] = " + tot[i] + ";\n";
       ++q;
     }
-    c_ += "      }\n      __threadfence();\n      __syncthreads();\n      __shared__ bool tlast;\n";
-    c_ += "      if (threadIdx.x == 0) tlast = atomicAdd((unsigned*)p.scratch + t, 1u) == gridDim.y - 1;\n";
-    c_ += "      __syncthreads();\n      if (tlast) {\n        __threadfence();\n";
+    c_ += "      }\n";
+    elect_last_block();
+    c_ += "      if (tlast) {\n        __threadfence();\n";
     std::vector<std::string> sum;
     for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
       const ReductionStep& st = w_.sp.steps[i];
