@@ -668,11 +668,7 @@ class TransposeWriter {
     row_outputs(at_u, 4);
     c_ += "      }\n    } else {\n";
     c_ += "      // Split: this block's rows' partials into its split's cells; the tile's last block combines.\n";
-    c_ += "      const i64 cells = (i64)gridDim.y * TILES * TR;\n";
-    c_ += "      unsigned char* const sbase = (unsigned char*)p.scratch + (TILES + 3) / 4 * 16;\n";
-    for (size_t q = 0; q < planes.size(); ++q)
-      c_ += "      " + planes[q].second + "* const g" + planes[q].first + " = (" + planes[q].second + "*)(sbase + " + num(8 * static_cast<long long>(q)) +
-            " * cells);\n";
+    scratch_planes(planes, " * TR");
     c_ += "#pragma unroll\n      for (int u = 0; u < " + num(pu) + "; ++u) {\n";
     c_ += "        const int it = threadIdx.x + u * THREADS;\n";
     c_ += "        if (it % L != 0 || it >= " + num(items) + ") continue;\n";
@@ -719,6 +715,17 @@ class TransposeWriter {
     c_ += "    }\n";
     if (!staged_all().empty()) c_ += "    if (t + gridDim.x < TILES) __syncthreads();  // the tiles' shared memory is reused\n";
     c_ += "  }\n}\n";
+  }
+
+  // The split partials' planes in scratch after the tiles' counters (launch_grid's
+  // grid_scratch): g<accumulator>, each of 8-byte cells [split][tile][cell of a tile]
+  // (`per_tile`: " * TR", a row each; "", one a tile).
+  void scratch_planes(const std::vector<std::pair<std::string, std::string>>& planes, const std::string& per_tile) {
+    c_ += "      const i64 cells = (i64)gridDim.y * TILES" + per_tile + ";\n";
+    c_ += "      unsigned char* const sbase = (unsigned char*)p.scratch + (TILES + 3) / 4 * 16;\n";
+    for (size_t q = 0; q < planes.size(); ++q)
+      c_ += "      " + planes[q].second + "* const g" + planes[q].first + " = (" + planes[q].second + "*)(sbase + " + num(8 * static_cast<long long>(q)) +
+            " * cells);\n";
   }
 
   // After a split block's partials are written: `tlast`, whether it is the tile's last block
@@ -779,11 +786,7 @@ class TransposeWriter {
     outputs(tot, 4);
     c_ += "      }\n    } else {\n";
     c_ += "      // Split: this block's total into its split's cell; the index's last block combines.\n";
-    c_ += "      const i64 cells = (i64)gridDim.y * TILES;\n";
-    c_ += "      unsigned char* const sbase = (unsigned char*)p.scratch + (TILES + 3) / 4 * 16;\n";
-    for (size_t q = 0; q < planes.size(); ++q)
-      c_ += "      " + planes[q].second + "* const g" + planes[q].first + " = (" + planes[q].second + "*)(sbase + " + num(8 * static_cast<long long>(q)) +
-            " * cells);\n";
+    scratch_planes(planes, "");
     c_ += "      if (threadIdx.x == 0) {\n        const i64 cell = (i64)blockIdx.y * TILES + t;\n";
     for (size_t i = 0, q = 0; i < w_.sp.steps.size(); ++i) {
       if (w_.sp.steps[i].welford) {
