@@ -682,27 +682,13 @@ class TransposeWriter {
     c_ += "        const IX r = R0 + row;\n        {\n";
     std::vector<std::string> total;
     for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
-      const ReductionStep& st = w_.sp.steps[i];
       const std::string a = acc_[i];
-      if (st.welford) {
-        c_ += "          Welford m" + a + " = {0.f, 0.f, 0.f};\n";
-        for (const char* sfx : {"n", "", "q"}) total.push_back(std::string("m") + a + (*sfx == 'n' ? ".n" : *sfx == 'q' ? ".m2" : ".mean"));
-        continue;
-      }
-      const DType at = accumulator_dtype(w_.f.value(w_.f.nodes()[st.node].out[0]).dtype);
-      c_ += "          " + std::string(compute_type(at)) + " t" + a + " = " + red_identity(st.kind, at) + ";\n";
-      total.push_back("t" + a);
-    }
-    c_ += "#pragma unroll 4\n          for (int y = sub; y < (int)gridDim.y; y += S) {\n            const i64 cell = ((i64)y * TILES + t) * TR + row;\n";
-    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
-      const ReductionStep& st = w_.sp.steps[i];
-      const std::string a = acc_[i];
-      if (st.welford)
-        c_ += "            m" + a + " = welford_merge(m" + a + ", {__ldcg(g" + a + "n + cell), __ldcg(g" + a + " + cell), __ldcg(g" + a + "q + cell)});\n";
+      if (w_.sp.steps[i].welford)
+        for (const char* field : {".n", ".mean", ".m2"}) total.push_back("m" + a + field);
       else
-        c_ += "            t" + a + " = " + combine(st.kind, "t" + a, "__ldcg(g" + a + " + cell)") + ";\n";
+        total.push_back("t" + a);
     }
-    c_ += "          }\n";
+    merged_splits("#pragma unroll 4\n          for (int y = sub; y < (int)gridDim.y; y += S) {\n            const i64 cell = ((i64)y * TILES + t) * TR + row;\n");
     for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
       const ReductionStep& st = w_.sp.steps[i];
       const std::string a = acc_[i];
@@ -715,6 +701,32 @@ class TransposeWriter {
     c_ += "    }\n";
     if (!staged_all().empty()) c_ += "    if (t + gridDim.x < TILES) __syncthreads();  // the tiles' shared memory is reused\n";
     c_ += "  }\n}\n";
+  }
+
+  // Each accumulator's merge of the splits' partials (scratch_planes), m<a> (Welford) or t<a>,
+  // over the cells that `loop` (a for statement's head, defining `cell`) walks; the partials
+  // read through L2 (other blocks wrote them).
+  void merged_splits(const std::string& loop) {
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      const ReductionStep& st = w_.sp.steps[i];
+      const std::string a = acc_[i];
+      if (st.welford) {
+        c_ += "          Welford m" + a + " = {0.f, 0.f, 0.f};\n";
+        continue;
+      }
+      const DType at = accumulator_dtype(w_.f.value(w_.f.nodes()[st.node].out[0]).dtype);
+      c_ += "          " + std::string(compute_type(at)) + " t" + a + " = " + red_identity(st.kind, at) + ";\n";
+    }
+    c_ += loop;
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      const ReductionStep& st = w_.sp.steps[i];
+      const std::string a = acc_[i];
+      if (st.welford)
+        c_ += "            m" + a + " = welford_merge(m" + a + ", {__ldcg(g" + a + "n + cell), __ldcg(g" + a + " + cell), __ldcg(g" + a + "q + cell)});\n";
+      else
+        c_ += "            t" + a + " = " + combine(st.kind, "t" + a, "__ldcg(g" + a + " + cell)") + ";\n";
+    }
+    c_ += "          }\n";
   }
 
   // The split partials' planes in scratch after the tiles' counters (launch_grid's
