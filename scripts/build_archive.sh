@@ -7,11 +7,4 @@ set -uo pipefail
 name=${1:?archive name}; shift
 src=/tmp/$name
 rm -rf "$src" && mkdir -p "$src" && tar -xf ".devbase/$name.tar" -C "$src" || { echo "build FAILED $name (no archive)"; exit 1; }
-t0=$(date +%s)
-if cmake -S "$src" -B "$src/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-     -DPython_EXECUTABLE="$(command -v python3)" >"$src/build.log" 2>&1 &&
-   cmake --build "$src/build" -j "$(nproc)" --target "${@:-solder}" >>"$src/build.log" 2>&1; then
-  echo "build ok $name in $(( $(date +%s) - t0 )) s"
-else
-  tail -20 "$src/build.log"; echo "build FAILED $name"; exit 1
-fi
+exec "$(dirname "$0")/build_copy.sh" "$name" "$src" "$src/build" "$@"

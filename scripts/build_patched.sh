@@ -14,11 +14,4 @@ tar --exclude=./build* --exclude=./.devbase -cf - . | tar -xf - -C "$src"
 if [ -n "$patch_file" ] && ! (cd "$src" && patch -p1 -s < "$OLDPWD/$patch_file"); then
   echo "build FAILED $name (the patch does not apply)"; exit 1
 fi
-t0=$(date +%s)
-if cmake -S "$src" -B "/tmp/$name/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-     -DPython_EXECUTABLE="$(command -v python3)" >"/tmp/$name/build.log" 2>&1 &&
-   cmake --build "/tmp/$name/build" -j "$(nproc)" --target "${@:-solder}" >>"/tmp/$name/build.log" 2>&1; then
-  echo "build ok $name in $(( $(date +%s) - t0 )) s"
-else
-  tail -20 "/tmp/$name/build.log"; echo "build FAILED $name"; exit 1
-fi
+exec "$(dirname "$0")/build_copy.sh" "$name" "$src" "/tmp/$name/build" "$@"
