@@ -61,12 +61,17 @@ constexpr double kStagedStoreEff = 0.8;
 // 23 KB per microsecond of loaded latency at 3 TB/s over 132 SMs, with latency to spare): held
 // rows issue all their loads at once, re-read rows `unroll` vectors per thread.
 constexpr double kBytesInFlight = 48 * 1024;
-// Held rows with a two-level combine (passes >= 3: a max, then a sum of exponentials) wait at
-// a block or cluster barrier per level; a lone block per SM leaves the SM idle there, where
-// blocks of 512 or 256 threads at the same occupancy overlap one another's waits. Fitted to
-// pinned grids of softmax and log_softmax over non-innermost axes; layer norms (one level)
-// measured best with lone blocks (perf-notes 2026-11-27 19:35).
-constexpr double kLoneBlockBarriers = 1.15;
+// A lone block on its SM (held rows, one block an SM) loads its rows, waits at its combine's
+// barriers (a level per pass after the first) and stores them with nothing else running there:
+// the SM's share of the bandwidth idles about this long per level, which a second resident
+// block's traffic hides. Counted against the block's own transfer time where another block
+// follows it on the SM (more blocks than a wave) or the combine has two levels (a max, then a
+// sum of exponentials). Fitted on the H200 (seed 26 #009, an rms norm of a transposed f32
+// 16384 x 3000: lone 1024-thread blocks 208 us, two 512-thread blocks an SM 140; perf-notes
+// 2026-12-01 22:00); on the H100 the two-level programs ran 1.1-1.5x slower as lone blocks.
+// Not for Welford combines: the transposed f16 layer norm (var_mean, 5120 x 6144) ran 11 %
+// slower as two blocks an SM than as lone ones (unexplained; its merges sit on the critical path).
+constexpr double kLoneBlockIdleUs = 1.25;
 // L2 reads per DRAM read a re-reading pass costs when its rows stay in L2.
 constexpr double kL2Reread = 0.4;
 // Bytes an SM moves before its share of the bandwidth, not the latency, bounds its time: a
@@ -96,6 +101,7 @@ struct TileModel {
   int full_in_bytes = 0;                  // the same, as an integer
   std::vector<std::pair<int, bool>> outs;  // element outputs: (bytes, General)
   int64_t l2_bytes = 0;
+  double sm_bytes_per_us = 25e3;  // an SM's share of the DRAM bandwidth
   double busy = 1;  // the SMs the problem's bytes keep bandwidth-bound (kBytesPerSm each)
   OuterNormBytes nb;
 
@@ -179,8 +185,18 @@ struct TileModel {
     const double in_flight = double(per_sm) * double(busy) * (t.batch ? t.batch : kRereadUnroll) * vec * read_bytes;
     const double need = std::min(kBytesInFlight, read_bytes * double(K) * double(RR) / sms);  // a small problem has less
     const double latency = std::max(1.0, need / in_flight);
-    const double lone = t.batch > 0 && passes >= 3 && per_sm == 1 ? kLoneBlockBarriers : 1.0;
-    return c * (1 + merges) * cluster * latency * lone / util(blocks, t.cluster, per_sm);
+    return c * (1 + merges) * cluster * latency * lone_idle(t, blocks) / util(blocks, t.cluster, per_sm);
+  }
+  // The lone-block term (kLoneBlockIdleUs): 1 where the SM keeps other blocks or rows are re-read.
+  double lone_idle(const TileShape& t, int64_t blocks) const {
+    const bool followed = blocks > std::max<int64_t>(t.cluster, int64_t{sms} / t.cluster * t.cluster);
+    if (t.batch == 0 || t.per_sm > 1 || welford_steps > 0 || !(followed || passes >= 3)) return 1.0;
+    double bytes = read_bytes;
+    for (const auto& [b, general] : outs) bytes += b;
+    const double rows = static_cast<double>((RR + t.cluster - 1) / t.cluster);
+    const double cols = static_cast<double>(std::min<int64_t>(K, int64_t{t.tx} * vec));
+    const double block_us = rows * cols * bytes / sm_bytes_per_us;
+    return 1 + kLoneBlockIdleUs * (passes - 1) / std::max(block_us, 1e-3);
   }
   // Ties (within 3 %) go to rows held in registers (the forms measured most), more resident
   // threads, portable clusters, wider tiles, smaller clusters, then fewer threads.
@@ -360,6 +376,7 @@ class OuterNormScheduler final : public Scheduler {
     m.hopper = cx.device.cc_major >= 9;
     m.max_cluster = std::min(kMaxCluster, cx.device.max_cluster);
     m.l2_bytes = cx.device.l2_bytes;
+    m.sm_bytes_per_us = cx.device.dram_peak_gbs() * 1e3 / cx.device.sm_count;
     m.smem_per_sm = cx.device.smem_per_sm;
     m.smem_optin = cx.device.smem_per_block_optin;
     m.passes = sp.max_level + 1;
