@@ -280,7 +280,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   // `crossing` (one_row): a vector across a row end, each element at its own row and column.
   // `pf_at`: the prefetch slot's index (the unrolled chunk's u, or the row's r).
   std::string pf_at = "u";
-  auto chunk_body = [&](bool vector_path, int ind, bool loaded, bool crossing = false) {
+  auto chunk_body = [&](bool vector_path, int ind, bool loaded, bool crossing = false, bool two_rows = false) {
     if (vector_path) {
       if (loaded) {
         for (int k : ins)
@@ -291,10 +291,17 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       }
       w.store_decls(elem_outs, ind);
     }
-    // A vector across a row end is rare (one per row): its loop is not unrolled, so its
-    // element-wise addressing does not set the kernel's registers (seed 10 #084: 78 -> 40).
-    c += std::string(crossing ? "#pragma unroll 1\n" : "#pragma unroll\n") + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
-    if (crossing) {
+    // A vector across several row ends (rows shorter than a vector) or the domain's end is
+    // rare: its loop is not unrolled, so its element-wise addressing does not set the kernel's
+    // registers (seed 10 #084: 78 -> 40). One row end (`two_rows`) is unrolled like a whole
+    // vector: a warp takes one most times where rows are short (rows of 333 under 256-element
+    // warps), and its other lanes waited out VEC dependent round trips (seed 27 #153).
+    c += std::string(crossing && !two_rows ? "#pragma unroll 1\n" : "#pragma unroll\n") + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
+    if (two_rows) {
+      c += I(ind + 1) + "const bool nx = col0 + j >= CX;\n";
+      c += I(ind + 1) + "const auto row = nx ? row0 + 1 : row0, col = nx ? col0 + j - CX : col0 + j;\n";
+      c += I(ind + 1) + "(void)row;\n" + I(ind + 1) + "(void)col;\n";
+    } else if (crossing) {
       // The element's row and column step on from the vector's (no division: col0 < C).
       c += I(ind + 1) + "if (i0 + j >= N) break;\n";
       c += I(ind + 1) + "auto re = row, ce = col0 + j;\n" + I(ind + 1) + "while (ce >= CX) ce -= CX, ++re;\n";
@@ -326,8 +333,24 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     row_setup(2);
     c += "    if (col0 + VEC <= C) {\n";
     chunk_body(true, 3, false);
-    c += "    } else {\n";
+    // One row end inside the vector (rows at least a vector long, not the domain's last
+    // vector): each operand's row part and row-constant value for the next row too, chosen
+    // per element.
+    c += "    } else if (CX >= VEC && i0 + VEC <= N) {\n      const auto row0 = row;\n";
     const std::map<int, std::string> hoisted = w.hoisted, bases = w.row_base;
+    for (const auto& [k, name] : bases) {
+      c += "      const auto n" + name + " = " + w.flat_row_part(k, "(row0 + 1)") + ";\n";
+      w.row_base[k] = "(nx ? n" + name + " : " + name + ")";
+    }
+    for (const auto& [k, name] : hoisted)
+      if (w.op(k).access == Access::Row) {
+        c += "      const auto n" + name + " = " + w.ptr(k) + "[" + w.offset(k, "(row0 + 1)", "0") + "];\n";
+        w.hoisted[k] = "(nx ? n" + name + " : " + name + ")";
+      }
+    chunk_body(false, 3, false, true, true);
+    w.hoisted = hoisted;
+    w.row_base = bases;
+    c += "    } else {\n";
     for (const auto& [k, name] : bases) w.row_base.erase(k);
     for (const auto& [k, name] : hoisted)
       if (w.op(k).access == Access::Row) w.hoisted.erase(k);

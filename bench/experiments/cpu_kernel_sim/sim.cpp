@@ -751,6 +751,19 @@ int main(int argc, char** argv) {
             g_grid_cap_y = ~0u;
           }
         }
+    // One row of R x C (one_row): vectors across one row end (rows of at least a vector: each
+    // element picks its row's part and row-constant value) and across several (rows shorter
+    // than a vector), beside full/dims and row operands; a grid of 3 blocks strides.
+    g_expect_param = " one_row";
+    for (int64_t k : {333, 65, 9, 8, 5, 3, 1})
+      for (const Bindings& sz : std::vector<Bindings>{{{"B", 3}, {"M", 7}, {"K", k}}, {{"B", 2}, {"M", 9}, {"K", k}}})
+        for (int cap : {1 << 30, 3}) {
+          const std::string on = "onerow_B" + std::to_string(sz.at("B")) + "M" + std::to_string(sz.at("M")) + "K" + std::to_string(k) + "_" +
+                                 tn + (cap == 3 ? "_grid3" : "");
+          run(on + "_where", where_clamp_silu_add(t), sz, std::vector<Layout>{C, C, C}, std::vector<Layout>{C}, cap, "pointwise", "one_row=1");
+          run(on + "_bcast", sub_mul_add_bcast(t), sz, std::vector<Layout>{C, C, C, C}, std::vector<Layout>{C}, cap, "pointwise", "one_row=1");
+        }
+    g_expect_param = "";
     // (index32=0: the 64-bit rows and row offsets, as over tensors past 2^31 elements.)
     for (int n : {2, 3, 4})
       for (const Bindings& sz : std::vector<Bindings>{{{"B", 7}, {"H", 512}}, {{"B", 10}, {"H", 40}}, {{"B", 5}, {"H", 1}}, {{"B", 5}, {"H", 3000}}}) {
