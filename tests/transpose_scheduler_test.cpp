@@ -670,7 +670,34 @@ TEST(TransposeScheduler, PartialReductionsOfDisagreeingInputsLoopInsideTiles) {
     EXPECT_EQ(launch_grid(p, c.facts, h100_profile(), 4).x, static_cast<unsigned>(tiles));
     ASSERT_TRUE(c.prepared.compiled);
     EXPECT_FALSE(c.prepared.compiled->ptxas.spills()) << c.prepared.plan.key();
-    EXPECT_NE(c.prepared.source.source.find("for (IX rb = 0; rb < NRB; ++rb)"), std::string::npos);
+    // The split form only where the grid splits: f32 tiles of 32 x 32 (512 tiles for 792
+    // resident blocks) do not; bf16 tiles of 32 x 64 (256) do.
+    EXPECT_EQ(p.params.grid_split, t == DType::BF16) << p.params.str();
+    EXPECT_EQ(p.params.grid_split, launch_grid(p, c.facts, h100_profile(), 6).y > 1) << p.params.str();
+    EXPECT_NE(c.prepared.source.source.find(p.params.grid_split ? "for (IX rb = blockIdx.y; rb < NRB; rb += gridDim.y)"
+                                                                : "for (IX rb = 0; rb < NRB; ++rb)"),
+              std::string::npos);
+  }
+  // Kept tiles under a wave of resident blocks split B over gridDim.y (16 indices a split at
+  // least: seed 26 #059, 512 x 512 kept, 256 tiles for 528 resident blocks: 2 splits), each
+  // leaving a cell per tile element and accumulator plane (8 bytes) after a counter per tile.
+  {
+    const Scheduled c = choice_for(program(DType::F32, "var_mean"), {{"B", 128}, {"M", 512}, {"K", 512}}, x_kbm, false, true);
+    ASSERT_EQ(c.scheduler, "transpose") << joined(c.passed_over) << c.why_not_transpose;
+    const KernelPlan& p = c.plans.front();
+    EXPECT_TRUE(p.params.grid_split) << p.params.str();
+    EXPECT_NE(c.prepared.source.source.find("for (IX rb = blockIdx.y; rb < NRB; rb += gridDim.y)"), std::string::npos);
+    EXPECT_NE(c.prepared.source.source.find("if (rb == (IX)blockIdx.y) acc0k[u][j]"), std::string::npos);
+    const Grid g = launch_grid(p, c.facts, h100_profile(), 4);
+    EXPECT_EQ(g.x, 256u) << p.params.str();
+    EXPECT_EQ(g.y, 2u) << p.params.str();
+    const GridScratch gs = grid_scratch(p, c.facts, g, c.prepared.source.scratch_per_cell);
+    EXPECT_EQ(c.prepared.source.scratch_per_cell, 3 * 8) << "Welford: count, mean and M2 planes";
+    EXPECT_EQ(gs.counters, 256);
+    EXPECT_EQ(gs.bytes, 256 * 4 + 2 * 256 * int64_t{p.params.tile_rows} * p.params.tile_cols * 24);
+    // 8 reduced indices: under 16 a split, so one.
+    const Scheduled few = choice_for(program(DType::F32, "var_mean"), {{"B", 8}, {"M", 512}, {"K", 512}}, x_kbm);
+    EXPECT_EQ(launch_grid(few.plans.front(), few.facts, h100_profile(), 4).y, 1u);
   }
   EXPECT_EQ(choice_for(program(DType::F16, "amax"), k136, x_kbm).scheduler, "transpose");
   // var_mean (seed 16 #007's form): per element Σd, Σd² and the shift, every kernel without
@@ -680,7 +707,9 @@ TEST(TransposeScheduler, PartialReductionsOfDisagreeingInputsLoopInsideTiles) {
     ASSERT_EQ(c.scheduler, "transpose") << joined(c.passed_over) << c.why_not_transpose;
     ASSERT_TRUE(c.prepared.compiled);
     EXPECT_FALSE(c.prepared.compiled->ptxas.spills()) << c.prepared.plan.key();
-    EXPECT_NE(c.prepared.source.source.find("if (rb == 0) acc0k[u][j]"), std::string::npos);
+    const KernelPlan& p = c.plans.front();
+    EXPECT_NE(c.prepared.source.source.find(p.params.grid_split ? "if (rb == (IX)blockIdx.y) acc0k[u][j]" : "if (rb == 0) acc0k[u][j]"),
+              std::string::npos);
   }
   // Many kept tiles: 64 x 64, several items per thread, their accumulators in registers (no
   // stack frame: every item loop unrolled).

@@ -90,7 +90,7 @@ class TransposeWriter {
     prologue();
     if (partial_) {
       if (cross_) write_cross(ks_out);
-      else write_partial();
+      else write_partial(ks_out);
       return;
     }
     if (reduce_) {
@@ -478,10 +478,12 @@ class TransposeWriter {
   }
 
   // Partial reductions: per tile, accumulators per item u and lane j (acc<i>[u][j]); the reduced
-  // index rb walks the reduced dims, each operand's base there rbo<k> (from the tile's bo<k>);
-  // whole tiles and edge tiles each loop, fold, then run the epilogue (write_epilogue).
-  void write_partial() {
+  // index rb walks the reduced dims (this block's split of them: rb = blockIdx.y, + gridDim.y,
+  // ...), each operand's base there rbo<k> (from the tile's bo<k>); whole tiles and edge tiles
+  // each loop and fold; split tiles combine (split_combine); then the epilogue (write_epilogue).
+  void write_partial(KernelSource& ks_out) {
     const int items = items2(), pu = per(items);
+    std::vector<std::pair<std::string, std::string>> planes;  // the splits' partials: (accumulator, register type)
     c_ += "  for (IX t = blockIdx.x; t < TILES; t += gridDim.x) {\n";
     tile_head();
     for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
@@ -492,27 +494,91 @@ class TransposeWriter {
       const std::string init = "#pragma unroll\n    for (int u = 0; u < " + num(pu) + "; ++u)\n#pragma unroll\n      for (int j = 0; j < VEC; ++j) ";
       if (st.welford) {
         // var_mean: shifted sums per element (Σd, Σd², d = x - its shift), the shift the
-        // element's value at reduced index 0, so the sums stay near the spread of its column.
+        // element's value at the block's first reduced index, so the sums stay near the spread
+        // of its column.
         c_ += "    float " + a + dims + ", " + a + "q" + dims + ", " + a + "k" + dims + ";\n";
         c_ += init + a + "[u][j] = " + a + "q[u][j] = " + a + "k[u][j] = 0.f;\n";
+        for (const char* sfx : {"n", "", "q"}) planes.emplace_back(a + sfx, "float");
         continue;
       }
       c_ += "    " + std::string(compute_type(at)) + " " + a + dims + ";\n";
       c_ += init + a + "[u][j] = " + red_identity(st.kind, at) + ";\n";
+      planes.emplace_back(a, compute_type(at));
     }
-    c_ += "    if (R0 + TR <= NR && C0 + TC <= NC) {  // a whole tile: no masks\n";
-    reduced_loop(false);
-    write_epilogue(false, items, pu);
-    c_ += "    } else {\n";
-    reduced_loop(true);
-    write_epilogue(true, items, pu);
-    c_ += "    }\n";
+    if (P_.grid_split) {
+      ks_out.scratch_per_cell = 8 * static_cast<int>(planes.size());
+      c_ += "    const bool whole = R0 + TR <= NR && C0 + TC <= NC;  // a whole tile: no masks\n";
+      c_ += "    if (whole) {\n";
+      reduced_loop(false);
+      c_ += "    } else {\n";
+      reduced_loop(true);
+      c_ += "    }\n";
+      split_combine(planes, items, pu);
+      c_ += "    if (whole) {\n";
+      write_epilogue(false, items, pu);
+      c_ += "    } else {\n";
+      write_epilogue(true, items, pu);
+      c_ += "    }\n";
+    } else {
+      c_ += "    if (R0 + TR <= NR && C0 + TC <= NC) {  // a whole tile: no masks\n";
+      reduced_loop(false);
+      write_epilogue(false, items, pu);
+      c_ += "    } else {\n";
+      reduced_loop(true);
+      write_epilogue(true, items, pu);
+      c_ += "    }\n";
+    }
     if (!staged_all().empty()) c_ += "    if (t + gridDim.x < TILES) __syncthreads();  // the tiles' shared memory is reused\n";
     c_ += "  }\n}\n";
   }
 
+  // Split tiles of kept dims (gridDim.y > 1): each block leaves its elements' partials in its
+  // split's cells (planes of 8-byte cells [split][tile][element]; var_mean as Welford partials
+  // from the shifted sums, with the split's count), and the tile's last block merges every
+  // split's, in split order (the same bits every run), into its accumulators for the epilogue
+  // (var_mean: the shift the mean, Σd 0, Σd² the M2). The other blocks go on to their next tile.
+  void split_combine(const std::vector<std::pair<std::string, std::string>>& planes, int items, int pu) {
+    auto items_loop = [&](int ind) {
+      c_ += "#pragma unroll\n" + I(ind) + "for (int u = 0; u < " + num(pu) + "; ++u) {\n" + I(ind + 1) + "const int it = threadIdx.x + u * THREADS;\n";
+      if (items % P_.threads) c_ += I(ind + 1) + "if (it >= " + num(items) + ") break;\n";
+    };
+    c_ += "    if (gridDim.y > 1) {\n";
+    scratch_planes(planes, " * (TR * TC)");
+    bool welford = false;
+    for (const ReductionStep& st : w_.sp.steps) welford |= st.welford;
+    if (welford)  // the reduced indices this split folded
+      c_ += "      const float ny = NRB > (IX)blockIdx.y ? (float)((NRB - (IX)blockIdx.y + gridDim.y - 1) / gridDim.y) : 0.f;\n";
+    items_loop(3);
+    c_ += "        const i64 cell = ((i64)blockIdx.y * TILES + t) * (TR * TC) + (i64)it * VEC;\n";
+    c_ += "#pragma unroll\n        for (int j = 0; j < VEC; ++j) {\n";
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      const std::string a = acc_[i];
+      if (w_.sp.steps[i].welford) {
+        c_ += "          g" + a + "n[cell + j] = ny;\n";
+        c_ += "          g" + a + "[cell + j] = ny > 0.f ? " + a + "k[u][j] + " + a + "[u][j] / ny : 0.f;\n";
+        c_ += "          g" + a + "q[cell + j] = ny > 0.f ? fmaxf(" + a + "q[u][j] - " + a + "[u][j] * " + a + "[u][j] / ny, 0.f) : 0.f;\n";
+      } else {
+        c_ += "          g" + a + "[cell + j] = " + a + "[u][j];\n";
+      }
+    }
+    c_ += "        }\n      }\n";
+    elect_last_block();
+    c_ += "      if (!tlast) continue;\n      __threadfence();\n";
+    items_loop(3);
+    c_ += "#pragma unroll\n        for (int j = 0; j < VEC; ++j) {\n";
+    merged_splits("#pragma unroll 1\n          for (int y = 0; y < (int)gridDim.y; ++y) {\n            const i64 cell = ((i64)y * TILES + t) * (TR * TC) + (i64)it * VEC + j;\n");
+    for (size_t i = 0; i < w_.sp.steps.size(); ++i) {
+      const std::string a = acc_[i];
+      if (w_.sp.steps[i].welford)
+        c_ += "          " + a + "k[u][j] = m" + a + ".mean;\n          " + a + "[u][j] = 0.f;\n          " + a + "q[u][j] = m" + a + ".m2;\n";
+      else
+        c_ += "          " + a + "[u][j] = t" + a + ";\n";
+    }
+    c_ += "        }\n      }\n      if (threadIdx.x == 0) ((unsigned*)p.scratch)[t] = 0u;  // for the next launch\n    }\n";
+  }
+
   void reduced_loop(bool masked) {
-    c_ += "      for (IX rb = 0; rb < NRB; ++rb) {\n";
+    c_ += P_.grid_split ? "      for (IX rb = blockIdx.y; rb < NRB; rb += gridDim.y) {\n" : "      for (IX rb = 0; rb < NRB; ++rb) {\n";
     enter_reduced_index("rb", 4);
     tile_body(masked, 4);
     if (!staged_in_.empty()) c_ += "        __syncthreads();  // the next index's tiles reuse the shared memory\n";
@@ -542,7 +608,7 @@ class TransposeWriter {
       }
       if (st.welford) {
         c_ += I(ind) + "{\n" + I(ind + 1) + "const float x_ = (float)(" + x + ");\n";
-        c_ += I(ind + 1) + "if (rb == 0) " + a + "k[u][j] = isfinite(x_) ? x_ : 0.f;\n";
+        c_ += I(ind + 1) + (P_.grid_split ? "if (rb == (IX)blockIdx.y) " : "if (rb == 0) ") + a + "k[u][j] = isfinite(x_) ? x_ : 0.f;\n";
         c_ += I(ind + 1) + "const float d = x_ - " + a + "k[u][j];\n";
         c_ += I(ind + 1) + a + "[u][j] += d;\n" + I(ind + 1) + a + "q[u][j] += d * d;\n" + I(ind) + "}\n";
         continue;
@@ -731,7 +797,7 @@ class TransposeWriter {
 
   // The split partials' planes in scratch after the tiles' counters (launch_grid's
   // grid_scratch): g<accumulator>, each of 8-byte cells [split][tile][cell of a tile]
-  // (`per_tile`: " * TR", a row each; "", one a tile).
+  // (`per_tile`: " * (TR * TC)", an element each; " * TR", a row each; "", one a tile).
   void scratch_planes(const std::vector<std::pair<std::string, std::string>>& planes, const std::string& per_tile) {
     c_ += "      const i64 cells = (i64)gridDim.y * TILES" + per_tile + ";\n";
     c_ += "      unsigned char* const sbase = (unsigned char*)p.scratch + (TILES + 3) / 4 * 16;\n";

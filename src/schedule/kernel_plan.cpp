@@ -406,10 +406,12 @@ std::vector<std::string> KernelPlan::problems() const {
     need(pow2_in(p.tile_vec, 1, 16), "transpose: tile_vec is 1, 2, 4, 8 or 16");
     need(p.vec <= p.tile_cols, "transpose: a vector (vec) lies inside a tile's columns");
     need(p.threads % 32 == 0, "transpose: whole warps (threads a multiple of 32)");
-    need(p.threads_per_row == 0 && p.batch == 0 && p.unroll == 1 && p.rows_per_block == 1 && !p.grid_split &&
+    need(!p.grid_split || (t.reduced_lo >= 0 && t.col_lo < t.reduced_lo),
+         "transpose: grid_split (split reduced indices) is a plan's part for tiles of kept dims only");
+    need(p.threads_per_row == 0 && p.batch == 0 && p.unroll == 1 && p.rows_per_block == 1 &&
              !p.prefetch && !p.prefetch_smem && !p.ldg_weights && !p.tickets && !p.recompute && p.weight_ring == 0 &&
              p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.row_split == 1 && p.dyn_smem == 0 && !p.one_row && p.smem_rows == 0 && !p.shift && p.row_unroll == 1,
-         "transpose: a plan has vec, threads, min_blocks, tile_rows, tile_cols, tile_vec and index32 only");
+         "transpose: a plan has vec, threads, min_blocks, tile_rows, tile_cols, tile_vec, index32 and grid_split only");
     need(p.min_blocks >= 1, "min_blocks is at least 1");
     return out;
   }

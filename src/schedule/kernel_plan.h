@@ -67,7 +67,9 @@ struct KernelParams {
                             // (weights), at the row's phase, load col_vec elements at a time
   bool grid_split = false;  // outer: the reduced rows split over gridDim.y blocks, each leaving its
                             // partials in scratch and the last block of a kept tile combining them
-                            // (the grid form, see write_outer); launch_grid picks the split
+                            // (the grid form, see write_outer); launch_grid picks the split.
+                            // transpose: tiles of kept dims split their reduced indices likewise
+                            // (write_partial)
   int tile_rows = 0;        // transpose: a tile's extent along its rows (the staged operands' unit-
   int tile_cols = 0;        // stride dims) and along its columns (the direct operands'), elements
   int tile_vec = 0;         // transpose: elements per vector of a staged operand (along the rows)

@@ -80,16 +80,22 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
       const int64_t each = (tiles + resident - 1) / resident;
       g.x = static_cast<unsigned>((tiles + each - 1) / each);
     }
-    if (tile_reduces_cols(plan.shape.tile)) {
-      // Kept tiles under a wave of resident blocks split their column chunks (and other reduced
-      // indices) over gridDim.y, up to a wave: a block's chunks run one after another (a chunk
+    if (plan.shape.tile.reduced_lo >= 0 && (tile_reduces_cols(plan.shape.tile) || p.grid_split)) {
+      // Partial reductions: kept tiles under a wave of resident blocks split their chunks (the
+      // reduced indices outside the tile, and the column chunks where the tile reduces its
+      // columns) over gridDim.y, up to a wave: a block's chunks run one after another (a chunk
       // in flight), so more splits keep more loads in flight (seed 13 #003, 2 tiles of 64
       // chunks: 16 splits took 14.6 us where the outer template took 7.9). The splits leave
-      // per-row partials and the tile's last block combines them (write_cross).
+      // partials and the tile's last block combines them (write_cross, write_partial). Tiles
+      // of kept dims split only where their plan has the split form (grid_split: the
+      // scheduler's choice at its facts), and leave a cell per tile element, as many bytes as a
+      // chunk reads: their splits keep kKeptTileChunksPerSplit chunks each at least.
+      constexpr int64_t kKeptTileChunksPerSplit = 16;
       const int64_t per_sm = resident_per_sm > 0 ? resident_per_sm : std::max(1, dev.max_threads_per_sm / p.threads);
       const int64_t resident = std::max<int64_t>(1, int64_t{dev.sm_count} * per_sm);
       const int64_t chunks = transpose_reduced_chunks(plan, facts);
-      g.y = static_cast<unsigned>(std::clamp<int64_t>(resident / tiles, 1, std::clamp<int64_t>(chunks, 1, 65535)));
+      const int64_t most = tile_reduces_cols(plan.shape.tile) ? chunks : chunks / kKeptTileChunksPerSplit;
+      g.y = static_cast<unsigned>(std::clamp<int64_t>(resident / tiles, 1, std::clamp<int64_t>(most, 1, 65535)));
     }
     return g;
   }
@@ -273,11 +279,15 @@ int64_t transpose_reduced_chunks(const KernelPlan& plan, const LaunchFacts& fact
 
 GridScratch grid_scratch(const KernelPlan& plan, const LaunchFacts& facts, const Grid& g, int bytes_per_cell) {
   GridScratch s;
-  if (plan.shape.category == KernelCategory::Transpose && tile_reduces_cols(plan.shape.tile) && g.y > 1) {
+  if (plan.shape.category == KernelCategory::Transpose && plan.shape.tile.reduced_lo >= 0 && g.y > 1) {
+    const TileDims& t = plan.shape.tile;
     const int64_t tiles = transpose_tiles(plan, facts);
     s.counters = (tiles + 3) / 4 * 4;  // 16-byte aligned partials
-    const int64_t rows = tile_reduces_all(plan.shape.tile) ? 1 : plan.params.tile_rows;  // cells a tile
-    s.bytes = s.counters * 4 + int64_t{g.y} * tiles * rows * bytes_per_cell;
+    // Cells a tile: one (rows reduced too), a row each (columns reduced), else an element each.
+    const int64_t cells = tile_reduces_all(t)    ? 1
+                          : tile_reduces_cols(t) ? plan.params.tile_rows
+                                                 : int64_t{plan.params.tile_rows} * plan.params.tile_cols;
+    s.bytes = s.counters * 4 + int64_t{g.y} * tiles * cells * bytes_per_cell;
     return s;
   }
   if (plan.shape.category == KernelCategory::Outer && g.y > 1) {

@@ -45,9 +45,9 @@ bool fits_index32(const LaunchFacts& facts);
 // launches. Outer plans in the grid form (Grid::y > 1), as write_outer expects: a counter per
 // kept tile, then `bytes_per_cell` per kept column and row split. Inner plans with split rows
 // (KernelParams::row_split), as write_inner expects: the next ticket, the blocks finished and a
-// counter per row, then `bytes_per_cell` per block. Transpose plans whose tiles reduce their
-// columns, split (Grid::y > 1): a counter per kept tile, then `bytes_per_cell` per tile row
-// and split.
+// counter per row, then `bytes_per_cell` per block. Transpose plans of partial reductions,
+// split (Grid::y > 1): a counter per kept tile, then `bytes_per_cell` per split and tile cell
+// (a tile element; a tile row where the columns are reduced; one where the rows are too).
 struct GridScratch {
   int64_t counters = 0, bytes = 0;
 };

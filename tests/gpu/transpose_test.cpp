@@ -290,7 +290,9 @@ TEST(GpuTranspose, PartialReductionsOfDisagreeingInputs) {
       for (const Bindings& b : std::vector<Bindings>{{{"B", 5}, {"M", 37}, {"K", 70}},
                                                      {{"B", 1}, {"M", 4200}, {"K", 130}},
                                                      {{"B", 16}, {"M", 1100}, {"K", 520}},
-                                                     {{"B", 64}, {"M", 64}, {"K", 64}}})
+                                                     {{"B", 64}, {"M", 64}, {"K", 64}},
+                                                     // few kept tiles, B split over the grid (odd: edge tiles, uneven splits)
+                                                     {{"B", 61}, {"M", 500}, {"K", 520}}})
         for (Layout l : {Layout::Contiguous, Layout::Misaligned}) {
           Fusion f("part_red_" + kind);
           Tensor x = permute(f.input("x", t, {Dim::sym("K"), Dim::sym("B"), Dim::sym("M")}), {1, 2, 0});
