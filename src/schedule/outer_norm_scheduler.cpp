@@ -298,22 +298,6 @@ class OuterNormScheduler final : public Scheduler {
     int ki = 0;
     int64_t hk = 1;
     if (auto why = outer_inputs_problem(cx, ki, hk, true)) return why;
-    // General inputs (reduced rows unit-stride, kept columns not): only where the inner
-    // scheduler cannot stage them, i.e. where a tile of the rows that makes a column's run 16
-    // bytes (16 / element bytes rows of RR elements each) overflows a block's shared memory
-    // (inner's staged plans, measured on seed 6 #056, #045, #084, keep the rows that fit; seed 7
-    // #068's rows of 16384 do not).
-    int64_t tile = 0;
-    std::string general;
-    for (size_t k = 0; k < static_cast<size_t>(cx.shape.num_inputs); ++k)
-      if (general_row_input(view_of(cx, k, ki))) {
-        const int es = dtype_size(cx.facts.operands[k].dtype);
-        tile += (16 + es - 1) / es * cx.facts.C * es;
-        general += (general.empty() ? "" : ", ") + cx.fusion.value(cx.shape.operands[k]).name;
-      }
-    if (tile > 0 && tile + 1024 <= cx.device.smem_per_block_optin)
-      return "input " + general + ": unit-stride along the reduced rows only, and a 16-byte run of them fits shared memory (" +
-             std::to_string(tile) + " bytes: inner stages it)";
     bool element_output = false;
     for (size_t k = cx.shape.num_inputs; k < cx.shape.operands.size(); ++k) {
       const OperandView v = view_of(cx, k, ki);
@@ -331,18 +315,36 @@ class OuterNormScheduler final : public Scheduler {
   std::optional<std::string> defers(const ScheduleContext& cx) const override {
     int64_t hk = 1;
     const int ki = kept_split(cx, hk);
-    bool transposed_output = false;  // an element output General here
-    for (size_t k = cx.shape.num_inputs; k < cx.shape.operands.size(); ++k) {
+    // An operand in the inner layout: an element output General here (the norm of a transposed
+    // input into a contiguous output), or a General input (unit-stride along the reduced rows
+    // only: the residual beside a transposed x).
+    bool inner_layout = false;
+    int64_t general_sectors = 0;  // bytes of the sectors inner's element reads of them move
+    std::string general;
+    for (size_t k = 0; k < cx.shape.operands.size(); ++k) {
       const OperandView v = view_of(cx, k, ki);
-      transposed_output |= v.reduced.varies && v.inner.varies && !unit_linear(v.inner);
+      const bool input = static_cast<int>(k) < cx.shape.num_inputs, general_input = input && general_row_input(v);
+      inner_layout |= input ? general_input : v.reduced.varies && v.inner.varies && !unit_linear(v.inner);
+      if (general_input) {
+        general_sectors += cx.facts.R * cx.facts.C * 32;
+        general += (general.empty() ? "" : ", ") + cx.fusion.value(cx.shape.operands[k]).name;
+      }
     }
-    // An output in the inner layout (the norm of a transposed input into a contiguous output)
-    // whose rows are short enough that the inner scheduler's first plan stages the transposed
-    // inputs (a tile of rows, whole sectors per column, in shared memory): a block there holds
-    // whole rows and stores them as vectors, where kept tiles here store that output element by
-    // element or staged (seed 12 #057, #009 and #002 ran 1.1-2.4x faster so; perf-notes
-    // 2026-11-27).
-    const std::vector<KernelPlan> inner = transposed_output ? inner_scheduler().candidates(cx) : std::vector<KernelPlan>{};
+    // General inputs whose element reads through inner (a 32-byte sector an element) move under
+    // a quarter of L2's bytes: a size where latency, not those sectors, sets the time, and
+    // inner's row blocks beat kept tiles split over clusters (seed 27 #107, bf16 100 x 1600: 7.3
+    // us through inner, 9.2 here, on the H200).
+    if (general_sectors > 0 && general_sectors <= cx.device.l2_bytes / 4)
+      return "input " + general + ": unit-stride along the reduced rows only, its element reads " +
+             std::to_string(general_sectors) + " bytes of sectors, under a quarter of L2 (inner)";
+    // Where the inner scheduler's first plan stages the transposed operands instead (rows short
+    // enough for a tile of rows, whole sectors per column, in shared memory), a block there
+    // holds whole rows and reads and stores them as vectors, where kept tiles here read or store
+    // the other layout's operand element by element or staged (seed 12 #057, #009 and #002 ran
+    // 1.1-2.4x faster so; seed 6 #056, #045, #084; perf-notes 2026-11-27). Where inner cannot
+    // stage them (rows too long for a tile: seed 7 #068's 16384; seed 27 #071's 12288 bf16 at
+    // 512 threads a row) it would read the transposed one element by element, a sector each.
+    const std::vector<KernelPlan> inner = inner_layout ? inner_scheduler().candidates(cx) : std::vector<KernelPlan>{};
     if (!inner.empty())
       for (const OperandPlan& o : inner.front().operands)
         if (o.access == Access::Staged)
