@@ -330,13 +330,14 @@ class OuterNormScheduler final : public Scheduler {
         general += (general.empty() ? "" : ", ") + cx.fusion.value(cx.shape.operands[k]).name;
       }
     }
-    // General inputs whose element reads through inner (a 32-byte sector an element) move under
-    // a quarter of L2's bytes: a size where latency, not those sectors, sets the time, and
-    // inner's row blocks beat kept tiles split over clusters (seed 27 #107, bf16 100 x 1600: 7.3
-    // us through inner, 9.2 here, on the H200).
-    if (general_sectors > 0 && general_sectors <= cx.device.l2_bytes / 4)
+    // General inputs whose element reads through inner (a 32-byte sector an element) move at
+    // most L2's bytes: a size where latency, not those sectors, sets inner's time (H200, 16
+    // norms of x + r of 8 seeds, perf-notes 2026-12-02: inner ran faster up to 33 MB of sectors,
+    // seed 23 #060's f32 16384 x 64 9.3 us against 15.0 here; outer_norm from 164 MB, seed 17
+    // #031's f16 1000 x 5140 34 against 42, up to 2.3x on larger ones).
+    if (general_sectors > 0 && general_sectors <= cx.device.l2_bytes)
       return "input " + general + ": unit-stride along the reduced rows only, its element reads " +
-             std::to_string(general_sectors) + " bytes of sectors, under a quarter of L2 (inner)";
+             std::to_string(general_sectors) + " bytes of sectors, within L2's (inner)";
     // Where the inner scheduler's first plan stages the transposed operands instead (rows short
     // enough for a tile of rows, whole sectors per column, in shared memory), a block there
     // holds whole rows and reads and stores them as vectors, where kept tiles here read or store
