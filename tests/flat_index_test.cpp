@@ -83,6 +83,16 @@ TEST(FlatIndex, BroadcastRowsWithUnitColumnsLoadAsVectors) {
   EXPECT_TRUE(odd.plan.params.one_row) << operand_text(odd, f);
   EXPECT_EQ(odd.plan.params.vec, 8) << operand_text(odd, f);
   EXPECT_EQ(odd.plan.params.col_vec, 1) << operand_text(odd, f);
+  // A vector across one row end runs unrolled, each element taking its row's or the next row's
+  // row part of a (seed 27 #153: the serial loop kept most warps waiting); across several row
+  // ends or the domain's end, element by element as before. Values: gpu_flat_index_test and the
+  // CPU kernel simulator's onerow_ cases.
+  const Scheduled built = schedule(f, {{"B", 16}, {"M", 8}, {"K", 770}}, {}, true);
+  const std::string& src = built.prepared.source.source;
+  EXPECT_NE(src.find("} else if (CX >= VEC && i0 + VEC <= N) {"), std::string::npos) << src;
+  EXPECT_NE(src.find("const bool nx = col0 + j >= CX;"), std::string::npos) << src;
+  EXPECT_NE(src.find("while (ce >= CX) ce -= CX, ++re;"), std::string::npos) << src;
+  EXPECT_FALSE(built.prepared.spills) << built.prepared.plan.params.str();
 }
 
 // 2-D pointwise rows that fit one pass of 256 threads take blocks as wide as their vectors
