@@ -344,7 +344,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     }
     for (const auto& [k, name] : hoisted)
       if (w.op(k).access == Access::Row) {
-        c += "      const auto n" + name + " = " + w.ptr(k) + "[" + w.offset(k, "(row0 + 1)", "0") + "];\n";
+        c += "      const auto n" + name + " = " + w.ptr(k) + "[" + (bases.count(k) ? "n" + bases.at(k) : w.offset(k, "(row0 + 1)", "0")) + "];\n";
         w.hoisted[k] = "(nx ? n" + name + " : " + name + ")";
       }
     chunk_body(false, 3, false, true, true);

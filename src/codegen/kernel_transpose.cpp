@@ -19,6 +19,7 @@
 // (4-byte slots; 8-byte elements take 8-byte slots, two banks each).
 // Tiles that are whole run without masks; edge tiles mask every access by the dims' extents.
 #include <algorithm>
+#include <functional>
 
 #include "codegen/kernel_writer.h"
 #include "schedule/transpose_view.h"
@@ -505,28 +506,24 @@ class TransposeWriter {
       c_ += init + a + "[u][j] = " + red_identity(st.kind, at) + ";\n";
       planes.emplace_back(a, compute_type(at));
     }
-    if (P_.grid_split) {
-      ks_out.scratch_per_cell = 8 * static_cast<int>(planes.size());
-      c_ += "    const bool whole = R0 + TR <= NR && C0 + TC <= NC;  // a whole tile: no masks\n";
-      c_ += "    if (whole) {\n";
-      reduced_loop(false);
-      c_ += "    } else {\n";
-      reduced_loop(true);
-      c_ += "    }\n";
-      split_combine(planes, items, pu);
-      c_ += "    if (whole) {\n";
-      write_epilogue(false, items, pu);
-      c_ += "    } else {\n";
-      write_epilogue(true, items, pu);
-      c_ += "    }\n";
-    } else {
+    // Whole tiles (no masks) and edge tiles, each through `body`.
+    auto by_tile = [&](const std::function<void(bool)>& body) {
       c_ += "    if (R0 + TR <= NR && C0 + TC <= NC) {  // a whole tile: no masks\n";
-      reduced_loop(false);
-      write_epilogue(false, items, pu);
+      body(false);
       c_ += "    } else {\n";
-      reduced_loop(true);
-      write_epilogue(true, items, pu);
+      body(true);
       c_ += "    }\n";
+    };
+    if (P_.grid_split) {  // the splits merge between the loop and the epilogue
+      ks_out.scratch_per_cell = 8 * static_cast<int>(planes.size());
+      by_tile([&](bool masked) { reduced_loop(masked); });
+      split_combine(planes, items, pu);
+      by_tile([&](bool masked) { write_epilogue(masked, items, pu); });
+    } else {
+      by_tile([&](bool masked) {
+        reduced_loop(masked);
+        write_epilogue(masked, items, pu);
+      });
     }
     if (!staged_all().empty()) c_ += "    if (t + gridDim.x < TILES) __syncthreads();  // the tiles' shared memory is reused\n";
     c_ += "  }\n}\n";

@@ -80,7 +80,7 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
       const int64_t each = (tiles + resident - 1) / resident;
       g.x = static_cast<unsigned>((tiles + each - 1) / each);
     }
-    if (plan.shape.tile.reduced_lo >= 0 && (tile_reduces_cols(plan.shape.tile) || p.grid_split)) {
+    if (tile_reduces_cols(plan.shape.tile) || p.grid_split) {
       // Partial reductions: kept tiles under a wave of resident blocks split their chunks (the
       // reduced indices outside the tile, and the column chunks where the tile reduces its
       // columns) over gridDim.y, up to a wave: a block's chunks run one after another (a chunk

@@ -135,7 +135,7 @@ class TransposeScheduler final : public Scheduler {
       // reduced loop at the grid's stride and the splits' merge cost an unsplit kernel: seed 16
       // #007, 4 reduced indices a tile, 82 -> 94 us with them).
       if (v->tile.reduced_lo >= 0 && !cross) {
-        p.grid_split = true;
+        p.grid_split = true;  // asks launch_grid whether these facts split the tiles
         p.grid_split = launch_grid(plan, cx.facts, cx.device, std::max(1, resident / p.threads), 0).y > 1;
       }
       out.push_back(plan);
