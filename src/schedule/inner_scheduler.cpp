@@ -439,12 +439,16 @@ std::vector<Try> plans_to_try(const RowModel& m) {
 // 16-byte aligned) or come from L2 every row (a cluster's block reads its share of the weights,
 // which no L1 holds). Not where the weights load 16 bytes at a time and hit L1 (measured
 // slower there: perf-notes).
+// Only where a block takes several rows (prefetching blocks stride over the rows in one wave:
+// launch_grid): a block of one row would copy its weights only to read them once.
 void add_resident_weights(const RowModel& m, KernelPlan& plan) {
   KernelParams& p = plan.params;
-  if (!(p.batch > 0 && p.vec > 1 && !p.prefetch_smem && !p.col_vec && p.row_split == 1 &&
-        (p.cluster > 1 || p.vec * m.widest < 16)))
-    return;
   const DeviceInfo& dev = m.cx.device;
+  const int64_t groups = (m.cx.facts.R + p.rows_per_block - 1) / std::max(1, p.rows_per_block),
+                wave = int64_t{dev.sm_count} / p.cluster * std::max(1, p.min_blocks);
+  if (!(p.batch > 0 && p.vec > 1 && !p.prefetch_smem && !p.col_vec && p.row_split == 1 &&
+        p.prefetch && groups > wave && (p.cluster > 1 || p.vec * m.widest < 16)))
+    return;
   int64_t bytes = 0;
   int i = 0;
   for (size_t k = 0; k < plan.operands.size(); ++k)
