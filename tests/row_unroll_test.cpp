@@ -74,8 +74,10 @@ TEST(RowUnroll, TheSchedulerTakesRowsWhereRowsFitOnePass) {
 // other schedulers take none.
 TEST(RowUnroll, NotWhereTheRowsOrThePlanDoNotAllow) {
   const Fusion f = where_clamp_silu_add(DType::F16);
-  EXPECT_EQ(schedule(f, {{"B", 32}, {"M", 1000}, {"K", 333}}).plan.params.row_unroll, 2);
-  EXPECT_EQ(schedule(f, {{"B", 16}, {"M", 1000}, {"K", 333}}).plan.params.row_unroll, 1);
+  // Rows of 333 take blocks narrower than 256 threads: rows in flight down to two waves.
+  EXPECT_EQ(schedule(f, {{"B", 32}, {"M", 1000}, {"K", 333}}).plan.params.row_unroll, 4);
+  EXPECT_EQ(schedule(f, {{"B", 16}, {"M", 1000}, {"K", 333}}).plan.params.row_unroll, 2);
+  EXPECT_EQ(schedule(f, {{"B", 8}, {"M", 1000}, {"K", 333}}).plan.params.row_unroll, 1);
   EXPECT_EQ(schedule(f, {{"B", 3}, {"M", 8}, {"K", 333}}).plan.params.row_unroll, 1);
   // Rows of several passes of 256 threads take rows in flight too (a block per pass), where
   // the passes' blocks still make kRowWaves waves.

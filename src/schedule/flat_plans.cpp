@@ -256,11 +256,13 @@ double access_cost(const KernelPlan& plan, const LaunchFacts& facts) {
 // thread (seed 11 #053: 12 bytes, f16 rows of 333 and a bool mask in phased vectors of 4 at 96
 // threads). Rows enough that each thread keeps about kRowBytesInFlight bytes of vector loads in
 // flight, at most kMostRows, and no fewer blocks (passes x R / rows) than kRowWaves waves of
-// resident ones; 1 where that is one row, where no input loads vectors, or where the plan is
-// not of that form.
+// resident ones (kNarrowRowWaves for blocks narrower than kFlatThreads, fitted to short rows:
+// a block's rows are its only work there, and more of them paid down to two waves, where
+// 256-thread blocks lost); 1 where that is one row, where no input loads vectors, or where the
+// plan is not of that form.
 // Full reductions over rows (a slice of a wider tensor) too: their one resident wave of blocks
 // (launch_grid) takes a block per pass, so only where the passes fit that wave.
-constexpr int kRowBytesInFlight = 64, kMostRows = 4, kRowWaves = 4;
+constexpr int kRowBytesInFlight = 64, kMostRows = 4, kRowWaves = 4, kNarrowRowWaves = 2;
 int rows_in_flight(const KernelPlan& plan, const LaunchFacts& facts, const DeviceInfo& dev) {
   const KernelParams& p = plan.params;
   const bool full = plan.shape.category == KernelCategory::Full;
@@ -280,7 +282,8 @@ int rows_in_flight(const KernelPlan& plan, const LaunchFacts& facts, const Devic
   int rows = std::clamp(kRowBytesInFlight / bytes, 1, kMostRows);
   const int64_t resident =
       int64_t{dev.sm_count} * std::max(1, std::min(dev.max_blocks_per_sm, dev.max_threads_per_sm / std::max(1, p.threads)));
-  while (rows > 1 && passes * ((facts.R + rows - 1) / rows) < kRowWaves * resident) --rows;
+  const int waves = p.threads < kFlatThreads ? kNarrowRowWaves : kRowWaves;
+  while (rows > 1 && passes * ((facts.R + rows - 1) / rows) < waves * resident) --rows;
   return rows;
 }
 }  // namespace
