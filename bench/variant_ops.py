@@ -152,7 +152,9 @@ class TorchOps:
         y = xf * torch.rsqrt((xf * xf).mean(dim=tuple(range(-n, 0)), keepdim=True) + eps)
         if w is not None:
             y = y * w.float()
-        return y.to(x.dtype, memory_format=torch.contiguous_format)  # as F.rms_norm lays it out
+        # Contiguous, as F.rms_norm lays it out (`.to(memory_format=...)` returned a transposed
+        # f32 y itself: a 2-d tensor's suggested format is always contiguous).
+        return y.to(x.dtype).contiguous()
 
     def softmax(self, x, axis):
         return torch.softmax(x, axis)
