@@ -1,27 +1,23 @@
-# Next stop's first call (the device time ran out this stop). 1) Nsight Compute over Solder's and
-# Inductor's kernels of programs whose accesses are the same but where torch.compile wins
-# (seed 28 #042 one_row f32, #061 a write-bound broadcast, seed 29 #135 RoPE 512, #116 a tiny
-# outer var_mean): duration, DRAM and L2 throughput, occupancy, registers side by side.
-# 2) gpu_executor_test (did not run in call111).
-R=$OUT; export SOLDER_ROOT=$PWD SOLDER_CACHE_DIR=/tmp/sc-n
+# Next stop's first call: same-run A/B of this stop's work (all untimed; no device time was
+# left this stop). Three builds from this tree, in parallel:
+#   main: the tree (with 11447da: a negated f16/bf16 value not rounded back);
+#   prev: the tree without 11447da (neg_revert.patch);
+#   cand: the tree + window_index32.patch (32-bit window/pad indices where a division remains)
+#         + one_row_strided.patch (one_row over Full operands at other row strides, e.g. seed 29
+#         #027's odd halves) = cand.patch.
+# ab1: cand against main over every program whose plan cand changes (one_row_strided: 27:137,
+# 27:144, 29:027, by plan diffs of seeds 25-29 on the CPU; window_index32: the cat and RoPE
+# programs whose registers it changes). Then cand's GPU tests of the paths it changes, in the
+# time left. (main against prev: call113.)
+R=$OUT; D=docs/results/2026-12-02/next/call112; mkdir -p /tmp/o $R/ab1
+export SOLDER_ROOT=$PWD
+(bash scripts/build_patched.sh prev $D/neg_revert.patch solder _solder > /tmp/o/br-prev.txt 2>&1 &)
+(bash scripts/build_patched.sh cand $D/cand.patch solder _solder gpu_shift_loads_test gpu_symbolic_cat_test gpu_flat_index_test > /tmp/o/br-cand.txt 2>&1 &)
 bash scripts/build_patched.sh main '' solder _solder gpu_executor_test || exit 1
-B=/tmp/main/build
-PYTHONPATH=$B/python timeout 300 ncu --clock-control none --profile-from-start off --csv --section SpeedOfLight \
-  --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
-  python3 bench/experiments/profile_variant.py 28:042 28:061 29:135 29:116 > $R/ncu.csv 2> $R/ncu.err
-echo "ncu exit $?"; grep "^==" $R/ncu.err
-python3 - "$R/ncu.csv" <<'PY' | tee $R/ncu_summary.txt
-import csv, sys
-want = ["Duration", "DRAM Throughput", "L2 Cache Throughput", "Memory Throughput", "L1/TEX Hit Rate", "L2 Hit Rate",
-        "Achieved Occupancy", "Registers Per Thread", "Waves Per SM"]
-rows = {}
-lines = [l for l in open(sys.argv[1]) if l.startswith('"')]
-for r in csv.DictReader(lines):
-    k = (int(r["ID"]), r["Kernel Name"][:48], r["Grid Size"], r["Block Size"])
-    if r["Metric Name"] in want:
-        rows.setdefault(k, {})[r["Metric Name"]] = r["Metric Value"] + " " + r["Metric Unit"]
-print("| id | kernel | grid | block | " + " | ".join(want) + " |")
-for k in sorted(rows):
-    print(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | " + " | ".join(rows[k].get(m, "") for m in want) + " |")
-PY
-timeout $((560 - SECONDS)) $B/tests/gpu_executor_test --gtest_brief=1 --gtest_filter='-*SampledRows' 2>&1 | tail -5 | tee $R/gpu_executor.txt
+until grep -qE "build (ok|FAILED)" /tmp/o/br-prev.txt 2>/dev/null && grep -qE "build (ok|FAILED)" /tmp/o/br-cand.txt 2>/dev/null; do sleep 2; done
+tail -1 /tmp/o/br-prev.txt; tail -1 /tmp/o/br-cand.txt
+NEW=/tmp/cand/build PREV=/tmp/main/build OUT=$R/ab1 PROGS="27:137|144 28:069|090|116|142|153 29:027|088|092|135" bash scripts/ab_variants.sh
+for t in gpu_shift_loads_test gpu_symbolic_cat_test gpu_flat_index_test; do
+  [ $SECONDS -lt 540 ] && timeout $((580 - SECONDS)) /tmp/cand/build/tests/$t --gtest_brief=1 2>&1 | tail -3 | tee $R/t-$t.txt
+done
+cd $R && tar -cf x.tar ab1/x && rm -rf ab1/x

@@ -1,0 +1,37 @@
+# Next stop's second call (after call112's builds, which it reuses where the machine stayed
+# warm). 0) main against prev (11447da, a negated f16/bf16 value not rounded back) over RoPE
+# programs. 1) Nsight Compute over Solder's and Inductor's
+# kernels of programs whose accesses are the same but where torch.compile wins (seed 28 #042
+# one_row f32, #061 a write-bound broadcast; seed 29 #135 RoPE bf16 512, #088 RoPE f16 4098 (the
+# shift plan), #036 a 21 MB pointwise one_row, #027 odd halves, #116 a tiny outer var_mean):
+# duration, DRAM and L2 throughput, occupancy, registers, issue and stall reasons side by side.
+# 2) gpu_executor_test (did not run in call111).
+R=$OUT; export SOLDER_ROOT=$PWD SOLDER_CACHE_DIR=/tmp/sc-n
+D=docs/results/2026-12-02/next/call112; mkdir -p /tmp/o $R/ab2
+[ -d /tmp/prev/build/python ] || (bash scripts/build_patched.sh prev $D/neg_revert.patch solder _solder > /tmp/o/br-prev.txt 2>&1 &)
+[ -x /tmp/main/build/tests/gpu_executor_test ] || bash scripts/build_patched.sh main '' solder _solder gpu_executor_test || exit 1
+until [ -d /tmp/prev/build/python ] && ! pgrep -f build_copy.sh > /dev/null; do sleep 2; done
+NEW=/tmp/main/build PREV=/tmp/prev/build OUT=$R/ab2 PROGS="25:130 26:046 27:145 28:116 29:088|135" bash scripts/ab_variants.sh
+(cd $R && tar -cf x.tar ab2/x && rm -rf ab2/x)
+B=/tmp/main/build
+PYTHONPATH=$B/python timeout 300 ncu --clock-control none --profile-from-start off --csv --section SpeedOfLight \
+  --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy --section ComputeWorkloadAnalysis \
+  --section WarpStateStats \
+  python3 bench/experiments/profile_variant.py 28:042 28:061 29:135 29:088 29:036 29:027 29:116 > $R/ncu.csv 2> $R/ncu.err
+echo "ncu exit $?"; grep "^==" $R/ncu.err
+python3 - "$R/ncu.csv" <<'PY' | tee $R/ncu_summary.txt
+import csv, sys
+want = ["Duration", "DRAM Throughput", "L2 Cache Throughput", "Memory Throughput", "L1/TEX Hit Rate", "L2 Hit Rate",
+        "Achieved Occupancy", "Registers Per Thread", "Waves Per SM", "Executed Ipc Active", "Issue Slots Busy",
+        "Warp Cycles Per Issued Instruction", "Avg. Active Threads Per Warp"]
+rows = {}
+lines = [l for l in open(sys.argv[1]) if l.startswith('"')]
+for r in csv.DictReader(lines):
+    k = (int(r["ID"]), r["Kernel Name"][:48], r["Grid Size"], r["Block Size"])
+    if r["Metric Name"] in want:
+        rows.setdefault(k, {})[r["Metric Name"]] = r["Metric Value"] + " " + r["Metric Unit"]
+print("| id | kernel | grid | block | " + " | ".join(want) + " |")
+for k in sorted(rows):
+    print(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | " + " | ".join(rows[k].get(m, "") for m in want) + " |")
+PY
+timeout $((560 - SECONDS)) $B/tests/gpu_executor_test --gtest_brief=1 --gtest_filter='-*SampledRows' 2>&1 | tail -5 | tee $R/gpu_executor.txt
