@@ -98,6 +98,20 @@ def as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
+def keyed_program(key, cache):
+    """Program `SEED:NNN` of a sweep (each seed's programs generated once, into `cache`), its
+    inputs on the GPU (torch seed 0) and its torch function: for the scripts that take programs
+    one by one (bench/experiments)."""
+    seed, num = key.split(":")
+    if seed not in cache:
+        cache[seed] = {p.name.split()[0]: p for p in generate(int(seed), 160)}
+    p = cache[seed][num]
+    torch.manual_seed(0)
+    xs = [make_input(i, p.sizes, "cuda") for i in p.inputs]
+    o = ops.TorchOps(p.sizes)
+    return p, xs, (lambda *a: p.fn(o, *a))
+
+
 def build_fusion(p, sizes, bf16_out_as_f32=False):
     """The program as a Fusion. Host runs return numpy arrays, which have no bf16: there
     (bf16_out_as_f32) bf16 outputs are widened to f32, exactly, and compared as such."""

@@ -26,14 +26,7 @@ def main(keys):
     flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size, dtype=torch.uint8, device="cuda")
     programs = {}
     for key in keys:
-        seed, num = key.split(":")
-        if seed not in programs:
-            programs[seed] = {p.name.split()[0]: p for p in V.generate(int(seed), 160)}
-        p = programs[seed][num]
-        torch.manual_seed(0)
-        xs = [V.make_input(i, p.sizes, "cuda") for i in p.inputs]
-        o = variant_ops.TorchOps(p.sizes)
-        fn = lambda *a, p=p, o=o: p.fn(o, *a)  # noqa: E731
+        p, xs, fn = V.keyed_program(key, programs)
         with torch.no_grad():
             torch._dynamo.reset()
             cf = torch.compile(fn, fullgraph=True, dynamic=False)

@@ -28,14 +28,7 @@ def main(grid, peers=True):
         if not line or line.startswith("#"):
             continue
         key, _, plan = line.partition("|")
-        seed, num = key.split(":")
-        if seed not in programs:
-            programs[seed] = {p.name.split()[0]: p for p in V.generate(int(seed), 160)}
-        p = programs[seed][num]
-        torch.manual_seed(0)
-        xs = [V.make_input(i, p.sizes, "cuda") for i in p.inputs]
-        o = variant_ops.TorchOps(p.sizes)
-        fn = lambda *a, p=p, o=o: p.fn(o, *a)  # noqa: E731
+        p, xs, fn = V.keyed_program(key, programs)
         with torch.no_grad():
             ref = V.as_tuple(fn(*xs))
             if key not in compiled and not peers:
@@ -52,10 +45,10 @@ def main(grid, peers=True):
                 us = timer(lambda: ex(*xs))[0]
             plans = "; ".join(V.plans_of(ex))
         except Exception as e:
-            print(f"| {seed}:{p.name[:48]} | {plan or '(scheduler)'} | failed: {V.short_error(e)[:80]} | | | | |", flush=True)
+            print(f"| {key.split(':')[0]}:{p.name[:48]} | {plan or '(scheduler)'} | failed: {V.short_error(e)[:80]} | | | | |", flush=True)
             continue
         cu = copy.us(V.moved_bytes(xs, ref))
-        print(f"| {seed}:{p.name[:48]} | {plan or '(scheduler)'} | {us:.1f} | {100 * cu / us:.1f} | "
+        print(f"| {key.split(':')[0]}:{p.name[:48]} | {plan or '(scheduler)'} | {us:.1f} | {100 * cu / us:.1f} | "
               f"{us / compiled[key]:.2f} | {'ok' if ok else f'WRONG {err:.3g}'} | {plans[:120]} |", flush=True)
         torch.cuda.empty_cache()
 
