@@ -3,7 +3,8 @@
 # programs. 1) Nsight Compute over Solder's and Inductor's
 # kernels of programs whose accesses are the same but where torch.compile wins (seed 28 #042
 # one_row f32, #061 a write-bound broadcast; seed 29 #135 RoPE bf16 512, #088 RoPE f16 4098 (the
-# shift plan), #036 a 21 MB pointwise one_row, #027 odd halves, #116 a tiny outer var_mean):
+# shift plan), #036 a 21 MB pointwise one_row, #027 odd halves, #116 a tiny outer var_mean;
+# #033 a transposed norm at 43 % of copy, #141 a softmax by hand where both sides reach 37 %):
 # duration, DRAM and L2 throughput, occupancy, registers, issue and stall reasons side by side.
 # 2) gpu_executor_test (did not run in call111).
 R=$OUT; export SOLDER_ROOT=$PWD SOLDER_CACHE_DIR=/tmp/sc-n
@@ -14,22 +15,28 @@ until [ -d /tmp/prev/build/python ] && ! pgrep -f build_copy.sh > /dev/null; do 
 NEW=/tmp/main/build PREV=/tmp/prev/build OUT=$R/ab2 PROGS="25:130 26:046 27:145 28:116 29:088|135" bash scripts/ab_variants.sh
 (cd $R && tar -cf x.tar ab2/x && rm -rf ab2/x)
 B=/tmp/main/build
-PYTHONPATH=$B/python timeout 300 ncu --clock-control none --profile-from-start off --csv --section SpeedOfLight \
-  --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy --section ComputeWorkloadAnalysis \
-  --section WarpStateStats \
-  python3 bench/experiments/profile_variant.py 28:042 28:061 29:135 29:088 29:036 29:027 29:116 > $R/ncu.csv 2> $R/ncu.err
-echo "ncu exit $?"; grep "^==" $R/ncu.err
-python3 - "$R/ncu.csv" <<'PY' | tee $R/ncu_summary.txt
+# Two runs, the large kernels apart: a run cut off by its timeout leaves no CSV.
+for run in "ncu:28:042 28:061 29:135 29:088 29:036 29:027 29:116" "ncu_large:29:033 29:141"; do
+  PYTHONPATH=$B/python timeout 240 ncu --clock-control none --profile-from-start off --csv --section SpeedOfLight \
+    --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy --section ComputeWorkloadAnalysis \
+    --section WarpStateStats python3 bench/experiments/profile_variant.py ${run#*:} > $R/${run%%:*}.csv 2> $R/${run%%:*}.err
+  echo "ncu exit $?"; grep "^==" $R/${run%%:*}.err
+done
+python3 - $R/ncu.csv $R/ncu_large.csv <<'PY' | tee $R/ncu_summary.txt
 import csv, sys
 want = ["Duration", "DRAM Throughput", "L2 Cache Throughput", "Memory Throughput", "L1/TEX Hit Rate", "L2 Hit Rate",
         "Achieved Occupancy", "Registers Per Thread", "Waves Per SM", "Executed Ipc Active", "Issue Slots Busy",
         "Warp Cycles Per Issued Instruction", "Avg. Active Threads Per Warp"]
 rows = {}
-lines = [l for l in open(sys.argv[1]) if l.startswith('"')]
-for r in csv.DictReader(lines):
-    k = (int(r["ID"]), r["Kernel Name"][:48], r["Grid Size"], r["Block Size"])
-    if r["Metric Name"] in want:
-        rows.setdefault(k, {})[r["Metric Name"]] = r["Metric Value"] + " " + r["Metric Unit"]
+for n, f in enumerate(sys.argv[1:]):  # each run's CSV apart: its own header, IDs from 0
+    try:
+        lines = [l for l in open(f) if l.startswith('"')]
+    except OSError:
+        continue
+    for r in csv.DictReader(lines):
+        k = (f"{n}.{int(r['ID']):03d}", r["Kernel Name"][:48], r["Grid Size"], r["Block Size"])
+        if r["Metric Name"] in want:
+            rows.setdefault(k, {})[r["Metric Name"]] = r["Metric Value"] + " " + r["Metric Unit"]
 print("| id | kernel | grid | block | " + " | ".join(want) + " |")
 for k in sorted(rows):
     print(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | " + " | ".join(rows[k].get(m, "") for m in want) + " |")
