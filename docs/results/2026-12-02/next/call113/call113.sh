@@ -22,6 +22,13 @@ for run in "ncu:28:042 28:061 29:135 29:088 29:036 29:027 29:116" "ncu_large:29:
     --section WarpStateStats python3 bench/experiments/profile_variant.py ${run#*:} > $R/${run%%:*}.csv 2> $R/${run%%:*}.err
   echo "ncu exit $?"; grep "^==" $R/${run%%:*}.err
 done
+# Which pipes the RoPE and the softmax by hand fill (the conversions F2F and MUFU share the XU
+# pipe, 16 a clock an SM on sm_90): the pipe metrics this ncu knows, by name.
+ncu --query-metrics --chip gh100 > $R/ncu_metrics.txt 2>&1
+M=$(grep -oE "^sm__inst_executed_pipe_(xu|alu|fma|fmaheavy|fmalite|lsu|uniform)\b" $R/ncu_metrics.txt | sort -u | sed 's/$/.avg.pct_of_peak_sustained_active/' | paste -sd, -)
+[ -n "$M" ] && PYTHONPATH=$B/python timeout 120 ncu --clock-control none --profile-from-start off --csv \
+  --metrics "$M,smsp__inst_executed.sum,gpu__time_duration.sum" python3 bench/experiments/profile_variant.py 29:141 29:135 \
+  > $R/ncu_pipes.csv 2> $R/ncu_pipes.err; echo "pipes: $M"
 python3 - $R/ncu.csv $R/ncu_large.csv <<'PY' | tee $R/ncu_summary.txt
 import csv, sys
 want = ["Duration", "DRAM Throughput", "L2 Cache Throughput", "Memory Throughput", "L1/TEX Hit Rate", "L2 Hit Rate",
