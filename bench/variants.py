@@ -35,7 +35,8 @@ device copy timed the same way. Each side's host time per call is recorded too: 
 call whose host time outlasts the flush starts late, so its figure holds host time; such figures
 are flagged (`compile_host_bound`) and counted in the report. Programs Solder cannot express,
 refuses or gets wrong are counted and listed, never dropped. Prints the distributions and the 15
-worst programs; writes JSON.
+worst programs, each with what its own figures say (`figures_say`: small, at the copy's speed,
+far under it, torch.compile host-bound, several launches, one element a thread); writes JSON.
 
 The programs: bench/variant_programs.py (the generator); the ops they call, on Solder and on
 torch: bench/variant_ops.py.
@@ -433,6 +434,28 @@ def summarize(records, not_run):
     }
 
 
+def figures_say(r):
+    """What a timed record's own figures say about its gap to torch.compile (the worst programs'
+    `why` line; a diagnosis needs `--explain` and a profiler): the size class, where it stands
+    against a same-bytes copy, torch.compile's host-bound figure, launches, element-wise plans."""
+    said = []
+    mb = r["bytes"] / 1e6
+    if mb < 4:
+        said.append(f"small ({mb:.1f} MB): a same-bytes copy takes {r['copy_us']:.1f} us; launch and latency decide")
+    if r["pct_copy"] >= 90:
+        said.append(f"at {r['pct_copy']:.0f} % of a same-bytes copy: torch.compile runs under the copy's time")
+    elif mb >= 32 and r["pct_copy"] < 60:
+        said.append(f"{r['pct_copy']:.0f} % of a same-bytes copy at {mb:.0f} MB: the kernel, not the bytes, sets the time")
+    if r.get("compile_host_bound"):
+        said.append("torch.compile's figure holds host time")
+    kernels = [x for x in r.get("launches", []) if x != "view"]
+    if len(kernels) > 1:
+        said.append(f"{len(kernels)} launches")
+    if any(" vec=1 " in f" {pl} " for pl in r.get("plans", [])):
+        said.append("a plan of one element a thread (vec=1)")
+    return "; ".join(said) or "none of the usual: see --explain"
+
+
 def print_report(records, not_run, summary, out=sys.stdout):
     p = lambda *a: print(*a, file=out)
     p("\n== status: " + ", ".join(f"{k} {v}" for k, v in sorted(summary["counts"].items())))
@@ -474,6 +497,7 @@ def print_report(records, not_run, summary, out=sys.stdout):
             p(f"  {r['solder_us']:9.1f} {r['compile_us']:8.1f} {r['eager_us']:8.1f} {r['ratio_vs_compile']:6.2f} "
               f"{r['pct_copy']:6.1f} {r['bytes'] / 1e6:7.1f}  {r['name']}")
             p(f"  {'':>50}  {' '.join(r.get('launches', []))}")
+            p(f"  {'':>50}  figures: {figures_say(r)}")
 
 
 # ---------------------------------------------------------------------------------------------
