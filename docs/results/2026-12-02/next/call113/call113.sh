@@ -1,6 +1,6 @@
 # Next stop's second call (after call112's builds, which it reuses where the machine stayed
-# warm). 0) main against prev (11447da, a negated f16/bf16 value not rounded back) over RoPE
-# programs. 1) Nsight Compute over Solder's and Inductor's
+# warm). 0) neg (neg_unrounded.patch: a negated f16/bf16 value not rounded
+# back, bit-identical results) against main over RoPE programs. 1) Nsight Compute over Solder's and Inductor's
 # kernels of programs whose accesses are the same but where torch.compile wins (seed 28 #042
 # one_row f32, #061 a write-bound broadcast; seed 29 #135 RoPE bf16 512, #088 RoPE f16 4098 (the
 # shift plan), #036 a 21 MB pointwise one_row, #027 odd halves, #116 a tiny outer var_mean;
@@ -9,10 +9,10 @@
 # 2) gpu_executor_test (did not run in call111).
 R=$OUT; export SOLDER_ROOT=$PWD SOLDER_CACHE_DIR=/tmp/sc-n
 D=docs/results/2026-12-02/next/call112; mkdir -p /tmp/o $R/ab2
-[ -d /tmp/prev/build/python ] || (bash scripts/build_patched.sh prev $D/neg_revert.patch solder _solder > /tmp/o/br-prev.txt 2>&1 &)
+[ -d /tmp/neg/build/python ] || (bash scripts/build_patched.sh neg $D/neg_unrounded.patch solder _solder > /tmp/o/br-neg.txt 2>&1 &)
 [ -x /tmp/main/build/tests/gpu_executor_test ] || bash scripts/build_patched.sh main '' solder _solder gpu_executor_test || exit 1
-until [ -d /tmp/prev/build/python ] && ! pgrep -f build_copy.sh > /dev/null; do sleep 2; done
-NEW=/tmp/main/build PREV=/tmp/prev/build OUT=$R/ab2 PROGS="25:130 26:046 27:145 28:116 29:088|135" bash scripts/ab_variants.sh
+until [ -d /tmp/neg/build/python ] && ! pgrep -f build_copy.sh > /dev/null; do sleep 2; done
+NEW=/tmp/neg/build PREV=/tmp/main/build OUT=$R/ab2 PROGS="25:130 26:046 27:145 28:116 29:088|135" bash scripts/ab_variants.sh
 (cd $R && tar -cf x.tar ab2/x && rm -rf ab2/x)
 B=/tmp/main/build
 # Two runs, the large kernels apart: a run cut off by its timeout leaves no CSV.
