@@ -29,6 +29,7 @@ def main(grid, peers=True):
             continue
         key, _, plan = line.partition("|")
         p, xs, fn = V.keyed_program(key, programs)
+        seed = key.split(":")[0]
         with torch.no_grad():
             ref = V.as_tuple(fn(*xs))
             if key not in compiled and not peers:
@@ -45,10 +46,10 @@ def main(grid, peers=True):
                 us = timer(lambda: ex(*xs))[0]
             plans = "; ".join(V.plans_of(ex))
         except Exception as e:
-            print(f"| {key.split(':')[0]}:{p.name[:48]} | {plan or '(scheduler)'} | failed: {V.short_error(e)[:80]} | | | | |", flush=True)
+            print(f"| {seed}:{p.name[:48]} | {plan or '(scheduler)'} | failed: {V.short_error(e)[:80]} | | | | |", flush=True)
             continue
         cu = copy.us(V.moved_bytes(xs, ref))
-        print(f"| {key.split(':')[0]}:{p.name[:48]} | {plan or '(scheduler)'} | {us:.1f} | {100 * cu / us:.1f} | "
+        print(f"| {seed}:{p.name[:48]} | {plan or '(scheduler)'} | {us:.1f} | {100 * cu / us:.1f} | "
               f"{us / compiled[key]:.2f} | {'ok' if ok else f'WRONG {err:.3g}'} | {plans[:120]} |", flush=True)
         torch.cuda.empty_cache()
 
