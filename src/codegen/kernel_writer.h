@@ -178,7 +178,15 @@ struct Writer {
   std::string window_of(int v, const std::string& row, const std::string& col, const std::string& lane = "") const {
     std::string idx, lo, hi;
     if (!window_parts(v, row, col, lane, idx, lo, hi)) return "";
+    if (plan.params.index32 && window_divides(v) && lo == "0") return "(" + idx + " < " + hi + ")";  // unsigned
     return "(" + idx + " >= " + lo + " && " + idx + " < " + hi + ")";
+  }
+  // Whether a window's index along its dim takes a division or remainder (the dim is not the only
+  // one of the kernel's rows or columns); with index32 those are unsigned 32-bit.
+  bool window_divides(int v) const {
+    const int kd = window_dim(v), rank = static_cast<int>(ks.dim_order.size());
+    const bool in_cols = kd >= ks.split;
+    return kd >= 0 && (kd > (in_cols ? ks.split : 0) || kd < (in_cols ? rank - 1 : ks.split - 1));
   }
   // window_of's parts: the element's index along the axis and the window's bounds [lo, hi).
   // With shift plans, vectors need not divide the innermost dim, so a lane's index along it
@@ -192,10 +200,13 @@ struct Writer {
     const bool in_cols = kd >= ks.split;
     const int last = in_cols ? rank - 1 : ks.split - 1, first = in_cols ? ks.split : 0;
     idx = in_cols ? col : row;
+    // index32 (every index fits 30 bits: fits_index32): 32-bit divisions.
+    const std::string u = plan.params.index32 ? "(unsigned)" : "";
     std::string below;
-    for (int d = kd + 1; d <= last; ++d) below += (below.empty() ? "" : " * ") + std::string("p.dims[") + num(d) + "]";
+    for (int d = kd + 1; d <= last; ++d) below += (below.empty() ? "" : " * ") + u + "p.dims[" + num(d) + "]";
+    if (window_divides(v)) idx = u + "(" + idx + ")";
     if (!below.empty()) idx = "(" + idx + ") / (" + below + ")";
-    if (kd > first) idx = "(" + idx + ") % p.dims[" + num(kd) + "]";
+    if (kd > first) idx = "(" + idx + ") % " + u + "p.dims[" + num(kd) + "]";
     if (!lane.empty() && in_cols && kd == rank - 1) {
       if (plan.params.shift && kd > first)
         idx = "(" + idx + " + " + lane + " - (" + idx + " + " + lane + " >= p.dims[" + num(kd) + "] ? p.dims[" + num(kd) + "] : 0))";
@@ -335,7 +346,7 @@ struct Writer {
     } else if (kd == rank - 1) {  // along the innermost dim: the vectors' lanes inside [lo, hi)
       std::string idx, lo, hi;
       window_parts(v, row, col0, "", idx, lo, hi);
-      code += I(in) + "const i64 wi" + kk + " = " + idx + ";\n";
+      code += I(in) + (plan.params.index32 ? "const int wi" : "const i64 wi") + kk + " = " + idx + ";\n";
       const std::string wi = "wi" + kk;
       aligned_ok = "(" + wi + " >= " + lo + " && " + wi + " + VEC <= " + hi + ")";
       pair_ok = "(" + wi + " - (i64)" + sh + " >= " + lo + " && " + wi + " - (i64)" + sh + " + 2 * VEC <= " + hi + ")";

@@ -1,6 +1,5 @@
-# Next stop's third call: a fresh seed (30) beside torch.compile on main (or on main with
-# cand.patch, where call112's A/B lands it first), the whole call.
+# A fresh seed (30) beside torch.compile on main with window_index32 landed (call112 A/B), the whole call.
 R=$OUT
-[ -d /tmp/main/build/python ] || bash scripts/build_patched.sh main '' solder _solder || exit 1
+bash scripts/build_patched.sh main '' solder _solder || exit 1
 SOLDER_CACHE_DIR=/tmp/sc-30 PYTHONPATH=/tmp/main/build/python timeout $((575-SECONDS)) python3 bench/variants.py --seed 30 --time-budget $((555-SECONDS)) -o $R/variants_seed30.json > $R/variants_seed30.txt 2>&1
 echo "sweep exit $? $SECONDS s"; grep -A40 "== status" $R/variants_seed30.txt | head -45
