@@ -233,12 +233,8 @@ __device__ __forceinline__ float s_silu(float x) { return x / (1.0f + expf(-x));
 __device__ __forceinline__ double s_silu(double x) { return x / (1.0 + exp(-x)); }
 
 // Hardware approximations, used only where the result is rounded to f16/bf16 right after.
-__device__ __forceinline__ float tanh_approx(float x) { float y; asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
 __device__ __forceinline__ float fast_sigmoid(float x) { return __fdividef(1.0f, 1.0f + __expf(-x)); }
 __device__ __forceinline__ float fast_silu(float x) { return __fdividef(x, 1.0f + __expf(-x)); }
-__device__ __forceinline__ float fast_gelu_tanh(float x) {
-  return 0.5f * x * (1.0f + tanh_approx(0.79788456080286536f * (x + 0.044715f * x * x * x)));
-}
 
 // Reductions: identity and combine per kind.
 struct RedSum { template <class T> __device__ static T id() { return T(0); }

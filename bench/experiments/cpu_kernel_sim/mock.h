@@ -49,7 +49,6 @@ inline float __fdiv_rn(float a, float b) { return a / b; }
 inline double __dadd_rn(double a, double b) { return a + b; }
 inline double __dmul_rn(double a, double b) { return a * b; }
 inline double __dsub_rn(double a, double b) { return a - b; }
-inline float tanh_approx(float x) { return std::tanh(x); }
 inline float round_f16(float f) { return f16_to_f(f_to_f16(f)); }
 inline float round_bf16(float f) { return bf16_to_f(f_to_bf16(f)); }
 template <class T> inline T s_max(T a, T b) { return (a > b || a != a) ? a : b; }
@@ -134,7 +133,6 @@ inline float s_silu(float x) { return x / (1.0f + std::exp(-x)); }
 inline float s_gelu_tanh(float x) { return 0.5f * x * (1.0f + std::tanh(0.79788456080286536f * (x + 0.044715f * x * x * x))); }
 inline float fast_sigmoid(float x) { return s_sigmoid(x); }
 inline float fast_silu(float x) { return s_silu(x); }
-inline float fast_gelu_tanh(float x) { return s_gelu_tanh(x); }
 
 // The inner template's needs: shared memory at 32-bit addresses (offsets from an anchor in this
 // object, whose statics, the kernel's __shared__ arrays among them, lie within 2 GiB of it),
