@@ -67,6 +67,12 @@ TEST(RowUnroll, TheSchedulerTakesRowsWhereRowsFitOnePass) {
   // f32 x: 16 + 4 bytes a row: 3 rows.
   const Scheduled e = schedule(where_clamp_silu_add(DType::F32), {{"B", 128}, {"M", 1000}, {"K", 333}});
   EXPECT_EQ(e.plan.params.row_unroll, 3) << e.plan.key();
+  // One element a thread (odd halves of f16 rows of 4098): 4 bytes a row, so 4 rows, their
+  // elements loaded ahead as vectors of one.
+  const LaunchRecord h = compiled(silu_of_halves(4098), {{"B", 8192}});
+  EXPECT_EQ(h.vec, 1) << h.params;
+  EXPECT_EQ(rows_of(h.params), 4) << h.params;
+  EXPECT_EQ(h.spill_bytes, 0) << h.params;
 }
 
 // Fewer rows take fewer rows in flight (R / row_unroll blocks stay >= 4 waves of resident

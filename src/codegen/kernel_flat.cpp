@@ -376,6 +376,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     // took 70 registers with 64-bit ones, 48 so. The prefetch slots start zeroed: a slot a row's
     // partial vector leaves unloaded, read by nothing, made ptxas spill (4 bytes, 64 registers).
     w.rows32 = P.index32;
+    w.unit_vectors = P.vec == 1;
     const std::string row_t = P.index32 ? "int" : "i64", row_at = P.index32 ? "(int)rowb + r" : "rowb + r";
     c += "  constexpr int RU = " + num(P.row_unroll) + ";\n  (void)UNROLL;\n";
     c += "  for (i64 rowb = (i64)blockIdx.y * RU; rowb < R; rowb += (i64)gridDim.y * RU) {\n";
@@ -414,7 +415,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     c += "      }\n    }\n  }\n";
     if (full) write_grid_combine(w, acc, post_outs, ks_out);
     c += "}\n";
-    w.rows32 = false;
+    w.rows32 = w.unit_vectors = false;
     return;
   }
   c += "    for (i64 chunk = blockIdx.x; chunk * (THREADS * UNROLL * VEC) < " + span + "; chunk += gridDim.x) {\n";

@@ -82,7 +82,7 @@ struct Writer {
   std::string ptr(int k) const { return "P" + num(k); }
   bool is_input(int v) const { return operand_index.count(v) > 0; }
   bool vectorized(int k) const {
-    if (vec <= 1) return false;
+    if (vec <= 1) return unit_vectors && (op(k).access == Access::Full || op(k).access == Access::Col);
     if (op(k).access == Access::Staged) return staged.count(k) && staged_tile_vectors(plan.params, dtype_size(dt(op(k).value)));
     // One row of R x C (plan.params.one_row) whose rows are not vec-aligned: a full/dims
     // operand's vectors, like a weight's, do not start at its rows' starts.
@@ -136,6 +136,9 @@ struct Writer {
   // Flat rows in flight with index32 (write_flat): "row" is an int and a row's offset at a row
   // stride 32-bit (every offset fits 31 bits: fits_index32), fewer registers per row held.
   bool rows32 = false;
+  // Flat rows in flight at VEC 1 (write_flat): dense operands' elements as vectors of one, so
+  // their loads go ahead of the rows' math as vectors' do.
+  bool unit_vectors = false;
   bool split_rows(int k) const { return flat_rows && (op(k).rows_by_dim || op(k).access == Access::General); }
   std::string flat_row_part(int k, const std::string& row) const {
     if (row == "row" && row_base.count(k)) return row_base.at(k);

@@ -254,7 +254,8 @@ double access_cost(const KernelPlan& plan, const LaunchFacts& facts) {
 // Rows in flight (KernelParams::row_unroll) for a 2-D pointwise plan: each thread loads one
 // vector per row of its pass, and one row at a time left one vector's loads in flight per
 // thread (seed 11 #053: 12 bytes, f16 rows of 333 and a bool mask in phased vectors of 4 at 96
-// threads). Rows enough that each thread keeps about kRowBytesInFlight bytes of vector loads in
+// threads; at vec 1, an element is a vector of one: odd halves of f16 rows held 4 bytes, seed 30
+// #024). Rows enough that each thread keeps about kRowBytesInFlight bytes of vector loads in
 // flight, at most kMostRows, and no fewer blocks (passes x R / rows) than kRowWaves waves of
 // resident ones (kNarrowRowWaves for blocks narrower than kFlatThreads, fitted to short rows:
 // a block's rows are its only work there, and more of them paid down to two waves, where
@@ -275,7 +276,7 @@ int rows_in_flight(const KernelPlan& plan, const LaunchFacts& facts, const Devic
   int bytes = 0;  // a row's vector loads per thread
   for (size_t k = 0; k < plan.operands.size(); ++k) {
     const OperandPlan& o = plan.operands[k];
-    if (o.is_output || p.vec == 1) continue;
+    if (o.is_output) continue;
     if (o.access == Access::Full || (o.access == Access::Col && !by_element)) bytes += p.vec * dtype_size(facts.operands[k].dtype);
   }
   if (bytes == 0) return 1;

@@ -78,8 +78,12 @@ TEST(GpuRowUnroll, PinnedRows) {
   for (DType t : {DType::F16, DType::F32})
     for (int n : {2, 3, 4})
       for (const Bindings& b : std::vector<Bindings>{{{"B", 7}, {"H", 512}}, {{"B", 10}, {"H", 40}}, {{"B", 9}, {"H", 3000}}})
-        check(mul_add_bias(t), b, Layout::Contiguous, std::string(dtype_name(t)) + " mul_add_bias" + sizes_text(b),
-              "row_unroll=" + std::to_string(n) + ",one_row=0");
+        for (const std::string vec : {"", ",vec=1"})  // vec=1: elements loaded ahead as vectors of one
+          check(mul_add_bias(t), b, Layout::Contiguous, std::string(dtype_name(t)) + " mul_add_bias" + sizes_text(b) + vec,
+                "row_unroll=" + std::to_string(n) + ",one_row=0" + vec);
+  // Odd halves of f16 rows (seed 30 #024's form): one element a thread, the scheduler's rows.
+  for (const Bindings& b : std::vector<Bindings>{{{"B", 8192}}, {{"B", 37}}})
+    for (int64_t k : {4098, 334}) check(silu_of_halves(k), b, Layout::Contiguous, "silu_of_halves K=" + std::to_string(k) + sizes_text(b));
 }
 
 // Full reductions over sliced rows (seed 17 #059's form): a var_mean and an amax of one padded

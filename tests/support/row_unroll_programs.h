@@ -44,6 +44,15 @@ inline Fusion mul_add_bias(DType t) {
   return f;
 }
 
+// silu(a) * b over the halves a, b of x [B, K] (seed 30 #024: K = 4098, odd halves), f16: no
+// half starts vector-aligned in every row, so the plan reads one element a thread.
+inline Fusion silu_of_halves(int64_t k) {
+  Fusion f("silu_of_halves");
+  Tensor x = f.input("x", DType::F16, {Dim::sym("B"), Dim(k)});
+  f.output(silu(slice(x, 1, 0, k / 2)) * slice(x, 1, k / 2));
+  return f;
+}
+
 // A var_mean of x² and an amax of |x| over every dim of x [B, H] (seed 17 #059's form where x
 // is a slice: a full reduction over rows).
 inline Fusion full_of_slice(DType t) {

@@ -766,18 +766,20 @@ int main(int argc, char** argv) {
         }
     g_expect_param = "";
     // (index32=0: the 64-bit rows and row offsets, as over tensors past 2^31 elements.)
+    // (vec=1: the elements loaded ahead as vectors of one.)
     for (int n : {2, 3, 4})
-      for (const Bindings& sz : std::vector<Bindings>{{{"B", 7}, {"H", 512}}, {{"B", 10}, {"H", 40}}, {{"B", 5}, {"H", 1}}, {{"B", 5}, {"H", 3000}}}) {
-        const std::string pin = "row_unroll=" + std::to_string(n) + ",one_row=0" + (n == 3 ? ",index32=0" : "");
-        g_expect_param = sz.at("H") == 1 ? "" : " row_unroll=" + std::to_string(n);
-        for (unsigned cap : {~0u, 2u}) {
-          g_grid_cap_y = cap;
-          run("rowunroll_bias_B" + std::to_string(sz.at("B")) + "H" + std::to_string(sz.at("H")) + "_" + tn + "_" + pin +
-                  (cap == 2 ? "_gy2" : ""),
-              mul_add_bias(t), sz, std::vector<Layout>{C, C, C}, std::vector<Layout>{C, C}, 1 << 30, "pointwise", pin);
+      for (const std::string vec : {"", ",vec=1"})
+        for (const Bindings& sz : std::vector<Bindings>{{{"B", 7}, {"H", 512}}, {{"B", 10}, {"H", 40}}, {{"B", 5}, {"H", 1}}, {{"B", 5}, {"H", 3000}}}) {
+          const std::string pin = "row_unroll=" + std::to_string(n) + ",one_row=0" + (n == 3 ? ",index32=0" : "") + vec;
+          g_expect_param = sz.at("H") == 1 ? "" : " row_unroll=" + std::to_string(n);
+          for (unsigned cap : {~0u, 2u}) {
+            g_grid_cap_y = cap;
+            run("rowunroll_bias_B" + std::to_string(sz.at("B")) + "H" + std::to_string(sz.at("H")) + "_" + tn + "_" + pin +
+                    (cap == 2 ? "_gy2" : ""),
+                mul_add_bias(t), sz, std::vector<Layout>{C, C, C}, std::vector<Layout>{C, C}, 1 << 30, "pointwise", pin);
+          }
+          g_grid_cap_y = ~0u;
         }
-        g_grid_cap_y = ~0u;
-      }
     g_expect_param = "";
   }
   // The inner template's norms (rows reduced along their memory-innermost dim): layer norm (W1),
