@@ -144,6 +144,20 @@ TEST(GoldenKernels, ArithmeticRoundsAsEager) {
   }
 }
 
+// A negated f16/bf16 value is a value of its type: no rounding back (two instructions an
+// element in a rotate-half RoPE).
+TEST(GoldenKernels, NegationIsNotRounded) {
+  for (const auto& [t, round] : {std::pair{"f16", "round_f16("}, {"bf16", "round_bf16("}}) {
+    const std::string text = std::string("fusion q {\n  input x: ") + t + "[B, H]\n  input c: " + t +
+                             "[B, H]\n  n = neg(x)\n  y = mul(n, c)\n  output y\n}\n";
+    for (const std::string& body : kernel_bodies(text, {{"B", 64}, {"H", 1024}})) {
+      const std::string kernel = body.substr(body.find("__global__"));
+      EXPECT_EQ(kernel.find(std::string(round) + "-"), std::string::npos) << kernel;
+      EXPECT_NE(kernel.find("(-("), std::string::npos) << kernel;
+    }
+  }
+}
+
 TEST(GoldenKernels, MatchCheckedIn) {
   const fs::path dir = fs::path(SOLDER_SOURCE_DIR) / "tests" / "golden";
   const bool update = std::getenv("SOLDER_UPDATE_GOLDEN") != nullptr;

@@ -211,7 +211,9 @@ std::string ExprEmitter::op_expr(const Node& n, const std::vector<std::string>& 
     case Op::Neg:
       if (out == DType::I32) return "(int)(0u - (unsigned)(" + a[0] + "))";
       if (out == DType::I64) return "(i64)(0ull - (unsigned long long)(" + a[0] + "))";
-      return rounded(out, "-" + a[0]);
+      // Not rounded: a float type's value negated is one (sign-magnitude formats), and the
+      // rounding back cost two instructions an element.
+      return "(-(" + a[0] + "))";
     case Op::Abs: return "s_abs(" + a[0] + ")";
     case Op::Exp:
       return rounded(out, fast || (out == DType::F32 && narrow_results_) ? "__expf(" + a[0] + ")" : fn("expf", "exp"));
