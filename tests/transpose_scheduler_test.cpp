@@ -778,6 +778,8 @@ TEST(TransposeScheduler, PartialReductionsAcrossTileColumns) {
       EXPECT_GT(grid_scratch(p, c.facts, g, 8).bytes, 0);
       ASSERT_TRUE(c.prepared.compiled);
       EXPECT_FALSE(c.prepared.compiled->ptxas.spills()) << c.prepared.plan.key();
+      // The first plan compiled is one that fits (no register cap its items' state overruns).
+      EXPECT_TRUE(c.prepared.rejected.empty()) << joined(c.prepared.rejected);
       EXPECT_NE(c.prepared.source.source.find("for (IX w = blockIdx.y; w < UNITS; w += gridDim.y)"), std::string::npos);
       // #128's form (one reduced dim, x transposed), odd sizes: many kept tiles need no split.
       const Scheduled d = choice_for(program(t, kind, {2}), {{"B", 2050}, {"M", 1}, {"K", 8193}}, x_mkb, false, true);
@@ -785,6 +787,7 @@ TEST(TransposeScheduler, PartialReductionsAcrossTileColumns) {
       EXPECT_TRUE(tile_reduces_cols(d.plans.front().shape.tile));
       ASSERT_TRUE(d.prepared.compiled);
       EXPECT_FALSE(d.prepared.compiled->ptxas.spills()) << d.prepared.plan.key();
+      EXPECT_TRUE(d.prepared.rejected.empty()) << joined(d.prepared.rejected);
     }
   // A tile dim under 16 (8 kept elements): left to the inner template.
   const Scheduled few = choice_for(program(DType::F32, "sum", {1, 2}), {{"B", 8}, {"M", 100}, {"K", 1000}}, x_mkb);

@@ -20,6 +20,7 @@
 
 #include "schedule/launch_grid.h"
 #include "schedule/registry.h"
+#include "schedule/stages.h"
 #include "schedule/transpose_view.h"
 
 namespace solder {
@@ -29,6 +30,9 @@ namespace {
 constexpr int kMinThreads = 256;
 constexpr int kMaxThreads = 512;
 constexpr int kTileRows = 64;
+// Registers of a column-folding tile besides its items' values and accumulators (the
+// addresses, the loop's indices, the staged slots): see candidates.
+constexpr int kTileBaseRegisters = 36;
 constexpr int kTileCols = 64;
 constexpr int kMaxStaticSmem = 48 * 1024;
 
@@ -114,6 +118,14 @@ class TransposeScheduler final : public Scheduler {
     // 32-bit index math where every offset fits (fewer registers: 38 against 55 for the f16
     // transpose-copy, so 6 blocks per SM instead of 4).
     const bool index32 = fits_index32(cx.facts);
+    // Tiles that fold their reduced columns hold each of a thread's items through the chunk
+    // loop: its VEC loaded values and its accumulators (a var_mean's four floats: the shifted
+    // sums, the shift, the count). A register cap under kTileBaseRegisters more than those spilled
+    // every time (seeds 27 #117 and 30 #051 at 40 registers, 30 #037's var_mean at 64: 1.3 s of
+    // its first call's 1.8 in compiles that spilled), so such caps are not compiled.
+    int state = 0;
+    if (cross && !tile_reduces_all(v->tile))
+      for (const ReductionStep& st : plan_stages(cx.fusion, cx.segment, cx.shape, false, false).steps) state += st.welford ? 4 : 1;
     std::vector<KernelPlan> out;
     // `resident`: the threads per SM the register cap (min_blocks) keeps.
     auto add = [&](int vc, int tv, int rows, int cols, int resident) {
@@ -131,6 +143,10 @@ class TransposeScheduler final : public Scheduler {
       p.tile_vec = tv;
       p.min_blocks = std::max(1, resident / p.threads);
       p.unroll = 1;
+      if (state > 0 && p.min_blocks > 1) {
+        const int items = std::max(1, rows * cols / p.vec / p.threads);
+        if (cx.device.regs_per_sm / (p.min_blocks * p.threads) / 8 * 8 < kTileBaseRegisters + items * (p.vec + state)) return;
+      }
       // Tiles of kept dims take the split form only where these facts split them (its
       // reduced loop at the grid's stride and the splits' merge cost an unsplit kernel: seed 16
       // #007, 4 reduced indices a tile, 82 -> 94 us with them).
