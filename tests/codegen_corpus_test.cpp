@@ -218,18 +218,20 @@ TEST(SchedulerChoices, ExplainListsThePlansThatSpilled) {
 }
 
 // A rejected staged candidate says which operands it stages: its params print like the plan
-// after it (seed 16 #128: a variance over dim 1 of x * y, x transposed, f32 rows of 8192: the
-// transpose tiles that reduce their columns stage x; their first plan, capped at 40 registers
-// for 1536 resident threads, spills).
+// after it (seed 30 #159: an rms norm of x + r, x transposed, f32 rows of 1024: the inner
+// scheduler stages x and the output; its first plan, 80 registers for three blocks an SM,
+// spills).
 TEST(SchedulerChoices, ExplainNamesTheStagedOperandsOfARejectedPlan) {
-  Fusion f("var_of_product");
+  Fusion f("rms_of_sum");
   Tensor x = f.input("x", DType::F32, {Dim::sym("B"), Dim::sym("H")});
-  Tensor y = f.input("y", DType::F32, {Dim::sym("B"), Dim::sym("H")});
-  f.output(var_mean(x * y, {1}, 1, true).var);
+  Tensor r = f.input("r", DType::F32, {Dim::sym("B"), Dim::sym("H")});
+  Tensor w = f.input("w", DType::F32, {Dim::sym("H")});
+  Tensor h = x + r;
+  f.output(h / sqrt(mean(h * h, {1}, true) + 1e-6) * w);
   Executor ex(f);
-  const std::string text = ex.explain({{2048, 8192}, {2048, 8192}}, {{1, 2048}, {8192, 1}});
+  const std::string text = ex.explain({{16384, 1024}, {16384, 1024}, {1024}}, {{1, 16384}, {1024, 1}, {1}});
   EXPECT_NE(text.find("x(in,staged)"), std::string::npos) << text;
-  EXPECT_NE(text.find("(staged: x): "), std::string::npos) << text;
+  EXPECT_NE(text.find("(staged: x"), std::string::npos) << text;
   EXPECT_NE(text.find(" B spilled"), std::string::npos) << text;
 }
 
