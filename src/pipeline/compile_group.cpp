@@ -4,6 +4,7 @@
 
 #include "codegen/kernel_group.h"
 #include "runtime/cache_entry.h"
+#include "runtime/compiler.h"
 #include "runtime/driver.h"
 #include "runtime/loaded_kernel.h"  // complete_resources
 
@@ -17,7 +18,7 @@ PreparedGroup prepare_group_kernel(const SegmentedFusion& sf, const PreparedKern
   std::snprintf(h, sizeof h, "%016llx|src=%016llx", static_cast<unsigned long long>(sf.fusion.hash()),
                 static_cast<unsigned long long>(fnv1a64(g.source.source.data(), g.source.source.size())));
   g.cache_key = std::string(h, 16) + "|" + dev.arch() + "|group" + std::to_string(members) + "|" + member.plan.key() +
-                "|" + std::string(h + 17);
+                "|" + std::string(h + 17) + (kernel_line_info() ? "|lineinfo" : "");
   g.compiled = cache.get(g.cache_key, [&] {
     ++g.compiles;
     CompiledKernel k = compile_cuda(g.source.source, g.source.name, dev.arch());

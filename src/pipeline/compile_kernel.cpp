@@ -12,6 +12,7 @@
 
 #include "pipeline/tuning_db.h"
 #include "runtime/cache_entry.h"
+#include "runtime/compiler.h"
 #include "runtime/driver.h"
 #include "runtime/loaded_kernel.h"  // complete_resources
 #include "schedule/outer_view.h"
@@ -46,7 +47,7 @@ PreparedKernel build(const SegmentedFusion& sf, const Segment& s, const KernelPl
   // The source's hash too: a disk entry written by another version of the code generator
   // must not be taken for this one's kernel (same plan, different code).
   pk.cache_key = hex64(sf.fusion.hash()) + "|" + dev.arch() + "|" + plan.key() +
-                 "|src=" + hex64(fnv1a64(pk.source.source.data(), pk.source.source.size()));
+                 "|src=" + hex64(fnv1a64(pk.source.source.data(), pk.source.source.size())) + (kernel_line_info() ? "|lineinfo" : "");
   pk.compiled = cache.get(pk.cache_key, [&] {
     ++compiles;
     CompiledKernel k = compile_cuda(pk.source.source, pk.source.name, dev.arch());

@@ -47,10 +47,19 @@ struct Program {
 
 }  // namespace
 
+bool kernel_line_info() {
+  static const bool on = [] {
+    const char* dir = std::getenv("SOLDER_DUMP_DIR");
+    return dir && *dir;
+  }();
+  return on;
+}
+
 std::vector<std::string> nvrtc_options(const std::string& arch) {
   // sm_XX (not compute_XX) makes NVRTC run ptxas and produce a cubin; -Xptxas -v puts the
   // register/spill/smem report in the program log; -lineinfo keeps profilers' source view.
-  std::vector<std::string> opts = {"--gpu-architecture=" + arch, "-std=c++17", "--ptxas-options=-v", "-lineinfo"};
+  std::vector<std::string> opts = {"--gpu-architecture=" + arch, "-std=c++17", "--ptxas-options=-v"};
+  if (kernel_line_info()) opts.push_back("-lineinfo");
   if (!cuda_include_dir().empty()) opts.push_back("-I" + cuda_include_dir());
   // NVRTC 12.9+ keeps its own cache of compiled programs, and a program it takes from there
   // comes without ptxas's report: on the GPU machine the second process to compile a kernel

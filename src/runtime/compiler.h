@@ -33,6 +33,11 @@ CompiledKernel compile_cuda(const std::string& source, const std::string& kernel
 // The NVRTC options compile_cuda uses for `arch` (before extra_options); exposed for tests/logs.
 std::vector<std::string> nvrtc_options(const std::string& arch);
 
+// Whether kernels carry line info for profilers' source view: where $SOLDER_DUMP_DIR is set (the
+// debugging runs). Without it a large kernel compiled a fifth faster and its cubin was a third
+// the size. Kernel cache keys name it, so a cached kernel has it exactly when asked for.
+bool kernel_line_info();
+
 // Reads ptxas's -v report. With `kernel` set, only that entry function's lines count; otherwise
 // the first entry function in the log (or every line, for a log without entry headers).
 PtxasInfo parse_ptxas_log(const std::string& log);
