@@ -1,4 +1,4 @@
-# Next stop's first call: same-run A/B of this stop's three untimed patches. Four builds of this
+# Next stop's first call: same-run A/B of this stop's four untimed patches. Five builds of this
 # tree in parallel:
 #   main: the tree;
 #   gelu: + gelu_sigmoid.patch (f16/bf16 gelu's tanh form as x * sigmoid(2u): one exp and one
@@ -8,21 +8,27 @@
 #         half the rows in flight; plans change for seed 25 #123 and seed 30 #021 only);
 #   regm: + register_model_inputs.patch (the inner register model counts every Full input's
 #         loads in flight: 18 -> 6 misses over register_model_test's corpus; plans change for
-#         the 11 programs of seeds 25-30 in PROGS below, each of two inputs, x + r).
-# 1) W5 gelu + bias, main then gelu, twice. 2) ab1 gelu, ab2 welf, ab3 regm, each against main.
+#         the 11 programs of seeds 25-30 in PROGS below, each of two inputs, x + r);
+#   tree: + outer_tree_combine.patch (the outer template's block combine in log2(TY) rounds,
+#         not TY - 1 steps of thread row 0: small outer reductions are latency; golden outer
+#         kernels change; plans move for seed 26 #127 and seed 30 #030 (registers)).
+# 1) W5 gelu + bias, main then gelu, twice. 2) ab1 gelu, ab2 welf, ab3 regm, ab4 tree, each
+#    against main (ab4: small outer reductions, the two moved plans, large ones as guards).
 # 3) gelu's GPU tests (test_gpu_torch RoundedTanhOnGpu: tanh as eager's, gelu_tanh within an ulp).
-R=$OUT; D=docs/results/2026-12-02/next; mkdir -p /tmp/o $R/ab1 $R/ab2 $R/ab3
+R=$OUT; D=docs/results/2026-12-02/next; mkdir -p /tmp/o $R/ab1 $R/ab2 $R/ab3 $R/ab4
 export SOLDER_ROOT=$PWD
 (bash scripts/build_patched.sh gelu $D/gelu_sigmoid.patch solder_cli _solder > /tmp/o/br-gelu.txt 2>&1 &)
 (bash scripts/build_patched.sh welf $D/welford_phased_vec4.patch solder _solder > /tmp/o/br-welf.txt 2>&1 &)
 (bash scripts/build_patched.sh regm $D/register_model_inputs.patch solder _solder > /tmp/o/br-regm.txt 2>&1 &)
+(bash scripts/build_patched.sh tree $D/outer_tree_combine.patch solder _solder > /tmp/o/br-tree.txt 2>&1 &)
 bash scripts/build_patched.sh main '' solder_cli _solder || exit 1
-for b in gelu welf regm; do until grep -qE "build (ok|FAILED)" /tmp/o/br-$b.txt 2>/dev/null; do sleep 2; done; tail -1 /tmp/o/br-$b.txt; done
+for b in gelu welf regm tree; do until grep -qE "build (ok|FAILED)" /tmp/o/br-$b.txt 2>/dev/null; do sleep 2; done; tail -1 /tmp/o/br-$b.txt; done
 for b in main gelu main gelu; do
   SOLDER_CACHE_DIR=/tmp/w5-$b timeout 60 /tmp/$b/build/solder bench --workload w5_gelu_bias_bf16 --peers off 2>&1 | grep w5_ | sed "s/^/$b /" | tee -a $R/w5.txt
 done
 NEW=/tmp/gelu/build PREV=/tmp/main/build OUT=$R/ab1 PROGS="30:012|064|072|075|134|155" bash scripts/ab_variants.sh
 NEW=/tmp/welf/build PREV=/tmp/main/build OUT=$R/ab2 PROGS="25:123 30:021" bash scripts/ab_variants.sh
 NEW=/tmp/regm/build PREV=/tmp/main/build OUT=$R/ab3 PROGS="25:060 26:091 27:106 28:000|009|070|096 29:083 30:018|097|151" bash scripts/ab_variants.sh
-(cd $R && tar -cf x.tar ab1/x ab2/x ab3/x && rm -rf ab1/x ab2/x ab3/x)
+NEW=/tmp/tree/build PREV=/tmp/main/build OUT=$R/ab4 PROGS="26:127 28:024 29:005|116 30:017|021|030|093|130" bash scripts/ab_variants.sh
+(cd $R && tar -cf x.tar ab1/x ab2/x ab3/x ab4/x && rm -rf ab1/x ab2/x ab3/x ab4/x)
 PYTHONPATH=/tmp/gelu/build/python timeout 120 python3 -m pytest -q python/tests/test_gpu_torch.py -k RoundedTanh 2>&1 | tail -3 | tee $R/t-rounded-gelu.txt
