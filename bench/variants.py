@@ -448,7 +448,7 @@ def figures_say(r):
         said.append(f"{r['pct_copy']:.0f} % of a same-bytes copy at {mb:.0f} MB: the kernel, not the bytes, sets the time")
     if r.get("compile_host_bound"):
         said.append("torch.compile's figure holds host time")
-    kernels = [x for x in r.get("launches", []) if x != "view"]
+    kernels = [x for x in r.get("launches", []) if x != "view" and not x.endswith("(in place)")]  # views launch nothing
     if len(kernels) > 1:
         said.append(f"{len(kernels)} launches")
     if any(" vec=1 " in f" {pl} " for pl in r.get("plans", [])):

@@ -25,6 +25,10 @@ class FiguresSay(unittest.TestCase):
         self.assertIn("2 launches", said)  # views are no launches
         self.assertIn("vec=1", said)
 
+    def test_a_cat_written_in_place_is_no_launch(self):
+        said = variants.figures_say(record(launches=["solder_transpose_tanh_0", "cat (in place)"]))
+        self.assertNotIn("launches", said)
+
     def test_large_and_slow(self):
         said = variants.figures_say(record(bytes=268e6, pct_copy=43.3))
         self.assertEqual(said, "43 % of a same-bytes copy at 268 MB: the kernel, not the bytes, sets the time")
