@@ -184,13 +184,8 @@ struct Writer {
     if (plan.params.index32 && window_divides(v) && lo == "0") return "(" + idx + " < " + hi + ")";  // unsigned
     return "(" + idx + " >= " + lo + " && " + idx + " < " + hi + ")";
   }
-  // Whether a window's index along its dim takes a division or remainder (the dim is not the only
-  // one of the kernel's rows or columns); with index32 those are unsigned 32-bit.
-  bool window_divides(int v) const {
-    const int kd = window_dim(v), rank = static_cast<int>(ks.dim_order.size());
-    const bool in_cols = kd >= ks.split;
-    return kd >= 0 && (kd > (in_cols ? ks.split : 0) || kd < (in_cols ? rank - 1 : ks.split - 1));
-  }
+  // With index32 a window's divisions (window_divides) are unsigned 32-bit.
+  bool window_divides(int v) const { return solder::window_divides(f, ks, v); }
   // window_of's parts: the element's index along the axis and the window's bounds [lo, hi).
   // With shift plans, vectors need not divide the innermost dim, so a lane's index along it
   // wraps once past its end (launch_grid keeps vec at most that dim).

@@ -14,6 +14,10 @@ std::string DeviceInfo::arch() const {
   return fmt::format("sm_{}{}", cc_major, cc_minor);
 }
 
+int DeviceInfo::register_cap(long long resident_threads) const {
+  return static_cast<int>(regs_per_sm / (resident_threads > 0 ? resident_threads : 1) / 8 * 8);
+}
+
 double DeviceInfo::dram_peak_gbs() const {
   // DDR: two transfers per clock; kHz * bits -> GB/s.
   return 2.0 * mem_clock_khz * 1e3 * (mem_bus_bits / 8.0) / 1e9;

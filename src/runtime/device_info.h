@@ -29,6 +29,9 @@ struct DeviceInfo {
   // "sm_90a" for Hopper (wgmma etc. need the 'a' target), else "sm_XY".
   std::string arch() const;
   double dram_peak_gbs() const;  // theoretical: 2 * clock * bus width / 8
+  // The registers a thread may take where `resident_threads` stay on an SM (the cap ptxas takes
+  // from __launch_bounds__' min blocks; registers are allocated in eights).
+  int register_cap(long long resident_threads) const;
   // One line for logs: name, cc, SMs, smem, L2, DRAM peak and whether it is the profile.
   std::string describe() const;
 };

@@ -297,13 +297,8 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
   // The divisions that remain (a row's index into kernel dims, a General column's, a window's
   // or pad's index along a dim inside its rows or columns) are 32-bit where every offset fits.
   bool divides = false;
-  const int rank = static_cast<int>(cx.shape.dim_order.size());
   for (int ni : cx.segment.nodes)
-    for (int v : cx.fusion.nodes()[ni].in)
-      if (pad_or_window(cx.fusion, v)) {
-        const int kd = window_dim(cx.fusion, cx.shape, v);
-        divides |= kd >= 0 && (kd < cx.shape.split ? kd + 1 < cx.shape.split || kd > 0 : kd + 1 < rank || kd > cx.shape.split);
-      }
+    for (int v : cx.fusion.nodes()[ni].in) divides |= window_divides(cx.fusion, cx.shape, v);
   for (size_t k = 0; k < plan.operands.size(); ++k) {
     OperandPlan& o = plan.operands[k];
     if (o.access != Access::General) continue;

@@ -205,7 +205,7 @@ struct RowModel {
   bool fits(int64_t t, bool prefetch_in_registers, int64_t row_vectors) const {
     const DeviceInfo& dev = cx.device;
     const int64_t batch = (row_vectors + t - 1) / t, threads = t * rows_per_block(t);
-    const int64_t launch_cap = dev.regs_per_sm / (min_resident_blocks(threads) * threads) / 8 * 8;
+    const int64_t launch_cap = dev.register_cap(min_resident_blocks(threads) * threads);
     const int64_t limit =
         std::min<int64_t>({int64_t{dev.max_regs_per_thread}, dev.regs_per_block / threads, launch_cap + launch_cap / 4});
     return batch <= kMaxBatch && registers(batch, prefetch_in_registers) <= limit;

@@ -147,6 +147,12 @@ int window_dim(const Fusion& f, const KernelShape& ks, int v) {
   return static_cast<int>(std::find(ks.dim_order.begin(), ks.dim_order.end(), dom_axis) - ks.dim_order.begin());
 }
 
+bool window_divides(const Fusion& f, const KernelShape& ks, int v) {
+  const int kd = window_dim(f, ks, v), rank = static_cast<int>(ks.dim_order.size());
+  const bool in_cols = kd >= ks.split;
+  return kd >= 0 && (kd > (in_cols ? ks.split : 0) || kd < (in_cols ? rank - 1 : ks.split - 1));
+}
+
 std::vector<Dim> symbolic_bounds(const Fusion& f, const Segment& s) {
   std::vector<Dim> out;
   for (int ni : s.nodes)

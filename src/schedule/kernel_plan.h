@@ -193,6 +193,9 @@ std::vector<int> memory_order(const std::vector<int64_t>& shape, const std::vect
 // The kernel dim (kernel order) along which value v, a pad or a window (a cat's pieces), masks;
 // -1 for any other value.
 int window_dim(const Fusion& f, const KernelShape& ks, int v);
+// Whether value v's index along its window_dim takes a division or remainder: that dim is not
+// the only one of the kernel's rows (or columns). False for any other value.
+bool window_divides(const Fusion& f, const KernelShape& ks, int v);
 
 // The symbolic bounds (size expressions: a cat of pieces of sizes H, K+-64) of the pads and
 // windows kernel segment s reads, each once, in the order the kernel's parameters hold their

@@ -145,7 +145,7 @@ class TransposeScheduler final : public Scheduler {
       p.unroll = 1;
       if (state > 0 && p.min_blocks > 1) {
         const int items = std::max(1, rows * cols / p.vec / p.threads);
-        if (cx.device.regs_per_sm / (p.min_blocks * p.threads) / 8 * 8 < kTileBaseRegisters + items * (p.vec + state)) return;
+        if (cx.device.register_cap(int64_t{p.min_blocks} * p.threads) < kTileBaseRegisters + items * (p.vec + state)) return;
       }
       // Tiles of kept dims take the split form only where these facts split them (its
       // reduced loop at the grid's stride and the splits' merge cost an unsplit kernel: seed 16
