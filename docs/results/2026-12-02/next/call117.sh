@@ -1,4 +1,4 @@
-# Next stop's first call: same-run A/B of this stop's four untimed patches. Five builds of this
+# Next stop's first call: same-run A/B of this stop's four untimed patches. Six builds of this
 # tree in parallel:
 #   main: the tree;
 #   gelu: + gelu_sigmoid.patch (f16/bf16 gelu's tanh form as x * sigmoid(2u): one exp and one
@@ -12,7 +12,7 @@
 #   tree: + outer_tree_combine.patch (the outer template's block combine in log2(TY) rounds,
 #         not TY - 1 steps of thread row 0: small outer reductions are latency; golden outer
 #         kernels change; plans move for seed 26 #127 and seed 30 #030 (registers)).
-# 1) W5 gelu + bias, main then gelu, twice. 2) ab1 gelu, ab2 welf, ab3 regm, ab4 tree, each
+# 1) The tanh golden kernels on main, approx and gelu (below), twice. 2) ab1 gelu, ab2 welf, ab3 regm, ab4 tree, each
 #    against main (ab4: small outer reductions, the two moved plans, large ones as guards).
 # 3) gelu's GPU tests (test_gpu_torch RoundedTanhOnGpu: tanh as eager's, gelu_tanh within an ulp).
 R=$OUT; D=docs/results/2026-12-02/next; mkdir -p /tmp/o $R/ab1 $R/ab2 $R/ab3 $R/ab4
@@ -21,10 +21,17 @@ export SOLDER_ROOT=$PWD
 (bash scripts/build_patched.sh welf $D/welford_phased_vec4.patch solder _solder > /tmp/o/br-welf.txt 2>&1 &)
 (bash scripts/build_patched.sh regm $D/register_model_inputs.patch solder _solder > /tmp/o/br-regm.txt 2>&1 &)
 (bash scripts/build_patched.sh tree $D/outer_tree_combine.patch solder _solder > /tmp/o/br-tree.txt 2>&1 &)
+(bash scripts/build_patched.sh approx docs/results/2026-12-02/call116/tanh_approx.patch solder_cli > /tmp/o/br-approx.txt 2>&1 &)
 bash scripts/build_patched.sh main '' solder_cli _solder || exit 1
-for b in gelu welf regm tree; do until grep -qE "build (ok|FAILED)" /tmp/o/br-$b.txt 2>/dev/null; do sleep 2; done; tail -1 /tmp/o/br-$b.txt; done
-for b in main gelu main gelu; do
-  SOLDER_CACHE_DIR=/tmp/w5-$b timeout 60 /tmp/$b/build/solder bench --workload w5_gelu_bias_bf16 --peers off 2>&1 | grep w5_ | sed "s/^/$b /" | tee -a $R/w5.txt
+for b in gelu welf regm tree approx; do until grep -qE "build (ok|FAILED)" /tmp/o/br-$b.txt 2>/dev/null; do sleep 2; done; tail -1 /tmp/o/br-$b.txt; done
+# The seven golden kernel files 15a0b4a changed (tanhf for f16/bf16 tanh and gelu_tanh), at
+# their golden shapes, on main (tanhf), approx (call116's tanh_approx.patch: the kernels before
+# it) and gelu, alternating: the same-run measurement those golden changes still owe.
+for b in main approx gelu main approx gelu; do
+  SOLDER_CACHE_DIR=/tmp/g-$b timeout 90 /tmp/$b/build/solder bench examples/w5_gelu_bias_bf16.fusion --size B=8192 \
+    --size H=770,1024,4096,8192,20480,65536 --peers off 2>&1 | grep "w5_" | sed "s/^/$b /" | tee -a $R/golden_tanh.txt
+  SOLDER_CACHE_DIR=/tmp/g-$b timeout 60 /tmp/$b/build/solder bench examples/transpose_tanh_out_bf16.fusion --size B=16384 \
+    --size H=4096 --peers off 2>&1 | grep "transpose_tanh" | sed "s/^/$b /" | tee -a $R/golden_tanh.txt
 done
 NEW=/tmp/gelu/build PREV=/tmp/main/build OUT=$R/ab1 PROGS="30:012|064|072|075|134|155" bash scripts/ab_variants.sh
 NEW=/tmp/welf/build PREV=/tmp/main/build OUT=$R/ab2 PROGS="25:123 30:021" bash scripts/ab_variants.sh
