@@ -23,7 +23,8 @@ export SOLDER_ROOT=$PWD
 (bash scripts/build_patched.sh tree $D/outer_tree_combine.patch solder _solder > /tmp/o/br-tree.txt 2>&1 &)
 (bash scripts/build_patched.sh approx docs/results/2026-12-02/call116/tanh_approx.patch solder_cli > /tmp/o/br-approx.txt 2>&1 &)
 bash scripts/build_patched.sh main '' solder_cli _solder || exit 1
-for b in gelu welf regm tree approx; do until grep -qE "build (ok|FAILED)" /tmp/o/br-$b.txt 2>/dev/null; do sleep 2; done; tail -1 /tmp/o/br-$b.txt; done
+echo "main built at ${SECONDS}s" | tee $R/times.txt
+for b in gelu welf regm tree approx; do until grep -qE "build (ok|FAILED)" /tmp/o/br-$b.txt 2>/dev/null; do sleep 2; done; tail -1 /tmp/o/br-$b.txt; done; echo "all built at ${SECONDS}s" | tee -a $R/times.txt
 # The seven golden kernel files 15a0b4a changed (tanhf for f16/bf16 tanh and gelu_tanh), at
 # their golden shapes, on main (tanhf), approx (call116's tanh_approx.patch: the kernels before
 # it) and gelu, alternating: the same-run measurement those golden changes still owe.
@@ -33,9 +34,9 @@ for b in main approx gelu main approx gelu; do
   SOLDER_CACHE_DIR=/tmp/g-$b timeout 60 /tmp/$b/build/solder bench examples/transpose_tanh_out_bf16.fusion --size B=16384 \
     --size H=4096 --peers off 2>&1 | grep "transpose_tanh" | sed "s/^/$b /" | tee -a $R/golden_tanh.txt
 done
-NEW=/tmp/gelu/build PREV=/tmp/main/build OUT=$R/ab1 PROGS="30:012|064|072|075|134|155" bash scripts/ab_variants.sh
-NEW=/tmp/welf/build PREV=/tmp/main/build OUT=$R/ab2 PROGS="25:123 30:021" bash scripts/ab_variants.sh
-NEW=/tmp/regm/build PREV=/tmp/main/build OUT=$R/ab3 PROGS="25:060 26:091 27:106 28:000|009|070|096 29:083 30:018|097|151" bash scripts/ab_variants.sh
-NEW=/tmp/tree/build PREV=/tmp/main/build OUT=$R/ab4 PROGS="26:127 28:024 29:005|116 30:017|021|030|093|130" bash scripts/ab_variants.sh
-(cd $R && tar -cf x.tar ab1/x ab2/x ab3/x ab4/x && rm -rf ab1/x ab2/x ab3/x ab4/x)
-PYTHONPATH=/tmp/gelu/build/python timeout 120 python3 -m pytest -q python/tests/test_gpu_torch.py -k RoundedTanh 2>&1 | tail -3 | tee $R/t-rounded-gelu.txt
+[ $SECONDS -lt 480 ] && NEW=/tmp/gelu/build PREV=/tmp/main/build OUT=$R/ab1 PROGS="30:012|064|072|075|134|155" bash scripts/ab_variants.sh; echo "ab done at ${SECONDS}s" >> $R/times.txt
+[ $SECONDS -lt 480 ] && NEW=/tmp/welf/build PREV=/tmp/main/build OUT=$R/ab2 PROGS="25:123 30:021" bash scripts/ab_variants.sh; echo "ab done at ${SECONDS}s" >> $R/times.txt
+[ $SECONDS -lt 480 ] && NEW=/tmp/tree/build PREV=/tmp/main/build OUT=$R/ab4 PROGS="26:127 28:024 29:005|116 30:017|021|030|093|130" bash scripts/ab_variants.sh; echo "ab done at ${SECONDS}s" >> $R/times.txt
+[ $SECONDS -lt 480 ] && NEW=/tmp/regm/build PREV=/tmp/main/build OUT=$R/ab3 PROGS="25:060 26:091 27:106 28:000|009|070|096 29:083 30:018|097|151" bash scripts/ab_variants.sh; echo "ab done at ${SECONDS}s" >> $R/times.txt
+(cd $R && tar -cf x.tar ab*/x 2>/dev/null; rm -rf ab*/x)
+[ $SECONDS -lt 540 ] && PYTHONPATH=/tmp/gelu/build/python timeout 120 python3 -m pytest -q python/tests/test_gpu_torch.py -k RoundedTanh 2>&1 | tail -3 | tee $R/t-rounded-gelu.txt
