@@ -228,7 +228,7 @@ std::string ExprEmitter::op_expr(const Node& n, const std::vector<std::string>& 
     case Op::Cos: return rounded(out, fn("cosf", "cos"));
     case Op::Relu: return "s_relu(" + a[0] + ")";
     case Op::Gelu: return rounded(out, "s_gelu(" + a[0] + ")");
-    case Op::GeluTanh: return rounded(out, "s_gelu_tanh(" + a[0] + ")");
+    case Op::GeluTanh: return rounded(out, (fast ? "fast_gelu_tanh(" : "s_gelu_tanh(") + a[0] + ")");
     case Op::Silu: return rounded(out, (fast ? "fast_silu(" : "s_silu(") + a[0] + ")");
     case Op::LogicalNot: return "!(" + a[0] + ")";
     case Op::Add: return arith('+', out, a[0], a[1]);

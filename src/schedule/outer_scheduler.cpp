@@ -153,8 +153,15 @@ class OuterScheduler final : public Scheduler {
     // narrower vectors; the last (one element, one row at a time, uncapped) always compiles.
     // Phased plans come first where they apply, the aligned ones after them.
     const int full = std::max(1, 1024 / kOuterThreads), half = std::max(1, 512 / kOuterThreads);
+    // A Welford step's phased vectors of 8 spill at kOuterUnroll rows in flight: half the vector
+    // keeps the rows in flight before the full vector takes half of them (seed 30 #021, var_mean
+    // of a sliced bf16 16384 x 4096: vec 4 unroll 4 78.6 us, vec 8 unroll 2 85.9; not a mean's
+    // (seed 27 #014: 85.6 against 82.8), whose vector of 8 spilled the same way).
+    bool welford = false;
+    for (const ReductionStep& st : plan_stages(cx.fusion, cx.segment, cx.shape, false, false).steps) welford |= st.welford;
     if (phased) {
       add(pvec, kOuterUnroll, full, true);
+      if (welford && pvec > 2 && 2 * vec < pvec / 2) add(pvec / 2, kOuterUnroll, full, true);
       add(pvec, 2, full, true);
       add(pvec, kOuterUnroll, half, true);
       add(pvec, 2, half, true);

@@ -235,6 +235,11 @@ __device__ __forceinline__ double s_silu(double x) { return x / (1.0 + exp(-x));
 // Hardware approximations, used only where the result is rounded to f16/bf16 right after.
 __device__ __forceinline__ float fast_sigmoid(float x) { return __fdividef(1.0f, 1.0f + __expf(-x)); }
 __device__ __forceinline__ float fast_silu(float x) { return __fdividef(x, 1.0f + __expf(-x)); }
+// gelu's tanh form as x * sigmoid(2u) (0.5 (1 + tanh u) is sigmoid(2u)): one exp and one
+// reciprocal where tanhf takes two and a polynomial, and no cancellation where tanh u nears -1.
+__device__ __forceinline__ float fast_gelu_tanh(float x) {
+  return __fdividef(x, 1.0f + __expf(-1.5957691216057307f * (x + 0.044715f * x * x * x)));
+}
 
 // Reductions: identity and combine per kind.
 struct RedSum { template <class T> __device__ static T id() { return T(0); }

@@ -30,7 +30,7 @@ extern "C" __global__ void __launch_bounds__(128) solder_pw_cast_add_gelu_tanh_0
             (void)col;
             const u16 h5 = bf16_add(half_of(in0.e[j / 2], j & 1), half_of(in1.e[j / 2], j & 1));
             const float v5 = bf16_to_f(h5);
-            const float v6 = round_bf16(s_gelu_tanh(v5));
+            const float v6 = round_bf16(fast_gelu_tanh(v5));
             out2.e[j] = f_to_bf16(v6);
           }
           st_vec<u16, 8>(P2 + (row) * p.ld[2] + col0, out2);
@@ -44,7 +44,7 @@ extern "C" __global__ void __launch_bounds__(128) solder_pw_cast_add_gelu_tanh_0
             const u16 ie1 = P1[col];
             const u16 h5 = bf16_add(ie0, ie1);
             const float v5 = bf16_to_f(h5);
-            const float v6 = round_bf16(s_gelu_tanh(v5));
+            const float v6 = round_bf16(fast_gelu_tanh(v5));
             P2[(row) * p.ld[2] + col] = f_to_bf16(v6);
           }
         }

@@ -131,6 +131,7 @@ inline float __expf(float x) { return std::exp(x); }
 inline float s_sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 inline float s_silu(float x) { return x / (1.0f + std::exp(-x)); }
 inline float s_gelu_tanh(float x) { return 0.5f * x * (1.0f + std::tanh(0.79788456080286536f * (x + 0.044715f * x * x * x))); }
+inline float fast_gelu_tanh(float x) { return x / (1.0f + std::exp(-1.5957691216057307f * (x + 0.044715f * x * x * x))); }
 inline float fast_sigmoid(float x) { return s_sigmoid(x); }
 inline float fast_silu(float x) { return s_silu(x); }
 
