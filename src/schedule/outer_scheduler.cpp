@@ -125,8 +125,15 @@ class OuterScheduler final : public Scheduler {
       // Its tile's last block merges every split's partials, TY splits per round trip to L2,
       // while the rest of the device idles: half a warp per row (16-byte vectors: 256-byte
       // segments, whole sectors) doubles TY and halves both the splits and the rounds.
-      const bool split = tiles(tx) < 2 * resident && rows >= 2 * (kOuterThreads / tx) * unroll * kMinIterationsPerSplit;
-      if (split) tx = std::min(tx, kSplitLanes);
+      // Decided at the split form's own rows per block, with fewer rows in flight where the rows
+      // are too few for this candidate's: a split form dropped after its lanes were halved left
+      // a var_mean over 1000 rows of 770 columns in 7 blocks (seed 26 #127: 49.4 us, 16.6 split).
+      const int split_tx = std::min(tx, kSplitLanes);
+      const int64_t split_rows = 2 * (kOuterThreads / split_tx) * kMinIterationsPerSplit;
+      int split_unroll = unroll;
+      while (split_unroll > 1 && rows < split_rows * split_unroll) split_unroll /= 2;
+      const bool split = tiles(tx) < 2 * resident && rows >= split_rows * split_unroll;
+      if (split) tx = split_tx, unroll = split_unroll;
       // Too few rows to split and too few kept tiles to reach every SM (a min over dim 0 of 100
       // x 12288: 48 blocks of 32 lanes; a mean over a batch of 2 of 32768 columns: 16 blocks of
       // 256): narrower tiles, down to 128 bytes of a row per step (whole sectors), the block
@@ -142,9 +149,9 @@ class OuterScheduler final : public Scheduler {
       p.rows_per_block = threads / tx;
       p.unroll = unroll;
       p.min_blocks = min_blocks;
-      p.grid_split = split && rows >= 2 * p.rows_per_block * unroll * kMinIterationsPerSplit;
+      p.grid_split = split;
       p.col_vec = ph ? 1 : 0;
-      out.push_back(plan);
+      if (out.empty() || !(out.back().params == p)) out.push_back(plan);
     };
     // First 1024 threads resident (min_blocks 4: a 64-register cap; uncapped, ptxas took 71
     // registers for the column sum and 117 for var_mean, 2 blocks per SM). Fallbacks after
