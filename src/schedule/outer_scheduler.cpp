@@ -125,15 +125,17 @@ class OuterScheduler final : public Scheduler {
       // Its tile's last block merges every split's partials, TY splits per round trip to L2,
       // while the rest of the device idles: half a warp per row (16-byte vectors: 256-byte
       // segments, whole sectors) doubles TY and halves both the splits and the rounds.
-      // Decided at the split form's own rows per block, with fewer rows in flight where the rows
-      // are too few for this candidate's: a split form dropped after its lanes were halved left
-      // a var_mean over 1000 rows of 770 columns in 7 blocks (seed 26 #127: 49.4 us, 16.6 split).
-      const int split_tx = std::min(tx, kSplitLanes);
-      const int64_t split_rows = 2 * (kOuterThreads / split_tx) * kMinIterationsPerSplit;
-      int split_unroll = unroll;
-      while (split_unroll > 1 && rows < split_rows * split_unroll) split_unroll /= 2;
-      const bool split = tiles(tx) < 2 * resident && rows >= split_rows * split_unroll;
-      if (split) tx = split_tx, unroll = split_unroll;
+      const bool split_form = tiles(tx) < 2 * resident && rows >= 2 * (kOuterThreads / tx) * unroll * kMinIterationsPerSplit;
+      if (split_form) tx = std::min(tx, kSplitLanes);
+      // Half a warp per row doubles the rows each split takes. Where that leaves the rows too
+      // few for this candidate's rows in flight and the tiles alone short of one block an SM,
+      // fewer rows in flight (seed 26 #127, var_mean over 1000 rows of 770 columns: 7 blocks,
+      // 49.9 us; split at unroll 2, 16.6); where the tiles fill the SMs, no split (seed 29 #081:
+      // 512 tiles 44.6 us; split at unroll 2, 52.9).
+      const int64_t split_rows = 2 * (kOuterThreads / tx) * kMinIterationsPerSplit;
+      if (split_form && tiles(tx) < cx.device.sm_count)
+        while (unroll > 1 && rows < split_rows * unroll) unroll /= 2;
+      const bool split = split_form && rows >= split_rows * unroll;
       // Too few rows to split and too few kept tiles to reach every SM (a min over dim 0 of 100
       // x 12288: 48 blocks of 32 lanes; a mean over a batch of 2 of 32768 columns: 16 blocks of
       // 256): narrower tiles, down to 128 bytes of a row per step (whole sectors), the block
