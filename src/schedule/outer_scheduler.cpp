@@ -166,11 +166,20 @@ class OuterScheduler final : public Scheduler {
     // keeps the rows in flight before the full vector takes half of them (seed 30 #021, var_mean
     // of a sliced bf16 16384 x 4096: vec 4 unroll 4 78.6 us, vec 8 unroll 2 85.9; not a mean's
     // (seed 27 #014: 85.6 against 82.8), whose vector of 8 spilled the same way).
+    // Two or more phased inputs hold twice the vectors a row (two aligned loads, a phase and a
+    // pointer per input and row: 88 registers uncapped for two f32 inputs at vec 4, unroll 4),
+    // where half the vector spills at kOuterUnroll rows too and the full one at 2 (seed 31 #080,
+    // var_mean of x * y over sliced f32 1024 x 8192): half the vector at 2 rows in flight keeps
+    // the 64-register cap before half the threads resident (46.5 us against 54.1).
     bool welford = false;
     for (const ReductionStep& st : plan_stages(cx.fusion, cx.segment, cx.shape, false, false).steps) welford |= st.welford;
+    int phased_inputs = 0;
+    for (char f : full_access) phased_inputs += f;  // inputs only: an output never varies along the rows
     if (phased) {
       add(pvec, kOuterUnroll, full, true);
-      if (welford && pvec > 2 && 2 * vec < pvec / 2) add(pvec / 2, kOuterUnroll, full, true);
+      const bool halve = welford && pvec > 2 && (2 * vec < pvec / 2 || phased_inputs >= 2);
+      if (halve) add(pvec / 2, kOuterUnroll, full, true);
+      if (halve && phased_inputs >= 2) add(pvec / 2, 2, full, true);
       add(pvec, 2, full, true);
       add(pvec, kOuterUnroll, half, true);
       add(pvec, 2, half, true);
