@@ -4,14 +4,16 @@
 #        flushing ex2): seed 31 #062 (22 % of a copy, MUFU-bound) 63.5 -> ~25 SASS an element.
 #        Golden kernels change: device_runtime.cuh, transpose_tanh_out_bf16 16384x4096: timed
 #        here at their shapes, beside W5 (gelu) at its six golden shapes.
-#   so:  small_outer.patch (an outer tail beside a Welford step loads its last rows in one step):
-#        call120 ab1: seed 30 #130 10.0 -> 8.7, seed 29 #072 77.6 -> 62.5 (a plan move), but seed
-#        30 #021 78.0 -> 82.4 and seed 31 #039 14.9 -> 15.7: rework before this A/B (the phased
-#        storage-end threads' step is the suspect for #021), then time it again with its GPU test.
+#   so:  small_outer_fixed.patch (an outer tail beside a Welford step loads its last rows in one
+#        step, rows clamped; phased threads near the storage's ends with fewer than UNROLL rows
+#        too). call120 timed its first form (call120/small_outer.patch): seed 30 #130 10.0 -> 8.7,
+#        seed 29 #072 77.5 -> 62.7 (a plan move), but seed 30 #021 78.0 -> 82.5 and seed 31 #039
+#        14.9 -> 15.7: its storage-end loop went one row at a time where main's was unrolled
+#        twice (SASS, CPU). The fixed form keeps main's loop there; time it with its GPU test.
 R=$OUT; D=docs/results/2026-12-02/next; mkdir -p /tmp/o $R/ab1 $R/ab2
 export SOLDER_ROOT=$PWD
 (bash scripts/build_patched.sh alu $D/pw_alu.patch solder_cli _solder gpu_executor_test > /tmp/o/br-alu.txt 2>&1 &)
-(bash scripts/build_patched.sh so $D/small_outer.patch solder _solder gpu_outer_reduction_test > /tmp/o/br-so.txt 2>&1 &)
+(bash scripts/build_patched.sh so $D/small_outer_fixed.patch solder _solder gpu_outer_reduction_test > /tmp/o/br-so.txt 2>&1 &)
 bash scripts/build_patched.sh main '' solder_cli _solder || exit 1
 for b in alu so; do until grep -qE "build (ok|FAILED)" /tmp/o/br-$b.txt 2>/dev/null; do sleep 2; done; tail -1 /tmp/o/br-$b.txt; done
 echo "built at ${SECONDS}s" | tee $R/times.txt
