@@ -171,11 +171,11 @@ class OuterScheduler final : public Scheduler {
     // where half the vector spills at kOuterUnroll rows too and the full one at 2 (seed 31 #080,
     // var_mean of x * y over sliced f32 1024 x 8192): half the vector at 2 rows in flight keeps
     // the 64-register cap before half the threads resident (46.5 us against 54.1).
-    bool welford = false;
-    for (const ReductionStep& st : plan_stages(cx.fusion, cx.segment, cx.shape, false, false).steps) welford |= st.welford;
-    int phased_inputs = 0;
-    for (char f : full_access) phased_inputs += f;  // inputs only: an output never varies along the rows
     if (phased) {
+      const std::vector<ReductionStep> steps = plan_stages(cx.fusion, cx.segment, cx.shape, false, false).steps;
+      const bool welford = std::any_of(steps.begin(), steps.end(), [](const ReductionStep& st) { return st.welford; });
+      // Full operands are inputs only: an output never varies along the reduced rows.
+      const auto phased_inputs = std::count(full_access.begin(), full_access.end(), 1);
       add(pvec, kOuterUnroll, full, true);
       const bool halve = welford && pvec > 2 && (2 * vec < pvec / 2 || phased_inputs >= 2);
       if (halve) add(pvec / 2, kOuterUnroll, full, true);
