@@ -14,9 +14,12 @@ R=$OUT; D=docs/results/2026-12-02/next; mkdir -p /tmp/o $R/ab1 $R/ab2
 export SOLDER_ROOT=$PWD
 (bash scripts/build_patched.sh alu $D/pw_alu.patch solder_cli _solder gpu_executor_test > /tmp/o/br-alu.txt 2>&1 &)
 (bash scripts/build_patched.sh so $D/small_outer_fixed.patch solder _solder gpu_outer_reduction_test > /tmp/o/br-so.txt 2>&1 &)
-bash scripts/build_patched.sh main '' solder_cli _solder || exit 1
+bash scripts/build_patched.sh main '' solder_cli _solder gpu_outer_reduction_test gpu_executor_test || exit 1
 for b in alu so; do until grep -qE "build (ok|FAILED)" /tmp/o/br-$b.txt 2>/dev/null; do sleep 2; done; tail -1 /tmp/o/br-$b.txt; done
 echo "built at ${SECONDS}s" | tee $R/times.txt
+# Owed by this stop: the outer GPU suite on main (the grid split's own rows, f165593; two phased
+# inputs beside Welford, 3cf7cc5 were A/B-checked against eager only).
+timeout 120 /tmp/main/build/tests/gpu_outer_reduction_test --gtest_brief=1 2>&1 | tail -3 | tee $R/t-gpu_outer_reduction_test-main.txt
 for b in main alu main alu; do
   SOLDER_CACHE_DIR=/tmp/g-$b timeout 90 /tmp/$b/build/solder bench examples/w5_gelu_bias_bf16.fusion --size B=8192 \
     --size H=770,1024,4096,8192,20480,65536 --peers off 2>&1 | grep "^w5_" | sed "s/^/$b /" >> $R/golden_alu.txt
