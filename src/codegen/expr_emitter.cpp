@@ -221,7 +221,10 @@ std::string ExprEmitter::op_expr(const Node& n, const std::vector<std::string>& 
     case Op::Sqrt: return rounded(out, fn("sqrtf", "sqrt"));
     case Op::Rsqrt: return rounded(out, fn("rsqrtf", "rsqrt"));
     case Op::Reciprocal: return rounded(out, std::string(dbl ? "1.0" : "1.0f") + " / " + a[0]);
-    case Op::Tanh: return rounded(out, fn("tanhf", "tanh"));
+    case Op::Tanh:
+      // A bf16 input rounded to bf16: the hardware tanh agrees (tanh_bf16 in the device runtime).
+      if (out == DType::BF16 && in0 == DType::BF16) return rounded(out, "tanh_bf16(" + a[0] + ")");
+      return rounded(out, fn("tanhf", "tanh"));
     case Op::Sigmoid: return rounded(out, (fast ? "fast_sigmoid(" : "s_sigmoid(") + a[0] + ")");
     case Op::Erf: return rounded(out, fn("erff", "erf"));
     case Op::Sin: return rounded(out, fn("sinf", "sin"));

@@ -60,7 +60,7 @@ extern "C" __global__ void __launch_bounds__(256, 6) solder_transpose_cast_add_t
           (void)c;
           const u16 h5 = bf16_add(half_of(in1.e[j / 2], j & 1), half_of(in0.e[j / 2], j & 1));
           const float v5 = bf16_to_f(h5);
-          const float v6 = round_bf16(tanhf(v5));
+          const float v6 = round_bf16(tanh_bf16(v5));
           so2.e[j] = f_to_bf16(v6);
         }
 #pragma unroll
@@ -104,7 +104,7 @@ extern "C" __global__ void __launch_bounds__(256, 6) solder_transpose_cast_add_t
             (void)c;
             const u16 h5 = bf16_add(half_of(in1.e[j / 2], j & 1), half_of(in0.e[j / 2], j & 1));
             const float v5 = bf16_to_f(h5);
-            const float v6 = round_bf16(tanhf(v5));
+            const float v6 = round_bf16(tanh_bf16(v5));
             so2.e[j] = f_to_bf16(v6);
           }
 #pragma unroll
@@ -125,7 +125,7 @@ extern "C" __global__ void __launch_bounds__(256, 6) solder_transpose_cast_add_t
             const u16 ie1 = P1[bo1 + r * sr1 + c];
             const u16 h5 = bf16_add(ie1, ie0);
             const float v5 = bf16_to_f(h5);
-            const float v6 = round_bf16(tanhf(v5));
+            const float v6 = round_bf16(tanh_bf16(v5));
             so2.e[j] = f_to_bf16(v6);
           }
 #pragma unroll
