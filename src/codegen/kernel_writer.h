@@ -207,13 +207,28 @@ struct Writer {
     if (kd > first) idx = "(" + idx + ") % " + u + "p.dims[" + num(kd) + "]";
     if (!lane.empty() && in_cols && kd == rank - 1) {
       if (plan.params.shift && kd > first)
-        idx = "(" + idx + " + " + lane + " - (" + idx + " + " + lane + " >= p.dims[" + num(kd) + "] ? p.dims[" + num(kd) + "] : 0))";
+        idx = "(" + idx + " + " + lane + " - (" + idx + " + " + lane + " >= " + u + "p.dims[" + num(kd) + "] ? " + u + "p.dims[" + num(kd) +
+              "] : 0))";
       else
         idx = "(" + idx + " + " + lane + ")";
     }
     lo = bound(n.attrs.bound_start);
     hi = n.op == Op::Window ? bound(n.attrs.bound_end) : "p.dims[" + num(kd) + "] - " + bound(n.attrs.bound_end);
+    // Where the index is 32-bit (index32's divisions), the bounds are too: the parameters are
+    // i64, and one of them in the test made every lane's index, its wrap and its compares 64-bit
+    // (a RoPE's halves of 2049 under a shift plan: 8 instructions a lane). Against a 64-bit
+    // index (a column that is not divided) they stay i64: compares then read them from the
+    // parameters, where an int bound took a register and a widening (a cat of f32 rows of 770).
+    if (plan.params.index32 && window_divides(v)) {
+      lo = int_bound(lo);
+      hi = int_bound(hi);
+    }
     return true;
+  }
+  // A window's bound as an int (index32: every bound fits 31 bits); a literal, or one already
+  // cast, stays as it is.
+  static std::string int_bound(const std::string& b) {
+    return b.find("p.") == std::string::npos || b.rfind("(int)", 0) == 0 ? b : "(int)(" + b + ")";
   }
   int window_dim(int v) const { return solder::window_dim(f, ks, v); }
   // A pad's or window's bound: its constant, or the kernel parameter that holds its value.
@@ -233,14 +248,25 @@ struct Writer {
     if (plan.params.index32 && plan.shape.category == KernelCategory::Inner) {
       // Inner plans reading General inputs per element: every index and offset fits 31 bits
       // (fits_index32), so the divisions are 32-bit.
+      // The divisions are multiply-highs (udiv31: the multiplier depends on the dim alone, a
+      // kernel parameter, so the compiler makes it once per kernel, not per element), and the
+      // outermost dim of each part takes no remainder (row < R, col < C): seed 31 #109's
+      // element-by-element amin over [0, 2] of [32, 1000, 333] went from 28 to 13 SASS
+      // instructions per element.
+      code += "__device__ __forceinline__ unsigned udiv31(unsigned n, unsigned d) {\n"
+              "  const unsigned s = 32 - __clz(d - 1);  // n, d < 2^31 (index32)\n"
+              "  const unsigned m = (unsigned)(((1ull << 32) * ((1ull << s) - d)) / d + 1);\n"
+              "  return (__umulhi(n, m) + n) >> s;\n}\n";
       code += "__device__ __forceinline__ i64 goff(const Params& p, int k, i64 row64, i64 col64) {\n"
-              "  int off = 0;\n  unsigned row = (unsigned)row64, col = (unsigned)col64;\n";
-      for (int d = rank - 1; d >= ks.split; --d)
-        code += "  off += (int)(col % (unsigned)p.dims[" + num(d) + "]) * (int)p.stride[k][" + num(d) + "]; col /= (unsigned)p.dims[" +
-                num(d) + "];\n";
-      for (int d = ks.split - 1; d >= 0; --d)
-        code += "  off += (int)(row % (unsigned)p.dims[" + num(d) + "]) * (int)p.stride[k][" + num(d) + "]; row /= (unsigned)p.dims[" +
-                num(d) + "];\n";
+              "  int off = 0;\n  unsigned row = (unsigned)row64, col = (unsigned)col64, q;\n  (void)q;\n";
+      auto part = [&](int hi, int lo, const std::string& x) {
+        for (int d = hi; d > lo; --d)
+          code += "  q = udiv31(" + x + ", (unsigned)p.dims[" + num(d) + "]); off += (int)(" + x + " - q * (unsigned)p.dims[" + num(d) +
+                  "]) * (int)p.stride[k][" + num(d) + "]; " + x + " = q;\n";
+        code += "  off += (int)" + x + " * (int)p.stride[k][" + num(lo) + "];\n";
+      };
+      if (rank > ks.split) part(rank - 1, ks.split, "col");
+      if (ks.split > 0) part(ks.split - 1, 0, "row");
       code += "  return off;\n}\n";
       return;
     }
@@ -344,15 +370,20 @@ struct Writer {
     } else if (kd == rank - 1) {  // along the innermost dim: the vectors' lanes inside [lo, hi)
       std::string idx, lo, hi;
       window_parts(v, row, col0, "", idx, lo, hi);
-      code += I(in) + (plan.params.index32 ? "const int wi" : "const i64 wi") + kk + " = " + idx + ";\n";
-      const std::string wi = "wi" + kk;
+      // index32: the tests in 32 bits, `wi` and the bounds (see window_parts) ints.
+      if (plan.params.index32) {
+        lo = int_bound(lo);
+        hi = int_bound(hi);
+      }
+      const std::string ix = plan.params.index32 ? "int" : "i64", dim = plan.params.index32 ? "(int)p.dims[" + num(kd) + "]" : "p.dims[" + num(kd) + "]";
+      code += I(in) + "const " + ix + " wi" + kk + " = " + idx + ";\n";
+      const std::string wi = "wi" + kk, first = "(" + wi + " - (" + ix + ")" + sh + ")";
       aligned_ok = "(" + wi + " >= " + lo + " && " + wi + " + VEC <= " + hi + ")";
-      pair_ok = "(" + wi + " - (i64)" + sh + " >= " + lo + " && " + wi + " - (i64)" + sh + " + 2 * VEC <= " + hi + ")";
+      pair_ok = "(" + first + " >= " + lo + " && " + first + " + 2 * VEC <= " + hi + ")";
       // Every lane outside the window (before it, or past it up to the next row's window,
       // lanes wrapping once): zeros, no loads. A cat of pads (rotate-half RoPE) has half its
       // vectors so in each piece.
-      outside = "(" + wi + " + VEC <= " + lo + " || (" + wi + " >= " + hi + " && " + wi + " + VEC <= p.dims[" + num(kd) + "] + " +
-                lo + "))";
+      outside = "(" + wi + " + VEC <= " + lo + " || (" + wi + " >= " + hi + " && " + wi + " + VEC <= " + dim + " + " + lo + "))";
       valid_j = window_of(v, row, col0, "j");
     } else {  // along an outer column dim (vec divides the innermost: a chunk has one index there)
       aligned_ok = window_of(v, row, col0);

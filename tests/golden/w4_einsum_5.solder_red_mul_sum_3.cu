@@ -3,14 +3,20 @@
 // plan: solder_red_mul_sum_3|inner-reduction|split=3|order=0,1,2,3,4,|ops=3:general,4:general,6:row,|vec=1 threads=256 threads_per_row=256 rows_per_block=1 persistent_batch=1 min_blocks=4 index32
 // <device_runtime.cuh>
 struct Params { i64 R, C; i64 dims[8]; const void* ptr[3]; i64 ld[3]; i64 stride[3][8]; float* scratch; };
+__device__ __forceinline__ unsigned udiv31(unsigned n, unsigned d) {
+  const unsigned s = 32 - __clz(d - 1);  // n, d < 2^31 (index32)
+  const unsigned m = (unsigned)(((1ull << 32) * ((1ull << s) - d)) / d + 1);
+  return (__umulhi(n, m) + n) >> s;
+}
 __device__ __forceinline__ i64 goff(const Params& p, int k, i64 row64, i64 col64) {
   int off = 0;
-  unsigned row = (unsigned)row64, col = (unsigned)col64;
-  off += (int)(col % (unsigned)p.dims[4]) * (int)p.stride[k][4]; col /= (unsigned)p.dims[4];
-  off += (int)(col % (unsigned)p.dims[3]) * (int)p.stride[k][3]; col /= (unsigned)p.dims[3];
-  off += (int)(row % (unsigned)p.dims[2]) * (int)p.stride[k][2]; row /= (unsigned)p.dims[2];
-  off += (int)(row % (unsigned)p.dims[1]) * (int)p.stride[k][1]; row /= (unsigned)p.dims[1];
-  off += (int)(row % (unsigned)p.dims[0]) * (int)p.stride[k][0]; row /= (unsigned)p.dims[0];
+  unsigned row = (unsigned)row64, col = (unsigned)col64, q;
+  (void)q;
+  q = udiv31(col, (unsigned)p.dims[4]); off += (int)(col - q * (unsigned)p.dims[4]) * (int)p.stride[k][4]; col = q;
+  off += (int)col * (int)p.stride[k][3];
+  q = udiv31(row, (unsigned)p.dims[2]); off += (int)(row - q * (unsigned)p.dims[2]) * (int)p.stride[k][2]; row = q;
+  q = udiv31(row, (unsigned)p.dims[1]); off += (int)(row - q * (unsigned)p.dims[1]) * (int)p.stride[k][1]; row = q;
+  off += (int)row * (int)p.stride[k][0];
   return off;
 }
 extern "C" __global__ void __launch_bounds__(256, 4) solder_red_mul_sum_3(const Params p) {

@@ -33,6 +33,8 @@ template <class E, int V> inline void st_vec(E* p, const Vec<E, V>& v) { check_a
 inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
 inline float __uint_as_float(unsigned i) { float f; std::memcpy(&f, &i, 4); return f; }
 inline unsigned __float_as_uint(float f) { unsigned i; std::memcpy(&i, &f, 4); return i; }
+inline int __clz(unsigned x) { return x ? __builtin_clz(x) : 32; }
+inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
 inline float f16_to_f(u16 h) { _Float16 f; std::memcpy(&f, &h, 2); return (float)f; }
 inline u16 f_to_f16(float x) { _Float16 f = (_Float16)x; u16 h; std::memcpy(&h, &f, 2); return h; }
 inline float bf16_to_f(u16 h) { unsigned u = (unsigned)h << 16; return __uint_as_float(u); }

@@ -903,6 +903,20 @@ int main(int argc, char** argv) {
       run("redperm_mean_mul_pp_looped" + zn, red_perm(t, "mean_mul"), sz, std::vector<Layout>{P, P}, std::vector<Layout>{C}, 1 << 30, "inner", pin);
       run("redperm_var_keep_looped" + zn, red_perm(t, "var_keep"), sz, std::vector<Layout>{P}, std::vector<Layout>{C, C}, 1 << 30, "inner", pin);
     }
+    // Reductions over dims apart in memory (seed 31 #109: amin over [0, 2] of a contiguous
+    // [B, M, K] x*x, keepdim): General x, runs of K (odd: one element at a time through goff's
+    // multiply-high divisions; a multiple of the vector: general/seg).
+    for (const Bindings& sz : std::vector<Bindings>{{{"B", 3}, {"M", 5}, {"K", 33}}, {{"B", 4}, {"M", 3}, {"K", 16}},
+                                                    {{"B", 7}, {"M", 2}, {"K", 1}}, {{"B", 2}, {"M", 4}, {"K", 333}}}) {
+      const std::string zn = "_B" + std::to_string(sz.at("B")) + "M" + std::to_string(sz.at("M")) + "K" + std::to_string(sz.at("K")) + "_" + tn;
+      Fusion f02("red02_amin_sq");
+      Tensor x02 = bmk_input(f02, "x", t);
+      f02.output(min(x02 * x02, {0, 2}, true));
+      run("red02_amin_sq" + zn, f02, sz, std::vector<Layout>{C}, std::vector<Layout>{C}, 1 << 30, "");
+      if (sz.at("K") > 1)  // (K = 1: the kept dim innermost, outer)
+        run("red02_amin_sq_looped" + zn, f02, sz, std::vector<Layout>{C}, std::vector<Layout>{C}, 1 << 30, "inner",
+          "threads=32,threads_per_row=32,rows_per_block=1,looped=1,row_split=1,min_blocks=1,prefetch=0");
+    }
     // Four dims: x [A, B, C, D] stored [D, A, C, B], reduced over [1, 2, 3].
     run("redperm4_" + tn, red_perm4(t), Bindings{{"A", 3}, {"B", 8}, {"C", 3}, {"D", 5}}, std::vector<Layout>{Layout{{3, 0, 2, 1}}},
         std::vector<Layout>{C}, 1 << 30, "inner");
