@@ -218,21 +218,26 @@ class OuterWriter {
     c_ += "    }\n  }\n";
   }
   // The thread's rows from r on, as whole (`phased`: phase-shifted) vectors: UNROLL rows' loads
-  // in flight, then the rest (fewer than UNROLL) in one step of their own (beside Welford, one
-  // row at a time).
+  // in flight, then the rest (fewer than UNROLL) in one step of their own.
   void row_steps(bool ph) {
     if (P_.unroll > 1) {
       c_ += "    for (; r + (i64)(UNROLL - 1) * TY < re; r += (i64)UNROLL * TY) {\n";
-      unrolled_step(ph, "UNROLL", false);
+      unrolled_step(ph, "UNROLL", false, false);
       c_ += "    }\n";
     }
     // The last rows, fewer than UNROLL: their loads in flight together too (one row at a time
-    // waited out a load per row: 17 rows at TY = 8, three latencies in a row). Not beside
-    // Welford's per-row reciprocal: var_mean bf16 100352 x 512 then spilled at unroll 4 and
-    // fell to unroll 2 (72 -> 94 us).
-    if (P_.unroll > 1 && !any_welford_) {
-      c_ += "    {\n";
-      unrolled_step(ph, "UNROLL - 1", true);
+    // waited out a load per row: 17 rows at TY = 8, three latencies in a row; seed 30 #130, a
+    // var over 34 rows at TY = 16, three as well). Beside Welford's per-row reciprocal the
+    // loads are unconditional, each row clamped to the last (re - 1, behind `r < re`), and only
+    // the math skips rows past re: loads under the skip spilled var_mean bf16 100352 x 512 at
+    // unroll 4, and its plan fell to unroll 2 (72 -> 94 us); clamped, 64 registers, no spill.
+    // (A phased Welford plan at 64 registers can still spill with the step and fall to unroll
+    // 2: seed 26 #127, var_mean bf16 1000 x 770, whose unroll-2 plan takes the grid form.)
+    // At unroll 2 the rest is one row, and beside Welford it keeps the one-row loop below: the
+    // clamped step of one row ran 9 % slower (seed 31 #080, two phased f32 inputs, H200).
+    if (P_.unroll > 2 || (P_.unroll > 1 && !any_welford_)) {
+      c_ += any_welford_ ? "    if (r < re) {\n" : "    {\n";
+      unrolled_step(ph, "UNROLL - 1", true, any_welford_);
       c_ += "    }\n";
       return;
     }
@@ -248,12 +253,14 @@ class OuterWriter {
     c_ += "    }\n";
   }
   // `n` rows from r (slot u: row r + u * TY), every row's loads first, then their math: n loads
-  // in flight. `tail`: the rows from re on are skipped.
-  void unrolled_step(bool ph, const std::string& n, bool tail) {
+  // in flight. `tail`: the rows from re on are skipped (`clamp`: their loads read row re - 1,
+  // and only their math is skipped; r < re).
+  void unrolled_step(bool ph, const std::string& n, bool tail, bool clamp) {
     const std::string skip = tail ? "        if (r + (i64)u * TY >= re) break;\n" : "";
+    const std::string row = clamp ? "min(r + (i64)u * TY, re - 1)" : "r + (i64)u * TY";
     row_decls(3, n, ph);
-    c_ += "#pragma unroll\n      for (int u = 0; u < " + n + "; ++u) {\n" + skip;
-    ph ? phased_loads(4, "r + (i64)u * TY", "u") : row_loads(4, "r + (i64)u * TY", "u", true);
+    c_ += "#pragma unroll\n      for (int u = 0; u < " + n + "; ++u) {\n" + (clamp ? "" : skip);
+    ph ? phased_loads(4, row, "u") : row_loads(4, row, "u", true);
     c_ += "      }\n#pragma unroll\n      for (int u = 0; u < " + n + "; ++u) {\n" + skip;
     if (ph) phase_shifts(4);
     row_math(4);

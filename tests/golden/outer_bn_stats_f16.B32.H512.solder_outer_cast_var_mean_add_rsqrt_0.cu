@@ -101,19 +101,25 @@ extern "C" __global__ void __launch_bounds__(256, 2) solder_outer_cast_var_mean_
         }
       }
     }
-    for (; r < re; r += TY) {
-      const int u = 0;
-      Vec<u16, VEC> in0[1];
-      in0[0] = ld_vec<u16, VEC>(P0 + (r) * rs0 + kb0);
-      wn += 1.f;
-      const float winv = 1.f / wn;
+    if (r < re) {
+      Vec<u16, VEC> in0[UNROLL - 1];
 #pragma unroll
-      for (int j = 0; j < VEC; ++j) {
-        const float v1 = (float)(f16_to_f(in0[u].e[j]));
-        const float d0 = (float)(v1) - wm0[j];
-        wm0[j] += d0 * winv;
-        wq0[j] += d0 * ((float)(v1) - wm0[j]);
-        acc1[j] = s_max(acc1[j], (float)(v1));
+      for (int u = 0; u < UNROLL - 1; ++u) {
+        in0[u] = ld_vec<u16, VEC>(P0 + (min(r + (i64)u * TY, re - 1)) * rs0 + kb0);
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL - 1; ++u) {
+        if (r + (i64)u * TY >= re) break;
+        wn += 1.f;
+        const float winv = 1.f / wn;
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) {
+          const float v1 = (float)(f16_to_f(in0[u].e[j]));
+          const float d0 = (float)(v1) - wm0[j];
+          wm0[j] += d0 * winv;
+          wq0[j] += d0 * ((float)(v1) - wm0[j]);
+          acc1[j] = s_max(acc1[j], (float)(v1));
+        }
       }
     }
   } else if (kc0 < K) {  // the last tile's partial vector
