@@ -225,16 +225,11 @@ class OuterWriter {
       unrolled_step(ph, "UNROLL", false, false);
       c_ += "    }\n";
     }
-    // The last rows, fewer than UNROLL: their loads in flight together too (one row at a time
-    // waited out a load per row: 17 rows at TY = 8, three latencies in a row; seed 30 #130, a
-    // var over 34 rows at TY = 16, three as well). Beside Welford's per-row reciprocal the
-    // loads are unconditional, each row clamped to the last (re - 1, behind `r < re`), and only
-    // the math skips rows past re: loads under the skip spilled var_mean bf16 100352 x 512 at
-    // unroll 4, and its plan fell to unroll 2 (72 -> 94 us); clamped, 64 registers, no spill.
-    // (A phased Welford plan at 64 registers can still spill with the step and fall to unroll
-    // 2: seed 26 #127, var_mean bf16 1000 x 770, whose unroll-2 plan takes the grid form.)
-    // At unroll 2 the rest is one row, and beside Welford it keeps the one-row loop below: the
-    // clamped step of one row ran 9 % slower (seed 31 #080, two phased f32 inputs, H200).
+    // The last rows, fewer than UNROLL, in one step: their loads in flight together (one row at
+    // a time waits out a load latency per row). Beside Welford's per-row reciprocal the loads
+    // are unconditional, rows clamped to re - 1, and only the math skips rows past re: loads
+    // under the skip spilled at unroll 4. At unroll 2 the rest is one row: Welford plans keep
+    // the one-row loop below, where the clamped step was slower (perf-notes, seed 31 #080).
     if (P_.unroll > 2 || (P_.unroll > 1 && !any_welford_)) {
       c_ += any_welford_ ? "    if (r < re) {\n" : "    {\n";
       unrolled_step(ph, "UNROLL - 1", true, any_welford_);

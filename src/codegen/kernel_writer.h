@@ -247,12 +247,9 @@ struct Writer {
     // General addressing: split row and column indices back into kernel dims.
     if (plan.params.index32 && plan.shape.category == KernelCategory::Inner) {
       // Inner plans reading General inputs per element: every index and offset fits 31 bits
-      // (fits_index32), so the divisions are 32-bit.
-      // The divisions are multiply-highs (udiv31: the multiplier depends on the dim alone, a
-      // kernel parameter, so the compiler makes it once per kernel, not per element), and the
-      // outermost dim of each part takes no remainder (row < R, col < C): seed 31 #109's
-      // element-by-element amin over [0, 2] of [32, 1000, 333] went from 28 to 13 SASS
-      // instructions per element.
+      // (fits_index32), so the divisions are 32-bit multiply-highs (udiv31: the multiplier
+      // depends on the dim alone, a kernel parameter, so it is made once per kernel, not per
+      // element), and the outermost dim of each part takes no remainder (row < R, col < C).
       code += "__device__ __forceinline__ unsigned udiv31(unsigned n, unsigned d) {\n"
               "  const unsigned s = 32 - __clz(d - 1);  // n, d < 2^31 (index32)\n"
               "  const unsigned m = (unsigned)(((1ull << 32) * ((1ull << s) - d)) / d + 1);\n"
