@@ -176,6 +176,13 @@ struct Half {
   __device__ __forceinline__ operator u16() const { return (u16)(w >> (16 * h)); }
 };
 __device__ __forceinline__ Half half_of(unsigned pair, int h) { return {pair, h}; }
+// Pair j2 of a 16-bit vector set as one word (element by element, ptxas split and re-packed it).
+template <int V> __device__ __forceinline__ void set_pair(Vec<u16, V>& v, int j2, unsigned w) {
+  union { Vec<u16, V> v; unsigned w[V / 2]; } u;
+  u.v = v;
+  u.w[j2] = w;
+  v = u.v;
+}
 __device__ __forceinline__ float bf16_to_f(Half x) { return __int_as_float(x.h ? x.w & 0xffff0000u : x.w << 16); }
 // A value held across passes widens through inline PTX, again at each use: as plain C++ the
 // compiler kept the values the first pass had widened for the later ones (a float per element

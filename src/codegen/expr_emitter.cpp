@@ -125,33 +125,74 @@ std::string arith(char op, DType out, const std::string& a, const std::string& b
 ExprEmitter::ExprEmitter(const Fusion& f, std::function<std::string(int)> provided)
     : f_(f), provided_(std::move(provided)) {}
 
+std::string ExprEmitter::pair_literal(DType t, double v) const {
+  const std::string h = bits_literal(t, v);
+  return pairs_ ? h + h.substr(2) + "u" : h;
+}
+
 std::string ExprEmitter::raw_bits(int id, std::string& code, const std::string& indent) {
   if (auto it = raw_done_.find(id); it != raw_done_.end()) return it->second;
+  // All or nothing: where a later operand has no bits, the earlier ones' code goes again (it
+  // may read inputs that this part of the kernel has not loaded).
+  const size_t mark = code.size();
+  auto raw_before = raw_done_;
+  auto done_before = done_;
+  std::string r = raw_bits_of(id, code, indent);
+  if (r.empty()) {
+    code.resize(mark);
+    raw_done_ = std::move(raw_before);
+    done_ = std::move(done_before);
+  }
+  return r;
+}
+
+std::string ExprEmitter::raw_bits_of(int id, std::string& code, const std::string& indent) {
   const Value& v = f_.value(id);
   if ((v.dtype != DType::F16 && v.dtype != DType::BF16) || !raw_) return "";
+  if (v.producer >= 0 && f_.nodes()[v.producer].op == Op::Constant)
+    return raw_done_[id] = pair_literal(v.dtype, f_.nodes()[v.producer].attrs.value);
   if (std::string r = raw_(id); !r.empty()) return raw_done_[id] = r;
   if (v.producer < 0) return "";
+  const Node& n0 = f_.nodes()[v.producer];
+  // -a and |a| of dtype t: a sign bit flipped or cleared (exact, as eager's float round trip).
+  if ((n0.op == Op::Neg || n0.op == Op::Abs) && f_.value(n0.in[0]).dtype == v.dtype) {
+    const std::string a = raw_bits(n0.in[0], code, indent);
+    if (a.empty()) return "";
+    const std::string name = "h" + std::to_string(id);
+    const std::string sign = pairs_ ? "0x80008000u" : "0x8000u";
+    code += indent + (pairs_ ? "const unsigned " : "const u16 ") + name + " = " + (pairs_ ? "" : "(u16)") + "(" + a +
+            (n0.op == Op::Neg ? " ^ " + sign : " & ~" + sign) + ");\n";
+    return raw_done_[id] = name;
+  }
   // where(c, a, b) of dtype t, a and b of dtype t with bits at hand (or constants): the bits of
   // one of them, selected; no widening, and no rounding back (exact: a and b are values of t).
-  // Not in pairs: the condition is per element.
+  // In pairs, each half by its own element's condition.
   if (const Node& n = f_.nodes()[v.producer]; n.op == Op::Where) {
-    if (pairs_) return "";
+    if (pairs_ && !pair_cond_) return "";
     std::string side[2];
     for (int i = 0; i < 2; ++i) {
       const Value& s = f_.value(n.in[i + 1]);
       if (s.dtype != v.dtype) return "";
-      if (s.producer >= 0 && f_.nodes()[s.producer].op == Op::Constant)
-        side[i] = bits_literal(v.dtype, f_.nodes()[s.producer].attrs.value);
-      else
-        side[i] = raw_bits(n.in[i + 1], code, indent);
+      side[i] = raw_bits(n.in[i + 1], code, indent);
       if (side[i].empty()) return "";
     }
-    const std::string cond = value(n.in[0], code, indent);
     const std::string name = "h" + std::to_string(id);
+    if (pairs_) {
+      const auto [lo, hi] = pair_cond_(n.in[0], code, indent);
+      if (lo.empty()) return "";
+      if (lo == hi)
+        code += indent + "const unsigned " + name + " = " + lo + " ? " + side[0] + " : " + side[1] + ";\n";
+      else
+        code += indent + "const unsigned " + name + " = __byte_perm(" + lo + " ? " + side[0] + " : " + side[1] + ", " + hi +
+                " ? " + side[0] + " : " + side[1] + ", 0x7610);\n";
+      return raw_done_[id] = name;
+    }
+    const std::string cond = value(n.in[0], code, indent);
     code += indent + "const u16 " + name + " = " + cond + " ? (u16)" + side[0] + " : (u16)" + side[1] + ";\n";
     return raw_done_[id] = name;
   }
-  // t(x) where x = widen(a) OP widen(b), a and b of dtype t with raw bits at hand.
+  // t(x) where x = widen(a) OP widen(b), a and b of dtype t with raw bits at hand; an f32
+  // constant that is a value of t stands for its widening.
   const Node& cast = f_.nodes()[v.producer];
   if (cast.op != Op::Cast || f_.value(cast.in[0]).dtype != DType::F32) return "";
   const Value& x = f_.value(cast.in[0]);
@@ -164,6 +205,10 @@ std::string ExprEmitter::raw_bits(int id, std::string& code, const std::string& 
     const Value& w = f_.value(m.in[i]);
     if (w.producer < 0) return "";
     const Node& widen = f_.nodes()[w.producer];
+    if (widen.op == Op::Constant && w.dtype == DType::F32 && round_to(v.dtype, widen.attrs.value) == round_to(DType::F32, widen.attrs.value)) {
+      raw_in[i] = pair_literal(v.dtype, widen.attrs.value);
+      continue;
+    }
     if (widen.op != Op::Cast || f_.value(widen.in[0]).dtype != v.dtype) return "";
     raw_in[i] = raw_bits(widen.in[0], code, indent);
     if (raw_in[i].empty()) return "";
@@ -178,15 +223,18 @@ std::string ExprEmitter::value(int id, std::string& code, const std::string& ind
   if (auto it = done_.find(id); it != done_.end()) return it->second;
   std::string p = provided_(id);
   if (!p.empty()) return done_[id] = p;
-  if (std::string h = raw_bits(id, code, indent); !h.empty()) {
+  const Value& v = f_.value(id);
+  const Op op = v.producer >= 0 ? f_.nodes()[v.producer].op : Op::Constant;
+  if (v.producer >= 0 && op == Op::Constant) return done_[id] = literal(v.dtype, f_.nodes()[v.producer].attrs.value);
+  // A sign flipped or cleared in a float register is free (an operand modifier): bits only for
+  // readers of bits.
+  if (std::string h = op == Op::Neg || op == Op::Abs ? std::string() : raw_bits(id, code, indent); !h.empty()) {
     std::string name = "v" + std::to_string(id);
     code += indent + "const float " + name + " = " + load_convert(f_.value(id).dtype, h) + ";\n";
     return done_[id] = name;
   }
-  const Value& v = f_.value(id);
   if (v.producer < 0) throw Error("codegen: input " + v.name + " was not provided to the kernel");
   const Node& n = f_.nodes()[v.producer];
-  if (n.op == Op::Constant) return done_[id] = literal(v.dtype, n.attrs.value);
   std::string name = std::string("v").append(std::to_string(id));
   if (n.op == Op::Window) {
     if (!window_) throw Error("codegen: a window (a cat's pieces) outside a pointwise kernel");

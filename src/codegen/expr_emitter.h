@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "solder/fusion.h"
@@ -44,11 +45,18 @@ class ExprEmitter {
   // Pairs: the raw bits are two elements in one 32-bit register (`unsigned`) and the native
   // ops work on both at once (f16x2, bf16x2). Only raw_bits() is meaningful then.
   void set_pairs(bool pairs) { pairs_ = pairs; }
+  // Pairs: where(c, a, b) selects per element, so it needs c at both elements of the pair:
+  // `cond(id, code, indent)` emits them and returns their names (the template knows the
+  // elements' indices). Unset or empty names: no where in pairs.
+  using PairCondition = std::function<std::pair<std::string, std::string>(int, std::string&, const std::string&)>;
+  void set_pair_condition(PairCondition cond) { pair_cond_ = std::move(cond); }
   // The bits of value `id` when they come without a rounding (an input, or a native op as
   // above), else "".
   std::string raw_bits(int id, std::string& code, const std::string& indent);
 
  private:
+  std::string raw_bits_of(int id, std::string& code, const std::string& indent);  // raw_bits, uncached
+  std::string pair_literal(DType t, double v) const;  // a constant's bits (both halves in pairs)
   std::string op_expr(const Node& n, const std::vector<std::string>& a, DType out);
   const Fusion& f_;
   std::function<std::string(int)> provided_;
@@ -56,6 +64,7 @@ class ExprEmitter {
   std::function<std::string(int)> window_;
   bool narrow_results_ = false;
   bool pairs_ = false;
+  PairCondition pair_cond_;
   std::map<int, std::string> raw_done_;
   std::map<int, std::string> done_;
 };

@@ -296,6 +296,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     // registers (seed 10 #084: 78 -> 40). One row end (`two_rows`) is unrolled like a whole
     // vector: a warp takes one most times where rows are short (rows of 333 under 256-element
     // warps), and its other lanes waited out VEC dependent round trips (seed 27 #153).
+    const size_t loop_at = c.size();
     c += std::string(crossing && !two_rows ? "#pragma unroll 1\n" : "#pragma unroll\n") + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
     if (two_rows) {
       c += I(ind + 1) + "const bool nx = col0 + j >= CX;\n";
@@ -312,13 +313,72 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       c += I(ind + 1) + "const i64 col = col0 + j;\n" + I(ind + 1) + "(void)col;\n";
     }
     w.scalar_loads(ins, ind + 1, "row", "col", !vector_path);
-    ExprEmitter em(w.f, [&](int v) { return w.is_input(v) ? w.elem_input(v, vector_path) : std::string(); });
-    em.set_raw_bits([&](int v) { return w.is_input(v) ? w.elem_raw(v, vector_path) : std::string(); });
-    em.set_narrow_results(w.narrow_results());
-    em.set_window([&](int v) { return vector_path ? w.window_of(v, "row", "col0", "j") : w.window_of(v, "row", "col"); });
-    for (int k : elem_outs) w.store_elem(k, w.stored_value(em, k, I(ind + 1)), ind + 1, "row", "col", vector_path);
+    auto element_emitter = [&] {
+      ExprEmitter e(w.f, [&](int v) { return w.is_input(v) ? w.elem_input(v, vector_path) : std::string(); });
+      e.set_raw_bits([&](int v) { return w.is_input(v) ? w.elem_raw(v, vector_path) : std::string(); });
+      e.set_narrow_results(w.narrow_results());
+      e.set_window([&](int v) { return vector_path ? w.window_of(v, "row", "col0", "j") : w.window_of(v, "row", "col"); });
+      return e;
+    };
+    ExprEmitter em = element_emitter();
+    // Vector path: f16/bf16 values that native ops make from 16-bit vector inputs come two to a
+    // register, one f16x2/bf16x2 instruction per pair, in a loop over pairs ahead of the element
+    // loop (as the inner template's). On single halves ptxas paired the ops its own way and
+    // re-packed lanes around them (PRMT, SHF: a RoPE's where and products).
+    std::string pairs;
+    std::map<int, std::string> pair_arrays;
+    std::map<int, std::pair<std::string, std::string>> conds;
+    ExprEmitter pe(w.f, [](int) { return std::string(); });
+    if (vector_path && w.vec % 2 == 0) {
+      pe.set_pairs(true);
+      pe.set_raw_bits([&](int v) -> std::string {
+        if (!w.is_input(v)) return "";
+        const int k = w.operand_index.at(v);
+        if (w.hoisted.count(k)) return "(0x10001u * (unsigned)" + w.hoisted.at(k) + ")";
+        return w.in_pairs(k) ? w.vector_pair(k) : std::string();
+      });
+      // A where's condition at each element of the pair, by the element emitter in a scope
+      // whose j is that element's.
+      pe.set_pair_condition([&](int id, std::string& code, const std::string& in) {
+        if (auto it = conds.find(id); it != conds.end()) return it->second;
+        std::string name[2];
+        for (int h = 0; h < 2; ++h) {
+          name[h] = "c" + num(id) + "_" + num(h);
+          code += in + "bool " + name[h] + ";\n" + in + "{\n" + in + "  const int j = 2 * j2 + " + num(h) + ";\n" + in +
+                  "  const i64 col = col0 + j;\n" + in + "  (void)col;\n";
+          ExprEmitter e = element_emitter();
+          const std::string x = e.value(id, code, in + "  ");
+          code += in + "  " + name[h] + " = " + x + ";\n" + in + "}\n";
+        }
+        return conds[id] = {name[0], name[1]};
+      });
+      em.set_raw_bits([&](int v) -> std::string {
+        if (w.is_input(v)) return w.elem_raw(v, true);
+        if (auto it = pair_arrays.find(v); it != pair_arrays.end()) return "half_of(" + it->second + "[j / 2], j & 1)";
+        const std::string e = pe.raw_bits(v, pairs, I(ind + 1));
+        if (e.empty()) return "";
+        pair_arrays[v] = "p" + num(v);
+        pairs += I(ind + 1) + "p" + num(v) + "[j2] = " + e + ";\n";
+        return "half_of(p" + num(v) + "[j / 2], j & 1)";
+      });
+    }
+    for (int k : elem_outs) {
+      // A 16-bit vector output whose pairs the pair loop makes: set a word at a time.
+      if (vector_path && w.vectorized(k) && !w.staged.count(k) && w.in_pairs_dtype(k))
+        if (const std::string pw = pe.raw_bits(w.op(k).value, pairs, I(ind + 1)); !pw.empty()) {
+          pairs += I(ind + 1) + "set_pair(out" + num(k) + ", j2, " + pw + ");\n";
+          continue;
+        }
+      w.store_elem(k, w.stored(em, k, I(ind + 1)), ind + 1, "row", "col", vector_path);
+    }
     write_fold(w, em, acc, ind + 1);
     c += I(ind) + "}\n";
+    if (!pairs.empty()) {
+      std::string loop;
+      for (const auto& [v, name] : pair_arrays) loop += I(ind) + "unsigned " + name + "[VEC / 2];\n";
+      loop += "#pragma unroll\n" + I(ind) + "for (int j2 = 0; j2 < VEC / 2; ++j2) {\n" + pairs + I(ind) + "}\n";
+      c.insert(loop_at, loop);
+    }
     if (vector_path) w.store_vectors(elem_outs, ind, "row", "col0");
   };
   if (one_row) {

@@ -622,6 +622,12 @@ template <class T> __device__ __forceinline__ void st_shared_elem(unsigned s, T 
       const int k = w.operand_index.at(v);
       return w.in_pairs(k) && std::count(ins.begin(), ins.end(), k) ? w.vector_pair(k) : std::string();
     });
+    // A where in pairs only under a condition of the whole row (a row's mask): both halves'.
+    pe.set_pair_condition([&](int v, std::string&, const std::string&) -> std::pair<std::string, std::string> {
+      if (!sp.row_level[v] || (!row_names.count(v) && !w.is_input(v))) return {};
+      const std::string e = row_em->value(v, c, I(5));  // a name, or an input's load: no code
+      return {e, e};
+    });
     auto pair_word = [&](int v) -> std::string {  // the pair holding value v's element j, or ""
       if (auto it = pair_arrays.find(v); it != pair_arrays.end()) return it->second + "[j / 2]";
       const std::string e = pe.raw_bits(v, pairs, I(5));
@@ -644,14 +650,15 @@ template <class T> __device__ __forceinline__ void st_shared_elem(unsigned s, T 
       if (held(v, q)) return narrow.count(v) && narrow[v] == v ? held_bits(v) : std::string();
       if (const int m = held_as_bits(v, q); m >= 0) return held_bits(m);
       if (sp.row_level[v]) return std::string();  // loaded once per row as a float, not as bits here
-      if (w.is_input(v)) return w.elem_raw(v, true);
+      if (w.is_input(v))  // not where this pass does not load it (a held value's inputs)
+        return std::count(ins.begin(), ins.end(), w.operand_index.at(v)) ? w.elem_raw(v, true) : std::string();
       const std::string pw = pair_word(v);
       return pw.empty() ? pw : "half_of(" + pw + ", j & 1)";
     });
     hold_values(pass.materialized, em, pe, pairs);
     accumulate(pass.steps, em, if_ok);
     for (int k : pass.elem_outs) {
-      std::string val = w.stored_value(em, k, I(5));
+      std::string val = w.stored(em, k, I(5));
       if (persistent && !w.vectorized(k)) c += I(5) + "if (ok)\n";
       w.store_elem(k, val, persistent && !w.vectorized(k) ? 6 : 5, rowa, "col", true);
     }

@@ -466,7 +466,7 @@ class OuterWriter {
     });
     em.set_narrow_results(w_.narrow_results());
     for (int k : w_.output_slots()) {
-      const std::string val = store_convert(w_.dt(w_.op(k).value), w_.stored_value(em, k, I(2)));
+      const std::string val = w_.stored(em, k, I(2));
       if (is(k, Access::Col)) c_ += "    ov" + num(k) + ".e[i] = " + val + ";\n";
       else c_ += "    if (col == 0) " + w_.ptr(k) + "[0] = " + val + ";\n";
     }

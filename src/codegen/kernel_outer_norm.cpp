@@ -561,7 +561,7 @@ class OuterNormWriter {
         c_ += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
         ExprEmitter em = emitter(prefix, s);
         for (int k : elem_outs_) {
-          const std::string val = store_convert(w_.dt(w_.op(k).value), w_.stored_value(em, k, I(ind + 1)));
+          const std::string val = w_.stored(em, k, I(ind + 1));
           if (is(k, Access::Full)) c_ += I(ind + 1) + "o" + num(k) + ".e[j] = " + val + ";\n";
           else if (std::find(staged_.begin(), staged_.end(), k) != staged_.end())
             c_ += I(ind + 1) + "*(" + t_of(k) + "*)(osm + sbuf * STILE + sw" + num(k) + " + j * TY * SE" + num(k) + ") = " + val + ";\n";
@@ -580,7 +580,7 @@ class OuterNormWriter {
     c_ += std::string("  if (ty == 0 && act") + (cl_ > 1 ? " && crank == 0" : "") + ") {\n#pragma unroll\n    for (int j = 0; j < VEC; ++j) {\n";
     ExprEmitter em = emitter("h", "0");
     for (int k : kept_outs_) {
-      const std::string val = store_convert(w_.dt(w_.op(k).value), w_.stored_value(em, k, I(3)));
+      const std::string val = w_.stored(em, k, I(3));
       c_ += "      " + std::string(is(k, Access::Scalar) ? "if (kc0 + j == 0) " : "") + w_.ptr(k) + "[" + kept_off(k, "j") + "] = " +
             val + ";\n";
     }

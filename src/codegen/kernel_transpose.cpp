@@ -385,7 +385,7 @@ class TransposeWriter {
       const Node* cast = ov.producer >= 0 ? &w_.f.nodes()[ov.producer] : nullptr;
       const bool bits = cast && cast->op == Op::Cast && w_.dt(cast->in[0]) == ov.dtype && w_.is_input(cast->in[0]);
       const std::string conv = bits ? w_.elem_raw(cast->in[0], vector_path)
-                                    : store_convert(w_.dt(w_.op(k).value), w_.stored_value(em, k, I(in)));
+                                    : w_.stored(em, k, I(in));
       const std::string ref = w_.ptr(k) + "[" + off(k, "r", "c") + "]";
       switch (w_.op(k).access) {
         case Access::Full:
@@ -965,7 +965,7 @@ class TransposeWriter {
     }
     ExprEmitter em = results_emitter(results);
     for (int k : outs_) {
-      const std::string conv = store_convert(w_.dt(w_.op(k).value), w_.stored_value(em, k, I(ind)));
+      const std::string conv = w_.stored(em, k, I(ind));
       c_ += I(ind) + (is(k, Access::Scalar) ? "if (r == 0) " : "") + w_.ptr(k) + "[" + off(k, "r", "0") + "] = " + conv + ";\n";
     }
   }
@@ -1017,7 +1017,7 @@ class TransposeWriter {
     }
     ExprEmitter em = results_emitter(results);
     for (int k : outs_) {
-      const std::string conv = store_convert(w_.dt(w_.op(k).value), w_.stored_value(em, k, I(in)));
+      const std::string conv = w_.stored(em, k, I(in));
       const std::string ref = w_.ptr(k) + "[" + off(k, "r", "c") + "]";
       switch (w_.op(k).access) {
         case Access::Full:

@@ -205,8 +205,11 @@ struct Writer {
     if (window_divides(v)) idx = u + "(" + idx + ")";
     if (!below.empty()) idx = "(" + idx + ") / (" + below + ")";
     if (kd > first) idx = "(" + idx + ") % " + u + "p.dims[" + num(kd) + "]";
-    if (!lane.empty() && in_cols && kd == rank - 1) {
-      if (plan.params.shift && kd > first)
+    // Without a shift or phased rows every cut along the innermost dim is a multiple of vec
+    // and so is every vector's start (windows_fit, at each launch): a lane is where its vector
+    // is, and the test is one per vector.
+    if (!lane.empty() && in_cols && kd == rank - 1 && (plan.params.shift || cols_by_element())) {
+      if (kd > first)
         idx = "(" + idx + " + " + lane + " - (" + idx + " + " + lane + " >= " + u + "p.dims[" + num(kd) + "] ? " + u + "p.dims[" + num(kd) +
               "] : 0))";
       else
@@ -313,7 +316,8 @@ struct Writer {
   // Vector inputs of 16-bit elements are held as 32-bit pairs (Vec<unsigned, VEC / 2>): held as
   // 16-bit lanes, a vector loaded under a condition (a prefetch) is re-merged lane by lane
   // (PRMT), and pair operations (f16x2) want the pairs as they are.
-  bool in_pairs(int k) const { return vectorized(k) && vec % 2 == 0 && std::string(storage_type(dt(op(k).value))) == "u16"; }
+  bool in_pairs(int k) const { return vectorized(k) && in_pairs_dtype(k); }
+  bool in_pairs_dtype(int k) const { return vec % 2 == 0 && std::string(storage_type(dt(op(k).value))) == "u16"; }
   std::string in_vec_type(int k) const {
     return in_pairs(k) ? "Vec<unsigned, " + num(vec / 2) + ">" : "Vec<" + std::string(storage_type(dt(op(k).value))) + ", " + num(vec) + ">";
   }
@@ -486,19 +490,22 @@ struct Writer {
   }
   std::string elem_input(int v, bool vector_path) const { return load_convert(dt(v), elem_raw(v, vector_path)); }
 
-  // The value to store for output slot k. A cast to the output's storage dtype from a float
-  // register needs no separate rounding: the store conversion rounds exactly once.
-  std::string stored_value(ExprEmitter& em, int k, const std::string& indent) {
+  // What output slot k stores, in its storage type: the bits of an f16/bf16 value where native
+  // ops or an input give them (ExprEmitter::raw_bits), else the value converted. A cast to the
+  // output's storage dtype from a float register needs no separate rounding: the store
+  // conversion rounds exactly once.
+  std::string stored(ExprEmitter& em, int k, const std::string& indent) {
     int v = op(k).value;
     const Value& val = f.value(v);
+    if (std::string bits = em.raw_bits(v, code, indent); !bits.empty()) return bits;
     if (val.producer >= 0 && f.nodes()[val.producer].op == Op::Cast) {
       const Node& n = f.nodes()[val.producer];
       DType src = f.value(n.in[0]).dtype;
       bool narrow = val.dtype == DType::F16 || val.dtype == DType::BF16 || is_fp8(val.dtype);
       if (n.op == Op::Cast && narrow && is_floating(src) && src != DType::F64)
-        return em.value(n.in[0], code, indent);
+        return store_convert(val.dtype, em.value(n.in[0], code, indent));
     }
-    return em.value(v, code, indent);
+    return store_convert(val.dtype, em.value(v, code, indent));
   }
 
   // Output stores for element-level outputs, vector path: collect into a Vec, store after j.
@@ -507,8 +514,8 @@ struct Writer {
       if (vectorized(k))
         code += I(ind) + "Vec<" + std::string(storage_type(dt(op(k).value))) + ", " + num(vec) + "> out" + num(k) + ";\n";
   }
-  void store_elem(int k, const std::string& val, int ind, const std::string& row, const std::string& col, bool vector_path) {
-    std::string conv = store_convert(dt(op(k).value), val);
+  // Stores `conv` (an expression of the storage type: see stored) as element (row, col) of k.
+  void store_elem(int k, const std::string& conv, int ind, const std::string& row, const std::string& col, bool vector_path) {
     if (vector_path && vectorized(k)) code += I(ind) + "out" + num(k) + ".e[j] = " + conv + ";\n";
     else if (staged.count(k))
       code += I(ind) + "st_shared_elem<" + std::string(storage_type(dt(op(k).value))) + ">(" + staged_at(k, col) + ", " + conv + ");\n";

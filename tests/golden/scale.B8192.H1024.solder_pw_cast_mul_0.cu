@@ -30,12 +30,14 @@ extern "C" __global__ void __launch_bounds__(256) solder_pw_cast_mul_0(const Par
           const Vec<unsigned, 4> in0 = pf0[u];
           Vec<u16, 8> out1;
 #pragma unroll
+          for (int j2 = 0; j2 < VEC / 2; ++j2) {
+            const unsigned h4 = f16x2_mul(in0.e[j2], 0x3e003e00u);
+            set_pair(out1, j2, h4);
+          }
+#pragma unroll
           for (int j = 0; j < VEC; ++j) {
             const i64 col = col0 + j;
             (void)col;
-            const float v1 = (float)(f16_to_f(half_of(in0.e[j / 2], j & 1)));
-            const float v3 = __fmul_rn(v1, __int_as_float(0x3fc00000));
-            out1.e[j] = f_to_f16(v3);
           }
           if ((row) == 0) st_vec<u16, 8>(P1 + col0, out1);
         }
@@ -48,12 +50,14 @@ extern "C" __global__ void __launch_bounds__(256) solder_pw_cast_mul_0(const Par
           const Vec<unsigned, 4> in0 = ld_vec<unsigned, 4>((const unsigned*)(P0 + col0));
           Vec<u16, 8> out1;
 #pragma unroll
+          for (int j2 = 0; j2 < VEC / 2; ++j2) {
+            const unsigned h4 = f16x2_mul(in0.e[j2], 0x3e003e00u);
+            set_pair(out1, j2, h4);
+          }
+#pragma unroll
           for (int j = 0; j < VEC; ++j) {
             const i64 col = col0 + j;
             (void)col;
-            const float v1 = (float)(f16_to_f(half_of(in0.e[j / 2], j & 1)));
-            const float v3 = __fmul_rn(v1, __int_as_float(0x3fc00000));
-            out1.e[j] = f_to_f16(v3);
           }
           if ((row) == 0) st_vec<u16, 8>(P1 + col0, out1);
         } else if (col0 < C) {
@@ -63,9 +67,8 @@ extern "C" __global__ void __launch_bounds__(256) solder_pw_cast_mul_0(const Par
             const i64 col = col0 + j;
             (void)col;
             const u16 ie0 = P0[col];
-            const float v1 = (float)(f16_to_f(ie0));
-            const float v3 = __fmul_rn(v1, __int_as_float(0x3fc00000));
-            if ((row) == 0) P1[col] = f_to_f16(v3);
+            const u16 h4 = f16_mul(ie0, 0x3e00);
+            if ((row) == 0) P1[col] = h4;
           }
         }
       }

@@ -84,10 +84,8 @@ extern "C" __global__ void __launch_bounds__(256, 6) solder_transpose_cast_add_1
           const IX c = c0 + j;
           (void)c;
           const u16 ie1 = sl1[j / 2].e[j % 2];
-          const float v3 = (float)(bf16_to_f(half_of(in0.e[j / 2], j & 1)));
-          const float v4 = (float)(bf16_to_f(ie1));
-          const float v5 = __fadd_rn(v3, v4);
-          out2.e[j] = f_to_bf16(v5);
+          const u16 h6 = bf16_add(half_of(in0.e[j / 2], j & 1), ie1);
+          out2.e[j] = h6;
         }
         st_vec<u16, VEC>(P2 + bo2 + r * sr2 + c0, out2);
       }
@@ -144,10 +142,8 @@ extern "C" __global__ void __launch_bounds__(256, 6) solder_transpose_cast_add_1
             const IX c = c0 + j;
             (void)c;
             const u16 ie1 = sl1[j / 2].e[j % 2];
-            const float v3 = (float)(bf16_to_f(half_of(in0.e[j / 2], j & 1)));
-            const float v4 = (float)(bf16_to_f(ie1));
-            const float v5 = __fadd_rn(v3, v4);
-            out2.e[j] = f_to_bf16(v5);
+            const u16 h6 = bf16_add(half_of(in0.e[j / 2], j & 1), ie1);
+            out2.e[j] = h6;
           }
           st_vec<u16, VEC>(P2 + bo2 + r * sr2 + c0, out2);
         } else if (c0 < NC) {
@@ -161,10 +157,8 @@ extern "C" __global__ void __launch_bounds__(256, 6) solder_transpose_cast_add_1
             (void)c;
             const u16 ie0 = P0[bo0 + r * sr0 + c];
             const u16 ie1 = sl1[j / 2].e[j % 2];
-            const float v3 = (float)(bf16_to_f(ie0));
-            const float v4 = (float)(bf16_to_f(ie1));
-            const float v5 = __fadd_rn(v3, v4);
-            P2[bo2 + r * sr2 + c] = f_to_bf16(v5);
+            const u16 h6 = bf16_add(ie0, ie1);
+            P2[bo2 + r * sr2 + c] = h6;
           }
         }
       }

@@ -40,12 +40,17 @@ extern "C" __global__ void __launch_bounds__(256) solder_pw_cast_add_gelu_tanh_0
         const Vec<unsigned, 4> in0 = pf0[r];
         const Vec<unsigned, 4> in1 = pf1[r];
         Vec<u16, 8> out2;
+        unsigned p5[VEC / 2];
+#pragma unroll
+        for (int j2 = 0; j2 < VEC / 2; ++j2) {
+          const unsigned h5 = bf16x2_add(in0.e[j2], in1.e[j2]);
+          p5[j2] = h5;
+        }
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
           const i64 col = col0 + j;
           (void)col;
-          const u16 h5 = bf16_add(half_of(in0.e[j / 2], j & 1), half_of(in1.e[j / 2], j & 1));
-          const float v5 = bf16_to_f(h5);
+          const float v5 = bf16_to_f(half_of(p5[j / 2], j & 1));
           const float v6 = round_bf16(fast_gelu_tanh(v5));
           out2.e[j] = f_to_bf16(v6);
         }
