@@ -179,8 +179,10 @@ struct Writer {
   // of the dims outside the innermost: the scheduler aligns vec), so the chunk's index is formed
   // once and each element adds its lane along the innermost dim.
   std::string window_of(int v, const std::string& row, const std::string& col, const std::string& lane = "") const {
-    std::string idx, lo, hi;
-    if (!window_parts(v, row, col, lane, idx, lo, hi)) return "";
+    std::string idx, lo, hi, wrap;
+    if (!window_parts(v, row, col, lane, idx, lo, hi, &wrap)) return "";
+    if (!wrap.empty())
+      return "(window_lanes((int)(" + idx + "), " + lo + ", " + hi + ", (int)" + wrap + ") >> (" + lane + ") & 1u)";
     if (plan.params.index32 && window_divides(v) && lo == "0") return "(" + idx + " < " + hi + ")";  // unsigned
     return "(" + idx + " >= " + lo + " && " + idx + " < " + hi + ")";
   }
@@ -188,9 +190,10 @@ struct Writer {
   bool window_divides(int v) const { return solder::window_divides(f, ks, v); }
   // window_of's parts: the element's index along the axis and the window's bounds [lo, hi).
   // With shift plans, vectors need not divide the innermost dim, so a lane's index along it
-  // wraps once past its end (launch_grid keeps vec at most that dim).
+  // wraps once past its end (launch_grid keeps vec at most that dim). Given `wrap`, a 32-bit
+  // lane's wrap is left to window_lanes: idx is then the vector's index and *wrap the dim.
   bool window_parts(int v, const std::string& row, const std::string& col, const std::string& lane, std::string& idx,
-                    std::string& lo, std::string& hi) const {
+                    std::string& lo, std::string& hi, std::string* wrap = nullptr) const {
     const int kd = window_dim(v);
     if (kd < 0) return false;
     const Node& n = *pad_or_window(f, v);
@@ -209,7 +212,9 @@ struct Writer {
     // and so is every vector's start (windows_fit, at each launch): a lane is where its vector
     // is, and the test is one per vector.
     if (!lane.empty() && in_cols && kd == rank - 1 && (plan.params.shift || cols_by_element())) {
-      if (kd > first)
+      if (kd > first && wrap && plan.params.index32 && window_divides(v))
+        *wrap = "p.dims[" + num(kd) + "]";
+      else if (kd > first)
         idx = "(" + idx + " + " + lane + " - (" + idx + " + " + lane + " >= " + u + "p.dims[" + num(kd) + "] ? " + u + "p.dims[" + num(kd) +
               "] : 0))";
       else

@@ -171,6 +171,17 @@ struct Half {
   __device__ __forceinline__ operator u16() const { return (u16)(w >> (16 * h)); }
 };
 __device__ __forceinline__ Half half_of(unsigned pair, int h) { return {pair, h}; }
+// The lanes j of a vector whose first lies at wi (< d) along a dim of d that fall in [lo, hi),
+// the lanes wrapping once past d, as bits: once per vector, then one test a lane (a RoPE's odd
+// halves under a shift plan wrapped and compared each lane's index: five instructions a lane).
+__device__ __forceinline__ unsigned lanes_below(int e) {  // lanes j < e; e may be < 0 or > 31
+  unsigned r;
+  asm("shl.b32 %0, %1, %2;" : "=r"(r) : "r"(0xffffffffu), "r"((unsigned)max(e, 0)));  // clamps at 32
+  return ~r;
+}
+__device__ __forceinline__ unsigned window_lanes(int wi, int lo, int hi, int d) {
+  return (lanes_below(hi - wi) & ~lanes_below(lo - wi)) | (lanes_below(hi + d - wi) & ~lanes_below(lo + d - wi));
+}
 // Pair j2 of a 16-bit vector set as one word (element by element, ptxas split and re-packed it).
 template <int V> __device__ __forceinline__ void set_pair(Vec<u16, V>& v, int j2, unsigned w) {
   union { Vec<u16, V> v; unsigned w[V / 2]; } u;
