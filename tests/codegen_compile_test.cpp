@@ -421,3 +421,26 @@ TEST(CodegenCompile, WhereOverSixteenBitValuesSelectsBits) {
     EXPECT_FALSE(p.kernels[0].compiled->ptxas.spills());
   }
 }
+
+// f16/bf16 pairs in the pointwise vector path (a loop over pairs ahead of the element loop): a
+// where's condition is emitted for both elements of the pair only from inputs at hand there.
+// Here y (one row, H odd) is read one element at a time inside the element loop, so the where
+// stays per element; the negation, the products and the sums run in pairs and the kernel compiles.
+TEST(CodegenCompile, PairsReadOnlyInputsAtHand) {
+  for (DType t : {DType::F16, DType::BF16}) {
+    Fusion f("pairs");
+    Dim B = Dim::sym("B"), H = Dim::sym("H");
+    Tensor x = f.input("x", t, {B, H});
+    Tensor y = f.input("y", t, {Dim(1), H});
+    Tensor c = f.input("c", t, {B, Dim(1)});
+    for (Tensor r : {neg(x), abs(x) + 0.5, x - c, x * y, where(gt(x, y), x, c), where(gt(x, c), neg(x), x * 3.0)})
+      f.output(r);
+    for (int64_t h : {133, 1024}) {
+      auto p = prepare_all(f, {{45, h}, {1, h}, {45, 1}});
+      ASSERT_EQ(p.kernels.size(), 1u);
+      const std::string& src = p.kernels[0].source.source;
+      EXPECT_NE(src.find("for (int j2 = 0; j2 < VEC / 2; ++j2)"), std::string::npos) << src;
+      EXPECT_FALSE(p.kernels[0].compiled->ptxas.spills());
+    }
+  }
+}

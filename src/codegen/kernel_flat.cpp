@@ -328,6 +328,23 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     std::string pairs;
     std::map<int, std::string> pair_arrays;
     std::map<int, std::pair<std::string, std::string>> conds;
+    // A where's condition at each element of the pair, by the element emitter in a scope
+    // whose j is that element's; only from inputs at hand there (loaded as vectors, or
+    // hoisted), not ones the element loop loads one by one.
+    std::map<int, bool> at_hand_memo;
+    std::function<bool(int)> at_hand = [&](int v) {
+      if (auto it = at_hand_memo.find(v); it != at_hand_memo.end()) return it->second;
+      bool ok = true;
+      if (w.is_input(v)) {
+        const int k = w.operand_index.at(v);
+        ok = w.hoisted.count(k) || w.vectorized(k);
+      } else if (const Value& val = w.f.value(v); val.producer < 0) {
+        ok = false;
+      } else {
+        for (int x : w.f.nodes()[val.producer].in) ok = ok && at_hand(x);
+      }
+      return at_hand_memo[v] = ok;
+    };
     ExprEmitter pe(w.f, [](int) { return std::string(); });
     if (vector_path && w.vec % 2 == 0) {
       pe.set_pairs(true);
@@ -337,10 +354,9 @@ void write_flat(Writer& w, KernelSource& ks_out) {
         if (w.hoisted.count(k)) return "(0x10001u * (unsigned)" + w.hoisted.at(k) + ")";
         return w.in_pairs(k) ? w.vector_pair(k) : std::string();
       });
-      // A where's condition at each element of the pair, by the element emitter in a scope
-      // whose j is that element's.
-      pe.set_pair_condition([&](int id, std::string& code, const std::string& in) {
+      pe.set_pair_condition([&](int id, std::string& code, const std::string& in) -> std::pair<std::string, std::string> {
         if (auto it = conds.find(id); it != conds.end()) return it->second;
+        if (!at_hand(id)) return {};
         std::string name[2];
         for (int h = 0; h < 2; ++h) {
           name[h] = "c" + num(id) + "_" + num(h);

@@ -128,6 +128,17 @@ inline u16 bf16_mul(u16 a, u16 b) { return bf16_of_double((double)bf16_to_f(a) *
 SIM_PAIR(f16x2_add, f16_add) SIM_PAIR(f16x2_sub, f16_sub) SIM_PAIR(f16x2_mul, f16_mul)
 SIM_PAIR(bf16x2_add, bf16_add) SIM_PAIR(bf16x2_sub, bf16_sub) SIM_PAIR(bf16x2_mul, bf16_mul)
 #undef SIM_PAIR
+template <int V> inline void set_pair(Vec<u16, V>& v, int j2, unsigned w) { v.e[2 * j2] = (u16)w; v.e[2 * j2 + 1] = (u16)(w >> 16); }
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  const unsigned long long b = ((unsigned long long)y << 32) | x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i) r |= (unsigned)((b >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+  return r;
+}
+inline unsigned lanes_below(int e) { return e <= 0 ? 0u : e >= 32 ? ~0u : (1u << e) - 1u; }
+inline unsigned window_lanes(int wi, int lo, int hi, int d) {
+  return (lanes_below(hi - wi) & ~lanes_below(lo - wi)) | (lanes_below(hi + d - wi) & ~lanes_below(lo + d - wi));
+}
 // Activations (the exact forms; the fast ones where results are rounded to f16/bf16).
 inline float __expf(float x) { return std::exp(x); }
 inline float s_sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
