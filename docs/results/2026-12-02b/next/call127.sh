@@ -6,5 +6,5 @@ bash scripts/build_patched.sh main '' solder _solder gpu_executor_test || exit 1
 echo "built at ${SECONDS}s" | tee $R/times.txt
 timeout 200 /tmp/main/build/tests/gpu_executor_test --gtest_brief=1 --gtest_filter='-*SampledRows' 2>&1 | tail -4 | tee $R/gpu_executor.txt
 echo "tests at ${SECONDS}s" | tee -a $R/times.txt
-SOLDER_CACHE_DIR=/tmp/sc-33 PYTHONPATH=/tmp/main/build/python timeout $((585-SECONDS)) python3 bench/variants.py --seed 33 --time-budget $((560-SECONDS)) -o $R/variants_seed33.json > $R/variants_seed33.txt 2>&1
+SOLDER_CACHE_DIR=/tmp/sc-33 PYTHONPATH=/tmp/main/build/python timeout $((470-SECONDS)) python3 bench/variants.py --seed 33 --time-budget $((445-SECONDS)) -o $R/variants_seed33.json > $R/variants_seed33.txt 2>&1
 echo "sweep exit $? $SECONDS s"; grep -A45 "== status" $R/variants_seed33.txt | head -50
