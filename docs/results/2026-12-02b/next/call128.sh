@@ -14,3 +14,5 @@ for t in gpu_inner_shift_test gpu_inner_staged_test gpu_shift_loads_test; do
   timeout 90 /tmp/main/build/tests/$t --gtest_brief=1 2>&1 | tail -2 | sed "s/^/$t /" | tee -a $R/tests.txt
 done
 timeout $((590 - SECONDS)) /tmp/main/build/tests/gpu_outer_reduction_test --gtest_brief=1 --gtest_filter='*PhaseShifted*:*FewKept*:*KindsAndDtypes*:*Workloads*' 2>&1 | tail -3 | tee -a $R/tests.txt
+# The f16 division lead (stop 52's note): exhaustive over f16 and bf16 pairs, seconds.
+nvcc -O3 -arch=sm_90 bench/experiments/f16_div_check.cu -o /tmp/f16_div_check && timeout 60 /tmp/f16_div_check | tee $R/f16_div_check.txt
