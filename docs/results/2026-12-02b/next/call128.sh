@@ -5,6 +5,8 @@ R=$OUT; mkdir -p $R
 export SOLDER_ROOT=$PWD
 bash scripts/build_patched.sh main '' solder_cli _solder gpu_inner_shift_test gpu_inner_staged_test gpu_shift_loads_test gpu_outer_reduction_test || exit 1
 echo "built at ${SECONDS}s" | tee $R/times.txt
+# The f16 division lead (stop 52's note): exhaustive over f16 and bf16 pairs, seconds.
+nvcc -O3 -arch=sm_90 bench/experiments/f16_div_check.cu -o /tmp/f16_div_check && timeout 60 /tmp/f16_div_check | tee $R/f16_div_check.txt
 for f in bench/programs/rope_rotate_half_bf16.fusion:B=64,M=4096 bench/programs/silu_halves_bf16.fusion:B=16384 examples/w3_split_stack.fusion:B=1024 examples/w3_combined.fusion:B=1024; do
   file=${f%%:*}; sz=${f#*:}; args=""; for s in ${sz//,/ }; do args="$args --size $s"; done
   SOLDER_CACHE_DIR=/tmp/sc-26 timeout 90 /tmp/main/build/solder bench $file $args --peers auto 2>&1
@@ -14,5 +16,3 @@ for t in gpu_inner_shift_test gpu_inner_staged_test gpu_shift_loads_test; do
   timeout 90 /tmp/main/build/tests/$t --gtest_brief=1 2>&1 | tail -2 | sed "s/^/$t /" | tee -a $R/tests.txt
 done
 timeout $((590 - SECONDS)) /tmp/main/build/tests/gpu_outer_reduction_test --gtest_brief=1 --gtest_filter='*PhaseShifted*:*FewKept*:*KindsAndDtypes*:*Workloads*' 2>&1 | tail -3 | tee -a $R/tests.txt
-# The f16 division lead (stop 52's note): exhaustive over f16 and bf16 pairs, seconds.
-nvcc -O3 -arch=sm_90 bench/experiments/f16_div_check.cu -o /tmp/f16_div_check && timeout 60 /tmp/f16_div_check | tee $R/f16_div_check.txt
