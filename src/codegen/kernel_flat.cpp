@@ -321,12 +321,10 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       return e;
     };
     ExprEmitter em = element_emitter();
-    // Vector path: f16/bf16 values that native ops make from 16-bit vector inputs come two to a
-    // register, one f16x2/bf16x2 instruction per pair, in a loop over pairs ahead of the element
-    // loop (as the inner template's). On single halves ptxas paired the ops its own way and
-    // re-packed lanes around them (PRMT, SHF: a RoPE's where and products).
-    std::string pairs;
-    std::map<int, std::string> pair_arrays;
+    // Vector path: pairs of elements first (PairLoop), from 16-bit vector inputs and hoisted
+    // values (a RoPE's products, negation and select).
+    PairLoop pl(w.f, I(ind));
+    ExprEmitter& pe = pl.pe;
     std::map<int, std::pair<std::string, std::string>> conds;
     // A where's condition at each element of the pair, by the element emitter in a scope
     // whose j is that element's; only from inputs at hand there (loaded as vectors, or
@@ -345,9 +343,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       }
       return at_hand_memo[v] = ok;
     };
-    ExprEmitter pe(w.f, [](int) { return std::string(); });
     if (vector_path && w.vec % 2 == 0) {
-      pe.set_pairs(true);
       pe.set_raw_bits([&](int v) -> std::string {
         if (!w.is_input(v)) return "";
         const int k = w.operand_index.at(v);
@@ -370,31 +366,22 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       });
       em.set_raw_bits([&](int v) -> std::string {
         if (w.is_input(v)) return w.elem_raw(v, true);
-        if (auto it = pair_arrays.find(v); it != pair_arrays.end()) return "half_of(" + it->second + "[j / 2], j & 1)";
-        const std::string e = pe.raw_bits(v, pairs, I(ind + 1));
-        if (e.empty()) return "";
-        pair_arrays[v] = "p" + num(v);
-        pairs += I(ind + 1) + "p" + num(v) + "[j2] = " + e + ";\n";
-        return "half_of(p" + num(v) + "[j / 2], j & 1)";
+        const std::string pw = pl.word(v);
+        return pw.empty() ? pw : "half_of(" + pw + ", j & 1)";
       });
     }
     for (int k : elem_outs) {
       // A 16-bit vector output whose pairs the pair loop makes: set a word at a time.
       if (vector_path && w.vectorized(k) && !w.staged.count(k) && w.in_pairs_dtype(k))
-        if (const std::string pw = pe.raw_bits(w.op(k).value, pairs, I(ind + 1)); !pw.empty()) {
-          pairs += I(ind + 1) + "set_pair(out" + num(k) + ", j2, " + pw + ");\n";
+        if (const std::string pw = pe.raw_bits(w.op(k).value, pl.body, I(ind + 1)); !pw.empty()) {
+          pl.body += I(ind + 1) + "set_pair(out" + num(k) + ", j2, " + pw + ");\n";
           continue;
         }
       w.store_elem(k, w.stored(em, k, I(ind + 1)), ind + 1, "row", "col", vector_path);
     }
     write_fold(w, em, acc, ind + 1);
     c += I(ind) + "}\n";
-    if (!pairs.empty()) {
-      std::string loop;
-      for (const auto& [v, name] : pair_arrays) loop += I(ind) + "unsigned " + name + "[VEC / 2];\n";
-      loop += "#pragma unroll\n" + I(ind) + "for (int j2 = 0; j2 < VEC / 2; ++j2) {\n" + pairs + I(ind) + "}\n";
-      c.insert(loop_at, loop);
-    }
+    c.insert(loop_at, pl.loop());
     if (vector_path) w.store_vectors(elem_outs, ind, "row", "col0");
   };
   if (one_row) {

@@ -606,15 +606,11 @@ template <class T> __device__ __forceinline__ void st_shared_elem(unsigned s, T 
     if (ring->streams(q)) c += ring->refill(q);
     w.vector_loads(loaded, 4, rowa, cola);
     w.store_decls(pass.elem_outs, 4);
-    // Pairs of elements first: f16/bf16 values that native ops compute from 16-bit inputs and
-    // held values come two to a register, one f16x2/bf16x2 instruction per pair, in a loop over
-    // pairs ahead of the element loop (ptxas otherwise re-packs 16-bit lanes). `pairs` is that
-    // loop's body; `pair_arrays` its results.
+    // Pairs of elements first (PairLoop): values native ops compute from 16-bit inputs and held
+    // values.
     const size_t loop_at = c.size();
-    std::string pairs;
-    std::map<int, std::string> pair_arrays;
-    ExprEmitter pe(w.f, [](int) { return std::string(); });
-    pe.set_pairs(true);
+    PairLoop pl(w.f, I(4));
+    ExprEmitter& pe = pl.pe;
     pe.set_raw_bits([&](int v) -> std::string {
       if (held(v, q)) return narrow.count(v) && narrow[v] == v ? "m" + num(v) + "[b][j2]" : std::string();
       if (const int m = held_as_bits(v, q); m >= 0) return "m" + num(m) + "[b][j2]";
@@ -628,14 +624,6 @@ template <class T> __device__ __forceinline__ void st_shared_elem(unsigned s, T 
       const std::string e = row_em->value(v, c, I(5));  // a name, or an input's load: no code
       return {e, e};
     });
-    auto pair_word = [&](int v) -> std::string {  // the pair holding value v's element j, or ""
-      if (auto it = pair_arrays.find(v); it != pair_arrays.end()) return it->second + "[j / 2]";
-      const std::string e = pe.raw_bits(v, pairs, I(5));
-      if (e.empty()) return "";
-      pair_arrays[v] = "p" + num(v);
-      pairs += I(5) + "p" + num(v) + "[j2] = " + e + ";\n";
-      return "p" + num(v) + "[j / 2]";
-    };
     c += "#pragma unroll\n        for (int j = 0; j < VEC; ++j) {\n          const i64 col = " + cola + " + j;\n          (void)col;\n";
     w.scalar_loads(ins, 5, rowa, "col", false);
     ExprEmitter em(w.f, [&](int v) -> std::string {
@@ -652,10 +640,10 @@ template <class T> __device__ __forceinline__ void st_shared_elem(unsigned s, T 
       if (sp.row_level[v]) return std::string();  // loaded once per row as a float, not as bits here
       if (w.is_input(v))  // not where this pass does not load it (a held value's inputs)
         return std::count(ins.begin(), ins.end(), w.operand_index.at(v)) ? w.elem_raw(v, true) : std::string();
-      const std::string pw = pair_word(v);
+      const std::string pw = pl.word(v);
       return pw.empty() ? pw : "half_of(" + pw + ", j & 1)";
     });
-    hold_values(pass.materialized, em, pe, pairs);
+    hold_values(pass.materialized, em, pe, pl.body);
     accumulate(pass.steps, em, if_ok);
     for (int k : pass.elem_outs) {
       std::string val = w.stored(em, k, I(5));
@@ -663,12 +651,7 @@ template <class T> __device__ __forceinline__ void st_shared_elem(unsigned s, T 
       w.store_elem(k, val, persistent && !w.vectorized(k) ? 6 : 5, rowa, "col", true);
     }
     c += "        }\n";
-    if (!pairs.empty()) {
-      std::string loop;
-      for (const auto& [v, name] : pair_arrays) loop += I(4) + "unsigned " + name + "[VEC / 2];\n";
-      loop += "#pragma unroll\n" + I(4) + "for (int j2 = 0; j2 < VEC / 2; ++j2) {\n" + pairs + I(4) + "}\n";
-      c.insert(loop_at, loop);
-    }
+    c.insert(loop_at, pl.loop());
     if (persistent && !pass.elem_outs.empty()) c += I(4) + "if (ok) {\n";
     w.store_vectors(pass.elem_outs, persistent ? 5 : 4, rowa, cola);
     if (persistent && !pass.elem_outs.empty()) c += I(4) + "}\n";

@@ -59,6 +59,37 @@ inline std::string combine(Op kind, const std::string& a, const std::string& b) 
 }
 
 // Shared state of one kernel being written.
+// The loop over pairs of elements ahead of an element loop (the flat and inner templates):
+// f16/bf16 values that native ops make come two to a register, one f16x2/bf16x2 instruction per
+// pair (`pe`, in pairs mode); each value the element loop reads lies in an array p<v>[VEC / 2].
+// On single halves ptxas paired the ops its own way and re-packed lanes around them.
+struct PairLoop {
+  ExprEmitter pe;
+  std::string body;                   // the loop's body (at indent + 1)
+  std::map<int, std::string> arrays;  // value -> its array
+  std::string indent;
+  PairLoop(const Fusion& f, std::string ind) : pe(f, [](int) { return std::string(); }), indent(std::move(ind)) {
+    pe.set_pairs(true);
+  }
+  // The word holding value v's element j ("p<v>[j / 2]"), computed in the loop; "" where the
+  // pair emitter has no bits for v.
+  std::string word(int v) {
+    if (auto it = arrays.find(v); it != arrays.end()) return it->second + "[j / 2]";
+    const std::string e = pe.raw_bits(v, body, indent + I(1));
+    if (e.empty()) return "";
+    arrays[v] = "p" + std::to_string(v);
+    body += indent + I(1) + "p" + std::to_string(v) + "[j2] = " + e + ";\n";
+    return "p" + std::to_string(v) + "[j / 2]";
+  }
+  // The arrays' declarations and the loop, to insert ahead of the element loop ("" if empty).
+  std::string loop() const {
+    if (body.empty()) return "";
+    std::string out;
+    for (const auto& [v, name] : arrays) out += indent + "unsigned " + name + "[VEC / 2];\n";
+    return out + "#pragma unroll\n" + indent + "for (int j2 = 0; j2 < VEC / 2; ++j2) {\n" + body + indent + "}\n";
+  }
+};
+
 struct Writer {
   const Fusion& f;
   const Segment& seg;
