@@ -1,5 +1,6 @@
 // Every generated kernel compiles with NVRTC for sm_90a without spills, across the H sweep
 // (odd sizes included), and the kernel cache key is symbolic: sizes of one class share a kernel.
+#include <regex>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -443,4 +444,36 @@ TEST(CodegenCompile, PairsReadOnlyInputsAtHand) {
       EXPECT_FALSE(p.kernels[0].compiled->ptxas.spills());
     }
   }
+}
+
+// An f32 division of two f16 values whose only readers round to f16 takes div_f16 (the
+// hardware reciprocal and one exact-remainder correction: rounded to f16 it is the correctly
+// rounded quotient's rounding for every pair, bench/experiments/f16_div_check.cu); bf16
+// operands, a constant f16 does not hold, or a quotient kept as f32 take the IEEE division.
+TEST(CodegenCompile, HalfQuotientsTakeTheShortDivision) {
+  // The share of the kernel's divisions (each appears once per code path) that take div_f16.
+  auto fast_share = [](DType t, double k, bool keep_f32) {
+    Fusion f("quotient");
+    Dim B = Dim::sym("B"), H = Dim::sym("H");
+    Tensor x = f.input("x", t, {B, H});
+    Tensor y = f.input("y", t, {B, H});
+    Tensor q = cast(x, DType::F32) / cast(y, DType::F32);
+    f.output(cast(q, t));
+    f.output(cast(cast(x, DType::F32) / k, t));
+    if (keep_f32) f.output(q);
+    auto p = prepare_all(f, {{64, 1024}, {64, 1024}});
+    EXPECT_FALSE(p.kernels.at(0).compiled->ptxas.spills());
+    const std::string& src = p.kernels.at(0).source.source;
+    const std::string kernel = src.substr(src.find("extern \"C\""));
+    auto count = [&](const std::regex& re) {
+      return std::distance(std::sregex_iterator(kernel.begin(), kernel.end(), re), std::sregex_iterator());
+    };
+    const auto fast = count(std::regex(R"(= div_f16\()")), ieee = count(std::regex(R"(= v\d+ / )"));
+    EXPECT_GT(fast + ieee, 0) << kernel;
+    return static_cast<double>(fast) / static_cast<double>(fast + ieee);
+  };
+  EXPECT_EQ(fast_share(DType::F16, 3.0, false), 1.0);   // both quotients
+  EXPECT_EQ(fast_share(DType::F16, 0.1, false), 0.5);   // 0.1 is no f16 value
+  EXPECT_EQ(fast_share(DType::F16, 3.0, true), 0.5);    // x / y is an f32 output too
+  EXPECT_EQ(fast_share(DType::BF16, 3.0, false), 0.0);  // bf16: tiny divisors overflow the reciprocal
 }

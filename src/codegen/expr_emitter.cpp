@@ -1,5 +1,6 @@
 #include "codegen/expr_emitter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -247,6 +248,29 @@ std::string ExprEmitter::value(int id, std::string& code, const std::string& ind
   return done_[id] = name;
 }
 
+// A value of f16 in an f32 register: widened from f16, or a constant that f16 holds exactly.
+bool ExprEmitter::f16_valued(int id) const {
+  const Value& v = f_.value(id);
+  if (v.producer < 0) return false;
+  const Node& n = f_.nodes()[v.producer];
+  if (n.op == Op::Constant) return round_to(DType::F16, n.attrs.value) == round_to(DType::F32, n.attrs.value);
+  return n.op == Op::Cast && f_.value(n.in[0]).dtype == DType::F16;
+}
+
+bool ExprEmitter::f16_quotient(const Node& n) const {
+  if (n.op != Op::Div || f_.value(n.out[0]).dtype != DType::F32 || !f16_valued(n.in[0]) || !f16_valued(n.in[1])) return false;
+  const int q = n.out[0];
+  if (std::find(f_.outputs().begin(), f_.outputs().end(), q) != f_.outputs().end()) return false;
+  bool read = false;
+  for (const Node& m : f_.nodes())
+    for (int x : m.in)
+      if (x == q) {
+        if (m.op != Op::Cast || m.attrs.dtype != DType::F16) return false;
+        read = true;
+      }
+  return read;
+}
+
 std::string ExprEmitter::op_expr(const Node& n, const std::vector<std::string>& a, DType out) {
   const bool dbl = is_f64(out);
   // Results rounded to f16/bf16 use the hardware approximations whose error is far below that
@@ -287,7 +311,7 @@ std::string ExprEmitter::op_expr(const Node& n, const std::vector<std::string>& 
     case Op::Mul: return arith('*', out, a[0], a[1]);
     // A correctly rounded division (NVRTC's default -prec-div=true), as eager's; never the
     // product with a reciprocal, which differs in the last bit (issue 29).
-    case Op::Div: return rounded(out, a[0] + " / " + a[1]);
+    case Op::Div: return rounded(out, (f16_quotient(n) ? "div_f16(" + a[0] + ", " + a[1] + ")" : a[0] + " / " + a[1]));
     case Op::Pow: return rounded(out, std::string(dbl ? "pow(" : "powf(") + a[0] + ", " + a[1] + ")");
     case Op::Maximum: return "s_max(" + a[0] + ", " + a[1] + ")";
     case Op::Minimum: return "s_min(" + a[0] + ", " + a[1] + ")";

@@ -58,6 +58,10 @@ class ExprEmitter {
   std::string raw_bits_of(int id, std::string& code, const std::string& indent);  // raw_bits, uncached
   std::string pair_literal(DType t, double v) const;  // a constant's bits (both halves in pairs)
   std::string op_expr(const Node& n, const std::vector<std::string>& a, DType out);
+  // An f32 division of two f16 values (f16_valued) that every reader rounds to f16 (and no
+  // output keeps as f32): div_f16 in the device runtime, exact after that rounding.
+  bool f16_valued(int id) const;
+  bool f16_quotient(const Node& n) const;
   const Fusion& f_;
   std::function<std::string(int)> provided_;
   std::function<std::string(int)> raw_;

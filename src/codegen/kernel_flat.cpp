@@ -280,7 +280,9 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   // `crossing` (one_row): a vector across a row end, each element at its own row and column.
   // `pf_at`: the prefetch slot's index (the unrolled chunk's u, or the row's r).
   std::string pf_at = "u";
-  auto chunk_body = [&](bool vector_path, int ind, bool loaded, bool crossing = false, bool two_rows = false) {
+  // `whole` (interleaved one_row): an element path whose elements all lie in the chunk's row.
+  const std::string step = w.lane_step();
+  auto chunk_body = [&](bool vector_path, int ind, bool loaded, bool crossing = false, bool two_rows = false, bool whole = false) {
     if (vector_path) {
       if (loaded) {
         for (int k : ins)
@@ -299,18 +301,18 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     const size_t loop_at = c.size();
     c += std::string(crossing && !two_rows ? "#pragma unroll 1\n" : "#pragma unroll\n") + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
     if (two_rows) {
-      c += I(ind + 1) + "const bool nx = col0 + j >= CX;\n";
-      c += I(ind + 1) + "const auto row = nx ? row0 + 1 : row0, col = nx ? col0 + j - CX : col0 + j;\n";
+      c += I(ind + 1) + "const bool nx = col0 + " + step + " >= CX;\n";
+      c += I(ind + 1) + "const auto row = nx ? row0 + 1 : row0, col = nx ? col0 + " + step + " - CX : col0 + " + step + ";\n";
       c += I(ind + 1) + "(void)row;\n" + I(ind + 1) + "(void)col;\n";
     } else if (crossing) {
       // The element's row and column step on from the vector's (no division: col0 < C).
-      c += I(ind + 1) + "if (i0 + j >= N) break;\n";
-      c += I(ind + 1) + "auto re = row, ce = col0 + j;\n" + I(ind + 1) + "while (ce >= CX) ce -= CX, ++re;\n";
+      c += I(ind + 1) + "if (i0 + " + step + " >= N) break;\n";
+      c += I(ind + 1) + "auto re = row, ce = col0 + " + step + ";\n" + I(ind + 1) + "while (ce >= CX) ce -= CX, ++re;\n";
       c += I(ind + 1) + "const auto row = re, col = ce;\n" + I(ind + 1) + "(void)row;\n" + I(ind + 1) + "(void)col;\n";
     } else {
-      if (!vector_path) c += I(ind + 1) + "if (col0 + j >= C) break;\n";
+      if (!vector_path && !whole) c += I(ind + 1) + "if (col0 + j >= C) break;\n";
       if (!vector_path && phased) c += I(ind + 1) + "if (col0 + j < 0) continue;\n";
-      c += I(ind + 1) + "const i64 col = col0 + j;\n" + I(ind + 1) + "(void)col;\n";
+      c += I(ind + 1) + "const i64 col = col0 + " + step + ";\n" + I(ind + 1) + "(void)col;\n";
     }
     w.scalar_loads(ins, ind + 1, "row", "col", !vector_path);
     auto element_emitter = [&] {
@@ -388,18 +390,27 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     // One row of R x C elements: vector i0 finds its row and column; where it crosses a row
     // end (or the end), its elements find their own, from nothing hoisted for the row.
     // index32: the indices are 32-bit (R x C and every offset fit: fits_index32).
+    // Interleaved (P.interleave): a warp's chunk is 32 x VEC elements, lane l's the l-th of each
+    // 32, so its first and last lie (VEC - 1) x 32 apart.
     const std::string ix = P.index32 ? "unsigned" : "i64";
     c += "  (void)UNROLL;\n  const " + ix + " N = (" + ix + ")(R * C), CX = (" + ix + ")C;\n";
     c += "  for (" + ix + " chunk = blockIdx.x; chunk * (THREADS * VEC) < N; chunk += gridDim.x) {\n";
-    c += "    const " + ix + " i0 = (chunk * THREADS + threadIdx.x) * VEC;\n    if (i0 >= N) continue;\n";
+    if (P.interleave)
+      c += "    const " + ix + " i0 = chunk * (THREADS * VEC) + (threadIdx.x & ~31u) * VEC + (threadIdx.x & 31u);\n    if (i0 >= N) continue;\n";
+    else
+      c += "    const " + ix + " i0 = (chunk * THREADS + threadIdx.x) * VEC;\n    if (i0 >= N) continue;\n";
     c += "    const " + ix + " row = i0 / CX, col0 = i0 - row * CX;\n";
     row_setup(2);
-    c += "    if (col0 + VEC <= C) {\n";
-    chunk_body(true, 3, false);
-    // One row end inside the vector (rows at least a vector long, not the domain's last
-    // vector): each operand's row part and row-constant value for the next row too, chosen
-    // per element.
-    c += "    } else if (CX >= VEC && i0 + VEC <= N) {\n      const auto row0 = row;\n";
+    // A chunk inside its row, then one crossing a row end (rows longer than a thread's reach,
+    // not the domain's last chunk).
+    const std::string in_row_test = P.interleave ? "col0 + 32 * (VEC - 1) < C" : "col0 + VEC <= C",
+                      one_end_test = P.interleave ? "CX > 32 * (VEC - 1) && i0 + 32 * (VEC - 1) < N" : "CX >= VEC && i0 + VEC <= N";
+    c += "    if (" + in_row_test + ") {\n";
+    if (P.interleave) chunk_body(false, 3, false, false, false, true);
+    else chunk_body(true, 3, false);
+    // One row end inside the chunk: each operand's row part and row-constant value for the
+    // next row too, chosen per element.
+    c += "    } else if (" + one_end_test + ") {\n      const auto row0 = row;\n";
     const std::map<int, std::string> hoisted = w.hoisted, bases = w.row_base;
     for (const auto& [k, name] : bases) {
       c += "      const auto n" + name + " = " + w.flat_row_part(k, "(row0 + 1)") + ";\n";

@@ -114,6 +114,7 @@ struct Writer {
   bool is_input(int v) const { return operand_index.count(v) > 0; }
   bool vectorized(int k) const {
     if (vec <= 1) return unit_vectors && (op(k).access == Access::Full || op(k).access == Access::Col);
+    if (plan.params.interleave) return false;  // a thread's elements lie 32 apart
     if (op(k).access == Access::Staged) return staged.count(k) && staged_tile_vectors(plan.params, dtype_size(dt(op(k).value)));
     // One row of R x C (plan.params.one_row) whose rows are not vec-aligned: a full/dims
     // operand's vectors, like a weight's, do not start at its rows' starts.
@@ -170,6 +171,9 @@ struct Writer {
   // Flat rows in flight at VEC 1 (write_flat): dense operands' elements as vectors of one, so
   // their loads go ahead of the rows' math as vectors' do.
   bool unit_vectors = false;
+  // Flat element loops: element j's distance from the chunk's first (32 j where a warp's lanes
+  // take consecutive elements: plan.params.interleave).
+  std::string lane_step() const { return plan.params.interleave ? "32 * j" : "j"; }
   bool split_rows(int k) const { return flat_rows && (op(k).rows_by_dim || op(k).access == Access::General); }
   std::string flat_row_part(int k, const std::string& row) const {
     if (row == "row" && row_base.count(k)) return row_base.at(k);
@@ -183,7 +187,7 @@ struct Writer {
     // (vector i0's element j), whatever its row.
     if (flat_rows && plan.params.one_row && op(k).access == Access::Full && !op(k).rows_by_dim) {
       if (col == "col0") return "i0";
-      if (col == "col") return "(i0 + j)";
+      if (col == "col") return "(i0 + " + lane_step() + ")";
     }
     if (split_rows(k)) {
       const std::string base = flat_row_part(k, row);

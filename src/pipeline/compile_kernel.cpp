@@ -90,6 +90,9 @@ KernelPlan pinned_plan(const KernelPlan& first, const std::string& text, const L
       p.min_blocks = std::max(1, 1024 / p.threads);
     return plan;
   }
+  // Interleaved elements are a one_row plan's with phased rows: a pin without either drops it
+  // unless it names it.
+  if (p.interleave && !given.count("interleave") && (!p.one_row || p.col_vec != 1)) p.interleave = false;
   if (plan.shape.category != KernelCategory::Inner || p.threads_per_row < 1) return plan;
   const KernelParams& was = first.params;
   if (given.count("row_split") && p.row_split > 1) {  // a split row's block takes one row: none of these

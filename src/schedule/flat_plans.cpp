@@ -87,6 +87,25 @@ int row_fit_threads(const KernelParams& p, const LaunchFacts& facts, const Devic
   return row_vectors(p, facts) >= kFlatThreads ? kFlatThreads : even_pass_threads(p, facts, dev);
 }
 
+// One row of R x C whose rows are not vec-aligned (col_vec=1): whether a warp's lanes should
+// take consecutive elements (KernelParams::interleave). The model counts the 128-byte lines a
+// warp's loads and stores touch per 32 x VEC elements (L1 wavefronts): a vector operand's one
+// instruction touches es x VEC / 4 of them; read element by element at the thread's own
+// consecutive elements, each of VEC instructions touches as many; interleaved, each of VEC
+// instructions touches es / 4 (at least one).
+bool interleave_pays(const KernelPlan& one, const LaunchFacts& facts) {
+  const double v = one.params.vec;
+  double consecutive = 0, interleaved = 0;
+  for (size_t k = 0; k < one.operands.size(); ++k) {
+    const OperandPlan& o = one.operands[k];
+    if (o.access != Access::Full && o.access != Access::Col) continue;
+    const double es = dtype_size(facts.operands[k].dtype), lines = std::max(1.0, es * v / 4);
+    consecutive += o.access == Access::Full && !o.rows_by_dim ? lines : v * lines;
+    interleaved += v * std::max(1.0, es / 4);
+  }
+  return interleaved < consecutive;
+}
+
 // One row of R x C elements (KernelParams::one_row) where every Full operand with rows at one
 // stride is dense over [R, C] (ld == C): vectors (16 bytes, or as wide as their addresses allow)
 // then stay aligned across row ends. Where rows are vec-aligned too, every operand keeps its
@@ -129,6 +148,7 @@ std::optional<KernelPlan> one_row_plan(const KernelPlan& plan, const LaunchFacts
   r.params.unroll = 1;
   r.params.col_vec = aligned_rows || vec == 1 ? 0 : 1;
   r.params.one_row = true;
+  r.params.interleave = r.params.col_vec == 1 && interleave_pays(r, facts);
   r.params.index32 = true;
   return r;
 }

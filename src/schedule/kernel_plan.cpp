@@ -38,7 +38,7 @@ std::string KernelParams::str() const {
          (grid_split ? " grid_split" : "") + (batch ? " persistent_batch=" + std::to_string(batch) : std::string()) +
          (smem_rows ? " smem_rows=" + std::to_string(smem_rows) + ":" + std::to_string(dyn_smem) : std::string()) +
          (col_vec ? " phased col_vec=" + std::to_string(col_vec) : std::string()) + (one_row ? " one_row" : "") +
-         (shift ? " shift" : "") + (row_unroll != 1 ? " row_unroll=" + std::to_string(row_unroll) : std::string()) +
+         (interleave ? " interleave" : "") + (shift ? " shift" : "") + (row_unroll != 1 ? " row_unroll=" + std::to_string(row_unroll) : std::string()) +
          (cluster > 1 ? " cluster=" + std::to_string(cluster) : std::string()) + (staged ? " staged" : "") +
          (kept_run ? " kept_run" : "");
   if (tile_rows || tile_cols || tile_vec)
@@ -107,6 +107,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
       if (colon != std::string::npos) p.dyn_smem = number(val.substr(colon + 1));
     }
     else if (key == "one_row") p.one_row = flag();
+    else if (key == "interleave") p.interleave = flag();
     else if (key == "shift") p.shift = flag();
     else if (key == "row_unroll") p.row_unroll = number(val);
     else if (key == "kept_run") p.kept_run = flag();
@@ -122,7 +123,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
       throw Error("plan: unknown part '" + key +
                   "' (vec, threads, threads_per_row, rows_per_block, batch, looped, unroll, min_blocks, cluster, row_split, "
                   "prefetch[=smem:BYTES], ldg_weights, weight_ring, tickets, resident, recompute, col_vec, "
-                  "grid_split, staged, smem_rows[=ROWS:BYTES], one_row, shift, row_unroll, kept_run, tile_rows, tile_cols, tile_vec, index32, max_registers, scheduler)");
+                  "grid_split, staged, smem_rows[=ROWS:BYTES], one_row, interleave, shift, row_unroll, kept_run, tile_rows, tile_cols, tile_vec, index32, max_registers, scheduler)");
     }
   }
   return p;
@@ -416,7 +417,7 @@ std::vector<std::string> KernelPlan::problems() const {
          "transpose: grid_split (split reduced indices) is a plan's part for tiles of kept dims only");
     need(p.threads_per_row == 0 && p.batch == 0 && p.unroll == 1 && p.rows_per_block == 1 &&
              !p.prefetch && !p.prefetch_smem && !p.ldg_weights && !p.tickets && !p.recompute && p.weight_ring == 0 &&
-             p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.row_split == 1 && p.dyn_smem == 0 && !p.one_row && p.smem_rows == 0 && !p.shift && p.row_unroll == 1,
+             p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.row_split == 1 && p.dyn_smem == 0 && !p.one_row && !p.interleave && p.smem_rows == 0 && !p.shift && p.row_unroll == 1,
          "transpose: a plan has vec, threads, min_blocks, tile_rows, tile_cols, tile_vec, index32 and grid_split only");
     need(p.min_blocks >= 1, "min_blocks is at least 1");
     return out;
@@ -438,6 +439,7 @@ std::vector<std::string> KernelPlan::problems() const {
     need(p.cluster == 1 || shape.category == KernelCategory::Outer, "clusters are inner and outer plans' parts");
     need(!p.one_row || (shape.category == KernelCategory::Pointwise && p.unroll == 1),
          "one_row is a pointwise plan's part, without unroll");
+    need(!p.interleave || (p.one_row && p.col_vec == 1), "interleave is a one_row plan's part with phased rows (col_vec=1)");
     need(!p.staged || shape.category == KernelCategory::Outer, "staged outputs are an outer plan's part");
     need(!p.shift || (shape.category == KernelCategory::Pointwise && p.unroll == 1 && !p.one_row && p.col_vec == 0 && p.vec > 1),
          "shift (inputs read at their own phase) is a pointwise 2-D plan's part with vec > 1, without unroll, one_row or phased rows");

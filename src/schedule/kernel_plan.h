@@ -83,6 +83,11 @@ struct KernelParams {
                             // crosses a row end takes its elements one by one. With col_vec=1 the
                             // rows are not vec-aligned: column and full/dims operands are read
                             // element by element (see write_flat)
+  bool interleave = false;  // one_row with col_vec=1: a thread's VEC elements lie 32 apart, so each
+                            // load or store of a warp takes 32 consecutive elements (element by
+                            // element at the thread's consecutive ones, a warp's load spanned
+                            // VEC x 32 elements: VEC times the L1 wavefronts); every operand is
+                            // then read and written element by element
   bool staged = false;      // outer_norm: element outputs addressed General in the view (their kept
                             // columns not unit-stride) are staged through shared memory and stored
                             // as vectors along the reduced rows (see write_outer_norm)

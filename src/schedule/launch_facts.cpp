@@ -187,7 +187,7 @@ bool row_steps_divisible(const LaunchFacts& facts, int k, int split, int vec) {
 
 std::string flat_vectors_misfit(const KernelPlan& plan, const LaunchFacts& facts) {
   const KernelParams& p = plan.params;
-  if (p.vec <= 1) return "";
+  if (p.vec <= 1 || p.interleave) return "";  // interleaved: every operand element by element
   // Shift plans read a cat's Full pieces at their own phase; their windows are the scheduler's
   // shift_windows_allow (flat_plans.cpp), checked at these same facts.
   if (!p.shift && !windows_fit(facts, p.vec))
