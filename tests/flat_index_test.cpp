@@ -76,28 +76,45 @@ TEST(FlatIndex, BroadcastRowsWithUnitColumnsLoadAsVectors) {
   EXPECT_EQ(c.plan.params.vec, 8) << operand_text(c, f);
   EXPECT_EQ(c.plan.params.col_vec, 0);
   // Rows of 770: [B, 1, K]'s row phase differs from x's (no phase shift), so the 2-D grid would
-  // take vectors of 2; one row of R x C takes 8 elements a thread, a and w element by element.
-  // Those two at the thread's consecutive elements would touch 4 lines a load (8 x 32 lanes x 2
-  // bytes) where a warp's 32 consecutive elements touch one: interleaved, every operand element
-  // by element, 32 lines per 256 elements against 72 (interleave_pays).
+  // take vectors of 2; one row of R x C keeps x and the output in vectors of 8 and reads a and w
+  // element by element.
   const Scheduled odd = schedule(f, {{"B", 16}, {"M", 8}, {"K", 770}});
   EXPECT_EQ(access_of(odd, 1), "full/dims");
   EXPECT_TRUE(odd.plan.params.one_row) << operand_text(odd, f);
   EXPECT_EQ(odd.plan.params.vec, 8) << operand_text(odd, f);
   EXPECT_EQ(odd.plan.params.col_vec, 1) << operand_text(odd, f);
-  EXPECT_TRUE(odd.plan.params.interleave) << operand_text(odd, f);
-  // A chunk across one row end runs unrolled, each element taking its row's or the next row's
+  EXPECT_FALSE(odd.plan.params.interleave) << operand_text(odd, f);
+  // A vector across one row end runs unrolled, each element taking its row's or the next row's
   // row part of a (seed 27 #153: the serial loop kept most warps waiting); across several row
   // ends or the domain's end, element by element as before. Values: gpu_flat_index_test and the
   // CPU kernel simulator's onerow_ cases.
   const Scheduled built = schedule(f, {{"B", 16}, {"M", 8}, {"K", 770}}, {}, true);
   const std::string& src = built.prepared.source.source;
+  EXPECT_NE(src.find("} else if (CX >= VEC && i0 + VEC <= N) {"), std::string::npos) << src;
+  EXPECT_NE(src.find("const bool nx = col0 + j >= CX;"), std::string::npos) << src;
+  EXPECT_NE(src.find("while (ce >= CX) ce -= CX, ++re;"), std::string::npos) << src;
+  EXPECT_FALSE(built.prepared.spills) << built.prepared.plan.params.str();
+}
+
+// Operands streamed element by element outnumbering the vector ones ([B, 1, K] and [1, M, K]
+// beside the output, rows of 770): a warp's lanes take consecutive elements (interleave), so
+// each load touches the lines of 32 elements, not of 32 x VEC (seed 33 #080).
+TEST(FlatIndex, StreamedElementsInterleave) {
+  Fusion f("streamed");
+  Tensor a = f.input("a", DType::F16, dims({"B", "1", "K"}));
+  Tensor b = f.input("b", DType::F16, dims({"1", "M", "K"}));
+  f.output(a * b);
+  const Scheduled c = schedule(f, {{"B", 16}, {"M", 8}, {"K", 770}}, {}, true);
+  EXPECT_EQ(access_of(c, 0), "full/dims") << operand_text(c, f);
+  EXPECT_EQ(access_of(c, 1), "full/dims") << operand_text(c, f);
+  EXPECT_TRUE(c.plan.params.one_row && c.plan.params.interleave) << operand_text(c, f);
+  const std::string& src = c.prepared.source.source;
   EXPECT_NE(src.find("(threadIdx.x & ~31u) * VEC + (threadIdx.x & 31u)"), std::string::npos) << src;
   EXPECT_NE(src.find("} else if (CX > 32 * (VEC - 1) && i0 + 32 * (VEC - 1) < N) {"), std::string::npos) << src;
   EXPECT_NE(src.find("const bool nx = col0 + 32 * j >= CX;"), std::string::npos) << src;
   EXPECT_NE(src.find("while (ce >= CX) ce -= CX, ++re;"), std::string::npos) << src;
   EXPECT_EQ(src.substr(src.find("extern \"C\"")).find("st_vec<"), std::string::npos) << "no vector stores: " << src;
-  EXPECT_FALSE(built.prepared.spills) << built.prepared.plan.params.str();
+  EXPECT_FALSE(c.prepared.spills) << c.prepared.plan.params.str();
 }
 
 // 2-D pointwise rows that fit one pass of 256 threads take blocks as wide as their vectors

@@ -88,22 +88,19 @@ int row_fit_threads(const KernelParams& p, const LaunchFacts& facts, const Devic
 }
 
 // One row of R x C whose rows are not vec-aligned (col_vec=1): whether a warp's lanes should
-// take consecutive elements (KernelParams::interleave). The model counts the 128-byte lines a
-// warp's loads and stores touch per 32 x VEC elements (L1 wavefronts): a vector operand's one
-// instruction touches es x VEC / 4 of them; read element by element at the thread's own
-// consecutive elements, each of VEC instructions touches as many; interleaved, each of VEC
-// instructions touches es / 4 (at least one).
-bool interleave_pays(const KernelPlan& one, const LaunchFacts& facts) {
-  const double v = one.params.vec;
-  double consecutive = 0, interleaved = 0;
-  for (size_t k = 0; k < one.operands.size(); ++k) {
-    const OperandPlan& o = one.operands[k];
-    if (o.access != Access::Full && o.access != Access::Col) continue;
-    const double es = dtype_size(facts.operands[k].dtype), lines = std::max(1.0, es * v / 4);
-    consecutive += o.access == Access::Full && !o.rows_by_dim ? lines : v * lines;
-    interleaved += v * std::max(1.0, es / 4);
-  }
-  return interleaved < consecutive;
+// take consecutive elements (KernelParams::interleave). Read element by element at a thread's
+// own consecutive elements, an operand's load spans VEC x 32 elements (VEC times the lines a
+// warp's 32 consecutive ones touch), but interleaving reads the vector operands element by
+// element too. Measured (perf-notes 2026-12-03, call129): it pays where the operands streamed
+// element by element (full/dims: rows of their own) outnumber the vector ones (seed 33 #080,
+// three against the output: 32.3 -> 27.0 us); one beside two vector operands lost 5-25 %
+// (seed 33 #068, seed 27 #049), and so did a weight (Col: the same columns every row, L1 hits)
+// beside them (seed 29 #036: 14.1 -> 21.4).
+bool interleave_pays(const KernelPlan& one) {
+  int streamed = 0, vectors = 0;
+  for (const OperandPlan& o : one.operands)
+    if (o.access == Access::Full) ++(o.rows_by_dim ? streamed : vectors);
+  return streamed > vectors;
 }
 
 // One row of R x C elements (KernelParams::one_row) where every Full operand with rows at one
@@ -148,7 +145,7 @@ std::optional<KernelPlan> one_row_plan(const KernelPlan& plan, const LaunchFacts
   r.params.unroll = 1;
   r.params.col_vec = aligned_rows || vec == 1 ? 0 : 1;
   r.params.one_row = true;
-  r.params.interleave = r.params.col_vec == 1 && interleave_pays(r, facts);
+  r.params.interleave = r.params.col_vec == 1 && interleave_pays(r);
   r.params.index32 = true;
   return r;
 }
