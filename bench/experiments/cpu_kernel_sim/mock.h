@@ -147,6 +147,8 @@ inline float s_gelu_tanh(float x) { return 0.5f * x * (1.0f + std::tanh(0.797884
 inline float fast_gelu_tanh(float x) { return x / (1.0f + std::exp(-1.5957691216057307f * (x + 0.044715f * x * x * x))); }
 inline float fast_sigmoid(float x) { return s_sigmoid(x); }
 inline float fast_silu(float x) { return s_silu(x); }
+// div_f16: its rounding to f16 is the IEEE quotient's (exhaustive on the device).
+inline float div_f16(float a, float b) { return a / b; }
 
 // The inner template's needs: shared memory at 32-bit addresses (offsets from an anchor in this
 // object, whose statics, the kernel's __shared__ arrays among them, lie within 2 GiB of it),
