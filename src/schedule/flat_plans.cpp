@@ -91,11 +91,11 @@ int row_fit_threads(const KernelParams& p, const LaunchFacts& facts, const Devic
 // take consecutive elements (KernelParams::interleave). Read element by element at a thread's
 // own consecutive elements, an operand's load spans VEC x 32 elements (VEC times the lines a
 // warp's 32 consecutive ones touch), but interleaving reads the vector operands element by
-// element too. Measured (perf-notes 2026-12-02 18:08, calls 129-130): it pays where the operands streamed
-// element by element (full/dims: rows of their own) outnumber the vector ones (seed 33 #080,
-// three against the output: 32.3 -> 27.0 us); one beside two vector operands lost 5-25 %
-// (seed 33 #068, seed 27 #049), and so did a weight (Col: the same columns every row, L1 hits)
-// beside them (seed 29 #036: 14.1 -> 21.4).
+// element too. Measured (perf-notes 2026-12-02 18:08, calls 129-130): it pays where the
+// operands streamed element by element (full/dims: rows of their own) outnumber the vector
+// ones (seed 33 #080, three against the output: 32.3 -> 27.0 us); one beside two vector
+// operands lost 5-25 % (seed 33 #068, seed 27 #049), and so did a weight (Col: the same columns
+// every row, L1 hits) beside them (seed 29 #036: 14.1 -> 21.4).
 bool interleave_pays(const KernelPlan& one) {
   int streamed = 0, vectors = 0;
   for (const OperandPlan& o : one.operands)
