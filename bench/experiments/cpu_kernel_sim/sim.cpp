@@ -6,7 +6,8 @@
 // any memory order, padding and misalignment; an operand that is a view of an input (a slice, a
 // cat's pad) shares its input's memory at the view's strides and offset. `shift_` cases: the
 // pointwise shift plans (inputs read at their own phase, tests/support/shift_programs.h).
-// `onorm_` cases: the outer_norm template's General inputs. `inner_norm_` cases: the inner
+// `onorm_` cases: the outer_norm template's General inputs. `onerow_` cases: one row of R x C,
+// consecutive and interleaved (`_il`) elements. `inner_norm_` cases: the inner
 // template's norms (W1 layer norm f32/f16/bf16, rms norm and softmax f16/bf16/f32, rows of 37,
 // 130, 1001 and 4098) at the scheduler's plan and pinned ones: rows held in registers, one row
 // per block and several, rows within a warp and across warps, the register prefetch with and
@@ -763,6 +764,10 @@ int main(int argc, char** argv) {
                                  tn + (cap == 3 ? "_grid3" : "");
           run(on + "_where", where_clamp_silu_add(t), sz, std::vector<Layout>{C, C, C}, std::vector<Layout>{C}, cap, "pointwise", "one_row=1");
           run(on + "_bcast", sub_mul_add_bcast(t), sz, std::vector<Layout>{C, C, C, C}, std::vector<Layout>{C}, cap, "pointwise", "one_row=1");
+          // Interleaved (a thread's elements 32 apart): rows not vec-aligned only (refused else).
+          const std::string il = "one_row=1,col_vec=1,interleave=1";
+          run(on + "_where_il", where_clamp_silu_add(t), sz, std::vector<Layout>{C, C, C}, std::vector<Layout>{C}, cap, "pointwise", il);
+          run(on + "_bcast_il", sub_mul_add_bcast(t), sz, std::vector<Layout>{C, C, C, C}, std::vector<Layout>{C}, cap, "pointwise", il);
         }
     g_expect_param = "";
     // (index32=0: the 64-bit rows and row offsets, as over tensors past 2^31 elements.)
