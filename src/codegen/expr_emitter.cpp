@@ -107,6 +107,9 @@ std::string rounded(DType t, const std::string& e) {
 namespace {
 bool is_f64(DType t) { return t == DType::F64; }
 
+// Whether the f32 constant v is a value of t (its widening: exact in t's arithmetic).
+bool holds_exactly(DType t, double v) { return round_to(t, v) == round_to(DType::F32, v); }
+
 // a + b, a - b, a * b each rounded once, as eager's one-op kernels round them: the rounding
 // intrinsics keep NVRTC (--fmad=true by default) from contracting a * b + c into one FMA, one
 // rounding fewer than eager (issue 29). Integers wrap as torch's do: the math is unsigned, since
@@ -206,7 +209,7 @@ std::string ExprEmitter::raw_bits_of(int id, std::string& code, const std::strin
     const Value& w = f_.value(m.in[i]);
     if (w.producer < 0) return "";
     const Node& widen = f_.nodes()[w.producer];
-    if (widen.op == Op::Constant && w.dtype == DType::F32 && round_to(v.dtype, widen.attrs.value) == round_to(DType::F32, widen.attrs.value)) {
+    if (widen.op == Op::Constant && w.dtype == DType::F32 && holds_exactly(v.dtype, widen.attrs.value)) {
       raw_in[i] = pair_literal(v.dtype, widen.attrs.value);
       continue;
     }
@@ -253,7 +256,7 @@ bool ExprEmitter::f16_valued(int id) const {
   const Value& v = f_.value(id);
   if (v.producer < 0) return false;
   const Node& n = f_.nodes()[v.producer];
-  if (n.op == Op::Constant) return round_to(DType::F16, n.attrs.value) == round_to(DType::F32, n.attrs.value);
+  if (n.op == Op::Constant) return holds_exactly(DType::F16, n.attrs.value);
   return n.op == Op::Cast && f_.value(n.in[0]).dtype == DType::F16;
 }
 

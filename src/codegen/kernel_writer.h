@@ -58,7 +58,6 @@ inline std::string combine(Op kind, const std::string& a, const std::string& b) 
   return a + " + " + b;
 }
 
-// Shared state of one kernel being written.
 // The loop over pairs of elements ahead of an element loop (the flat and inner templates):
 // f16/bf16 values that native ops make come two to a register, one f16x2/bf16x2 instruction per
 // pair (`pe`, in pairs mode); each value the element loop reads lies in an array p<v>[VEC / 2].
@@ -90,6 +89,7 @@ struct PairLoop {
   }
 };
 
+// Shared state of one kernel being written.
 struct Writer {
   const Fusion& f;
   const Segment& seg;
