@@ -70,21 +70,16 @@ double lanes_used(const LaunchFacts& facts, const KernelParams& p, int full_vec)
 
 // Threads of a 2-D plan whose row's vectors fill its passes evenly: as many passes as at
 // kFlatThreads, the fewest whole warps that cover the row in them, but no fewer than fill an SM
-// at its resident-block limit (64 on the H100: 32 blocks of 64).
+// at its resident-block limit (64 on the H100: 32 blocks of 64). Rows that fit one pass take
+// blocks as wide as their vectors: an idle thread holds a resident slot that another row's
+// vectors could use (seed 8: bf16 rows of 333 in vectors of 8 kept 43 of 256 threads busy).
+// Rows of several passes lose the last pass's idle share otherwise: a phased bf16 row of 4097
+// is 513 vectors, a third pass of 1 at 256 threads, 3 of 171 at 192 (seed 35 #085, 20.8 ->
+// 19.1 us).
 int even_pass_threads(const KernelParams& p, const LaunchFacts& facts, const DeviceInfo& dev) {
   const int64_t nv = row_vectors(p, facts), passes = (nv + kFlatThreads - 1) / kFlatThreads;
   const int64_t floor = std::clamp<int64_t>(dev.max_threads_per_sm / std::max(1, dev.max_blocks_per_sm), 32, kFlatThreads);
   return static_cast<int>(std::clamp<int64_t>(((nv + passes - 1) / passes + 31) / 32 * 32, floor, kFlatThreads));
-}
-
-// Threads of a 2-D pointwise plan (a block per row, THREADS vectors per pass) whose row's
-// vectors fit one pass of kFlatThreads: the fewest warps that cover them (even_pass_threads).
-// At kFlatThreads such rows idle most of each block, and an idle thread holds a resident slot
-// that another row's vectors could use (seed 8: bf16 rows of 333 in vectors of 8 kept 43 of
-// 256 threads busy, 8 blocks an SM, so 16 busy warps; f16 rows of 1024, half of them). Rows of
-// several passes keep kFlatThreads (at most one pass's share idles).
-int row_fit_threads(const KernelParams& p, const LaunchFacts& facts, const DeviceInfo& dev) {
-  return row_vectors(p, facts) >= kFlatThreads ? kFlatThreads : even_pass_threads(p, facts, dev);
 }
 
 // One row of R x C whose rows are not vec-aligned (col_vec=1): whether a warp's lanes should
@@ -274,7 +269,7 @@ double access_cost(const KernelPlan& plan, const LaunchFacts& facts) {
 // threads; at vec 1, an element is a vector of one: odd halves of f16 rows held 4 bytes, seed 30
 // #024). Rows enough that each thread keeps about kRowBytesInFlight bytes of vector loads in
 // flight, at most kMostRows, and no fewer blocks (passes x R / rows) than kRowWaves waves of
-// resident ones (kNarrowRowWaves for blocks narrower than kFlatThreads, fitted to short rows:
+// resident ones (kNarrowRowWaves for rows of one pass narrower than kFlatThreads, fitted to short rows:
 // a block's rows are its only work there, and more of them paid down to two waves, where
 // 256-thread blocks lost); 1 where that is one row, where no input loads vectors, or where the
 // plan is not of that form.
@@ -300,7 +295,7 @@ int rows_in_flight(const KernelPlan& plan, const LaunchFacts& facts, const Devic
   int rows = std::clamp(kRowBytesInFlight / bytes, 1, kMostRows);
   const int64_t resident =
       int64_t{dev.sm_count} * std::max(1, std::min(dev.max_blocks_per_sm, dev.max_threads_per_sm / std::max(1, p.threads)));
-  const int waves = p.threads < kFlatThreads ? kNarrowRowWaves : kRowWaves;
+  const int waves = p.threads < kFlatThreads && passes == 1 ? kNarrowRowWaves : kRowWaves;
   while (rows > 1 && passes * ((facts.R + rows - 1) / rows) < waves * resident) --rows;
   return rows;
 }
@@ -383,18 +378,14 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
     else p.vec /= 2;
     out.push_back(plan);
   }
-  // 2-D pointwise plans without a recorded choice: blocks as wide as their rows (the choice of
-  // one row of R x C above compared against kFlatThreads, as measured). 2-D full reductions:
-  // the row's passes evenly filled (their blocks are one resident wave, so a last pass of a
-  // few vectors idles its blocks' share of the device: a phased f16 row of 4096 is 513 vectors,
-  // 3 passes of 171 at 192 threads, not a third pass of 1 at 256).
-  if (!pick && plan.shape.category == KernelCategory::Pointwise)
+  // 2-D plans without a recorded choice: the row's passes evenly filled (even_pass_threads; the
+  // choice of one row of R x C above compared against kFlatThreads, as measured). Full
+  // reductions' blocks are one resident wave, so there a last pass of a few vectors idles its
+  // blocks' share of the device outright.
+  if (!pick && (plan.shape.category == KernelCategory::Pointwise || (plan.shape.category == KernelCategory::Full && cx.facts.R > 1)))
     for (KernelPlan& c : out)
       if (!c.params.one_row && c.params.unroll == 1 && c.params.threads == kFlatThreads)
-        c.params.threads = row_fit_threads(c.params, cx.facts, cx.device);
-  if (!pick && plan.shape.category == KernelCategory::Full && cx.facts.R > 1)
-    for (KernelPlan& c : out)
-      if (c.params.unroll == 1 && c.params.threads == kFlatThreads) c.params.threads = even_pass_threads(c.params, cx.facts, cx.device);
+        c.params.threads = even_pass_threads(c.params, cx.facts, cx.device);
   // Rows in flight for the first plan where it is a 2-D one (above); the plan as it was after
   // it (the fallback where the rows' loads spill).
   if (!pick)
