@@ -1,0 +1,3 @@
+# call135's gpu_flat_index_test and gpu_row_unroll_test ran past their 60 s timeouts (no output):
+# again, side by side, with 400 s.
+R=$OUT; export SOLDER_ROOT=$PWD; bash scripts/build_patched.sh main '' gpu_flat_index_test gpu_row_unroll_test > $R/build.txt 2>&1 || { tail -3 $R/build.txt; exit 1; }; echo "built at ${SECONDS}s"; (timeout 400 /tmp/main/build/tests/gpu_row_unroll_test --gtest_brief=1 > $R/row_unroll.txt 2>&1; echo "exit $?" >> $R/row_unroll.txt) & timeout 400 /tmp/main/build/tests/gpu_flat_index_test --gtest_brief=1 > $R/flat_index.txt 2>&1; echo "exit $?" >> $R/flat_index.txt; wait; tail -4 $R/flat_index.txt $R/row_unroll.txt; echo "done at ${SECONDS}s"
