@@ -1,0 +1,2 @@
+# call137's halves again (its grep matched no line): each half and the one-kernel form, twice.
+R=$OUT; export SOLDER_ROOT=$PWD; bash scripts/build_patched.sh main '' solder_cli >/dev/null || exit 1; S="--size B=4096 --size H=16384"; for i in 1 2; do for f in bench/experiments/norm_split/stats_f16.fusion bench/experiments/norm_split/apply_f16.fusion examples/outer_layer_norm_T_f16.fusion; do SOLDER_CACHE_DIR=/tmp/ns timeout 60 /tmp/main/build/solder bench $f $S --peers off 2>&1 | grep -E "B=4096,H=16384 " | tail -1 | tee -a $R/split.txt; done; done; echo "done at ${SECONDS}s"
