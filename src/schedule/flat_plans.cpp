@@ -269,10 +269,10 @@ double access_cost(const KernelPlan& plan, const LaunchFacts& facts) {
 // threads; at vec 1, an element is a vector of one: odd halves of f16 rows held 4 bytes, seed 30
 // #024). Rows enough that each thread keeps about kRowBytesInFlight bytes of vector loads in
 // flight, at most kMostRows, and no fewer blocks (passes x R / rows) than kRowWaves waves of
-// resident ones (kNarrowRowWaves for rows of one pass narrower than kFlatThreads, fitted to short rows:
-// a block's rows are its only work there, and more of them paid down to two waves, where
-// 256-thread blocks lost); 1 where that is one row, where no input loads vectors, or where the
-// plan is not of that form.
+// resident ones (kNarrowRowWaves for rows of one pass narrower than kFlatThreads, fitted to
+// short rows: a block's rows are its only work there, and more of them paid down to two waves,
+// where 256-thread blocks lost); 1 where that is one row, where no input loads vectors, or
+// where the plan is not of that form.
 // Full reductions over rows (a slice of a wider tensor) too: their one resident wave of blocks
 // (launch_grid) takes a block per pass, so only where the passes fit that wave.
 constexpr int kRowBytesInFlight = 64, kMostRows = 4, kRowWaves = 4, kNarrowRowWaves = 2;
@@ -382,7 +382,8 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
   // choice of one row of R x C above compared against kFlatThreads, as measured). Full
   // reductions' blocks are one resident wave, so there a last pass of a few vectors idles its
   // blocks' share of the device outright.
-  if (!pick && (plan.shape.category == KernelCategory::Pointwise || (plan.shape.category == KernelCategory::Full && cx.facts.R > 1)))
+  const bool two_d = plan.shape.category == KernelCategory::Pointwise || (plan.shape.category == KernelCategory::Full && cx.facts.R > 1);
+  if (!pick && two_d)
     for (KernelPlan& c : out)
       if (!c.params.one_row && c.params.unroll == 1 && c.params.threads == kFlatThreads)
         c.params.threads = even_pass_threads(c.params, cx.facts, cx.device);
