@@ -228,6 +228,10 @@ class TransposeWriter {
   void tile_head() {
     const int nops = static_cast<int>(w_.plan.operands.size());
     if (cross_ && !all_) c_ += "    const IX R0 = t % TILES_R * TR;\n";
+    else if (!cross_ && P_.tile_group > 1)  // groups of tile_group tile rows, each walked down, then across
+      c_ += "    const IX tg = t % (TILES_R * TILES_C), g0 = tg / (" + num(P_.tile_group) + " * TILES_C) * " + num(P_.tile_group) +
+            ", gn = TILES_R - g0 < " + num(P_.tile_group) + " ? TILES_R - g0 : " + num(P_.tile_group) +
+            ", gl = tg - g0 * TILES_C;\n    const IX C0 = gl / gn * TC, R0 = (g0 + gl % gn) * TR;\n";
     else if (!cross_) c_ += "    const IX C0 = t % TILES_C * TC, R0 = t / TILES_C % TILES_R * TR;\n";
     std::string decl;
     for (int k = 0; k < nops; ++k) decl += (k ? ", bo" : "bo") + n(k) + " = 0";
