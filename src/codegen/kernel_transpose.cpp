@@ -228,10 +228,6 @@ class TransposeWriter {
   void tile_head() {
     const int nops = static_cast<int>(w_.plan.operands.size());
     if (cross_ && !all_) c_ += "    const IX R0 = t % TILES_R * TR;\n";
-    else if (!cross_ && P_.tile_group > 1)  // groups of tile_group tile rows, each walked down, then across
-      c_ += "    const IX tg = t % (TILES_R * TILES_C), g0 = tg / (" + num(P_.tile_group) + " * TILES_C) * " + num(P_.tile_group) +
-            ", gn = TILES_R - g0 < " + num(P_.tile_group) + " ? TILES_R - g0 : " + num(P_.tile_group) +
-            ", gl = tg - g0 * TILES_C;\n    const IX C0 = gl / gn * TC, R0 = (g0 + gl % gn) * TR;\n";
     else if (!cross_) c_ += "    const IX C0 = t % TILES_C * TC, R0 = t / TILES_C % TILES_R * TR;\n";
     std::string decl;
     for (int k = 0; k < nops; ++k) decl += (k ? ", bo" : "bo") + n(k) + " = 0";
@@ -333,6 +329,8 @@ class TransposeWriter {
     }
   }
 
+  std::string row_load(int k) const { return w_.ptr(k) + "[" + off(k, "r", "0") + "]"; }
+
   std::string vector_load(int k, const std::string& r, const std::string& c0) const {
     const std::string a = w_.ptr(k) + " + " + off(k, r, c0);
     if (w_.in_pairs(k)) return "ld_vec<unsigned, VEC / 2>((const unsigned*)(" + a + "))";
@@ -345,7 +343,7 @@ class TransposeWriter {
     for (int k : ins_)
       if (is(k, Access::Row)) {
         w_.hoisted[k] = "hr" + n(k);
-        c_ += I(ind) + "const " + T(k) + " hr" + n(k) + " = " + w_.ptr(k) + "[" + off(k, "r", "0") + "];\n";
+        c_ += I(ind) + "const " + T(k) + " hr" + n(k) + " = " + (preloaded ? "pr" + n(k) + "[u]" : row_load(k)) + ";\n";
       }
     // Partial reductions' tiles fold here; their outputs come after the reduced loop (epilogue).
     const std::vector<int> outs = partial_ ? std::vector<int>{} : outs_;
@@ -434,18 +432,23 @@ class TransposeWriter {
   void tile_body(bool masked, int ind = 3) {
     const int items = items2(), pu = per(items);
     stage_loads(masked, ind);
-    // A whole tile: the direct vectors are loaded before the barrier, beside the staged ones.
-    std::vector<int> pre;
+    // A whole tile: the direct vectors and the row operands' elements are loaded before the
+    // barrier, beside the staged ones (after it, each is a memory latency the tile waits out).
+    std::vector<int> pre, rows;
     if (!masked)
       for (int k : ins_)
         if (w_.vectorized(k)) pre.push_back(k);
+        else if (is(k, Access::Row)) rows.push_back(k);
+    if (pre.empty()) rows.clear();  // the unrolled item loop below, where the preloads stay registers
     if (!pre.empty()) {
       for (int k : pre) c_ += I(ind) + w_.in_vec_type(k) + " pf" + n(k) + "[" + num(pu) + "];\n";
+      for (int k : rows) c_ += I(ind) + T(k) + " pr" + n(k) + "[" + num(pu) + "];\n";
       c_ += "#pragma unroll\n" + I(ind) + "for (int u = 0; u < " + num(pu) + "; ++u) {\n";
       c_ += I(ind + 1) + "const int it = threadIdx.x + u * THREADS;\n";
       if (items % P_.threads) c_ += I(ind + 1) + "if (it >= " + num(items) + ") break;\n";
       item_head(ind + 1);
       for (int k : pre) c_ += I(ind + 1) + "pf" + n(k) + "[u] = " + vector_load(k, "r", "c0") + ";\n";
+      for (int k : rows) c_ += I(ind + 1) + "pr" + n(k) + "[u] = " + row_load(k) + ";\n";
       c_ += I(ind) + "}\n";
     }
     stage_stores(ind);

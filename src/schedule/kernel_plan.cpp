@@ -43,7 +43,7 @@ std::string KernelParams::str() const {
          (kept_run ? " kept_run" : "");
   if (tile_rows || tile_cols || tile_vec)
     s += " tile_rows=" + std::to_string(tile_rows) + " tile_cols=" + std::to_string(tile_cols) +
-         " tile_vec=" + std::to_string(tile_vec) + (tile_group > 1 ? " tile_group=" + std::to_string(tile_group) : "");
+         " tile_vec=" + std::to_string(tile_vec);
   if (index32) s += " index32";
   if (max_registers) s += " max_registers=" + std::to_string(max_registers);
   return s;
@@ -99,7 +99,6 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
     else if (key == "tile_rows") p.tile_rows = number(val);
     else if (key == "tile_cols") p.tile_cols = number(val);
     else if (key == "tile_vec") p.tile_vec = number(val);
-    else if (key == "tile_group") p.tile_group = number(val);
     else if (key == "index32") p.index32 = flag();
     else if (key == "staged") p.staged = flag();
     else if (key == "smem_rows") {  // smem_rows=ROWS[:BYTES] (the bytes as printed; pinned plans recompute them)
@@ -124,7 +123,7 @@ KernelParams parse_params(const std::string& text, KernelParams p, std::set<std:
       throw Error("plan: unknown part '" + key +
                   "' (vec, threads, threads_per_row, rows_per_block, batch, looped, unroll, min_blocks, cluster, row_split, "
                   "prefetch[=smem:BYTES], ldg_weights, weight_ring, tickets, resident, recompute, col_vec, "
-                  "grid_split, staged, smem_rows[=ROWS:BYTES], one_row, interleave, shift, row_unroll, kept_run, tile_rows, tile_cols, tile_vec, tile_group, index32, max_registers, scheduler)");
+                  "grid_split, staged, smem_rows[=ROWS:BYTES], one_row, interleave, shift, row_unroll, kept_run, tile_rows, tile_cols, tile_vec, index32, max_registers, scheduler)");
     }
   }
   return p;
@@ -398,8 +397,7 @@ std::vector<std::string> KernelPlan::problems() const {
            "rows addressed per kernel dim go with row, full or general columns");
     }
   if (shape.category != KernelCategory::Transpose) {
-    need(p.tile_rows == 0 && p.tile_cols == 0 && p.tile_vec == 0 && p.tile_group == 1,
-         "tile_rows, tile_cols, tile_vec and tile_group are transpose plans' parts");
+    need(p.tile_rows == 0 && p.tile_cols == 0 && p.tile_vec == 0, "tile_rows, tile_cols and tile_vec are transpose plans' parts");
     need(!p.index32 || shape.category == KernelCategory::Pointwise || shape.category == KernelCategory::Full ||
              shape.category == KernelCategory::Inner,
          "index32 is a transpose, flat or inner plan's part");
@@ -413,7 +411,6 @@ std::vector<std::string> KernelPlan::problems() const {
          "transpose: the tile's row and column dims are two disjoint, non-empty runs of kernel dims");
     need(pow2_in(p.tile_rows, 32, 256) && pow2_in(p.tile_cols, 32, 256), "transpose: tile_rows and tile_cols are 32, 64, 128 or 256");
     need(pow2_in(p.tile_vec, 1, 16), "transpose: tile_vec is 1, 2, 4, 8 or 16");
-    need(p.tile_group >= 1, "transpose: tile_group is at least 1");
     need(p.vec <= p.tile_cols, "transpose: a vector (vec) lies inside a tile's columns");
     need(p.threads % 32 == 0, "transpose: whole warps (threads a multiple of 32)");
     need(!p.grid_split || (t.reduced_lo >= 0 && t.col_lo < t.reduced_lo),
@@ -421,7 +418,7 @@ std::vector<std::string> KernelPlan::problems() const {
     need(p.threads_per_row == 0 && p.batch == 0 && p.unroll == 1 && p.rows_per_block == 1 &&
              !p.prefetch && !p.prefetch_smem && !p.ldg_weights && !p.tickets && !p.recompute && p.weight_ring == 0 &&
              p.resident == 0 && p.col_vec == 0 && p.cluster == 1 && p.row_split == 1 && p.dyn_smem == 0 && !p.one_row && !p.interleave && p.smem_rows == 0 && !p.shift && p.row_unroll == 1,
-         "transpose: a plan has vec, threads, min_blocks, tile_rows, tile_cols, tile_vec, tile_group, index32 and grid_split only");
+         "transpose: a plan has vec, threads, min_blocks, tile_rows, tile_cols, tile_vec, index32 and grid_split only");
     need(p.min_blocks >= 1, "min_blocks is at least 1");
     return out;
   }

@@ -73,9 +73,6 @@ struct KernelParams {
   int tile_rows = 0;        // transpose: a tile's extent along its rows (the staged operands' unit-
   int tile_cols = 0;        // stride dims) and along its columns (the direct operands'), elements
   int tile_vec = 0;         // transpose: elements per vector of a staged operand (along the rows)
-  int tile_group = 1;       // transpose: consecutive tiles walk this many tile rows before the next
-                            // tile column, so the tiles in flight cover longer runs of the staged
-                            // operands' rows (their unit-stride side) as well as of the columns
   bool index32 = false;     // transpose: 32-bit index math (every operand's offsets and the tiles
                             // fit 31 bits at these sizes: fewer registers than 64-bit math);
                             // flat: 32-bit division of row and column indices into kernel dims
