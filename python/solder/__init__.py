@@ -101,7 +101,7 @@ def _host_to_torch(array):
 
 
 class Executor(_solder.Executor):
-    """Compiles and runs a Fusion; one kernel per size class (no recompiles across sizes).
+    """Compiles and runs a Fusion; kernels keyed by plan, not size (a new size with the same plan reuses them).
 
     ex(*tensors, out=None, stream=None) returns the outputs as a list."""
 
