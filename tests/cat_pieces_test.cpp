@@ -224,7 +224,8 @@ TEST(CatPieces, SymbolicBoundsAreRuntimeParameters) {
     return params;
   };
   std::vector<KernelSourceInfo> sources;
-  EXPECT_NE(kernel_params(512, &sources).find("vec=4"), std::string::npos);
+  const std::string p512 = kernel_params(512, &sources);
+  EXPECT_NE(p512.find("vec=4"), std::string::npos);
   ASSERT_EQ(sources.size(), 1u);
   EXPECT_NE(sources[0].source.find("i64 bound[2];"), std::string::npos) << sources[0].source;
   // The bound compared as a parameter (32-bit: the kernel is index32, see window_parts).
@@ -233,7 +234,6 @@ TEST(CatPieces, SymbolicBoundsAreRuntimeParameters) {
   // sources: a compile count depends on what the disk cache holds from earlier runs). At K = 260
   // (65 vectors a row) the evenly filled passes take another thread count (flat_plans'
   // even_pass_threads), a kernel of its own that still names no size.
-  const std::string p512 = kernel_params(512);
   std::vector<KernelSourceInfo> s1024, s260;
   EXPECT_EQ(kernel_params(1024, &s1024), p512);
   ASSERT_EQ(s1024.size(), 1u);

@@ -438,9 +438,9 @@ class TransposeWriter {
     if (!masked)
       for (int k : ins_)
         if (w_.vectorized(k)) pre.push_back(k);
-        else if (is(k, Access::Row)) rows.push_back(k);
-    if (pre.empty()) rows.clear();  // the unrolled item loop below, where the preloads stay registers
-    if (!pre.empty()) {
+    if (!pre.empty()) {  // (the item loop below is then unrolled: the preloads stay in registers)
+      for (int k : ins_)
+        if (is(k, Access::Row)) rows.push_back(k);
       for (int k : pre) c_ += I(ind) + w_.in_vec_type(k) + " pf" + n(k) + "[" + num(pu) + "];\n";
       for (int k : rows) c_ += I(ind) + T(k) + " pr" + n(k) + "[" + num(pu) + "];\n";
       c_ += "#pragma unroll\n" + I(ind) + "for (int u = 0; u < " + num(pu) + "; ++u) {\n";
