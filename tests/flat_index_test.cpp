@@ -10,6 +10,7 @@
 
 #include "support/flat_programs.h"
 #include "support/first_plan.h"
+#include "support/row_unroll_programs.h"
 
 #include "pipeline/compile_kernel.h"
 #include "pipeline/pipeline.h"
@@ -37,7 +38,7 @@ std::string operand_text(const Scheduled& c, const Fusion&) { return c.plan.key(
 
 std::string access_of(const Scheduled& c, int operand) {
   const OperandPlan& o = c.plan.operands.at(operand);
-  return std::string(access_name(o.access)) + (o.rows_by_dim ? "/dims" : "");
+  return std::string(access_name(o.access)) + (o.rows_by_dim ? "/dims" : "") + (o.segments ? "/seg" : "");
 }
 
 }  // namespace
@@ -97,14 +98,14 @@ TEST(FlatIndex, BroadcastRowsWithUnitColumnsLoadAsVectors) {
 }
 
 // Operands streamed element by element outnumbering the vector ones ([B, 1, K] and [1, M, K]
-// beside the output, rows of 770): a warp's lanes take consecutive elements (interleave), so
-// each load touches the lines of 32 elements, not of 32 x VEC (seed 33 #080).
+// beside the output, rows of 770, M x K not a multiple of 8): a warp's lanes take consecutive
+// elements (interleave), so each load touches the lines of 32 elements, not of 32 x VEC.
 TEST(FlatIndex, StreamedElementsInterleave) {
   Fusion f("streamed");
   Tensor a = f.input("a", DType::F16, dims({"B", "1", "K"}));
   Tensor b = f.input("b", DType::F16, dims({"1", "M", "K"}));
   f.output(a * b);
-  const Scheduled c = schedule(f, {{"B", 16}, {"M", 8}, {"K", 770}}, {}, true);
+  const Scheduled c = schedule(f, {{"B", 16}, {"M", 7}, {"K", 770}}, {}, true);
   EXPECT_EQ(access_of(c, 0), "full/dims") << operand_text(c, f);
   EXPECT_EQ(access_of(c, 1), "full/dims") << operand_text(c, f);
   EXPECT_TRUE(c.plan.params.one_row && c.plan.params.interleave) << operand_text(c, f);
@@ -115,6 +116,32 @@ TEST(FlatIndex, StreamedElementsInterleave) {
   EXPECT_NE(src.find("while (ce >= CX) ce -= CX, ++re;"), std::string::npos) << src;
   EXPECT_EQ(src.substr(src.find("extern \"C\"")).find("st_vec<"), std::string::npos) << "no vector stores: " << src;
   EXPECT_FALSE(c.prepared.spills) << c.prepared.plan.params.str();
+}
+
+// Seed 37 #138 (f16 rows of 333 beside [1, M, K] and [M, K] operands, M x K a multiple of 8, and
+// [B, 1, 1], [B, M, 1] row operands): the broadcast operands lie in runs at the flat index
+// (full/dims/seg), so one row of R x C loads every operand as vectors and a chunk across one row
+// end takes the vector path too, its elements' row values chosen by their rows (279.7 -> 138.8
+// us on the H200, perf-notes 2026-12-03 11:10). M x K not a multiple of 8: elements again. A pin
+// that leaves one_row drops the runs. Values: gpu_row_unroll_test's OneRowVectorsAcrossRowEnds
+// and the CPU kernel simulator's onerow_*_div cases.
+TEST(FlatIndex, BroadcastRunsLoadAsVectorsAcrossRowEnds) {
+  const Fusion f = div_rows(DType::F16);
+  const Scheduled c = schedule(f, {{"B", 128}, {"M", 1000}, {"K", 333}}, {}, true);
+  EXPECT_TRUE(c.plan.params.one_row && c.plan.params.col_vec == 1 && !c.plan.params.interleave) << operand_text(c, f);
+  EXPECT_EQ(c.plan.params.vec, 8) << operand_text(c, f);
+  EXPECT_EQ(access_of(c, 3), "full/dims/seg") << operand_text(c, f);
+  EXPECT_EQ(access_of(c, 4), "full/dims/seg") << operand_text(c, f);
+  const std::string& src = c.prepared.source.source;
+  EXPECT_NE(src.find("const bool cross = col0 + VEC > CX;"), std::string::npos) << src;
+  EXPECT_NE(src.find("const bool nx = col0 + j >= CX;"), std::string::npos) << src;
+  EXPECT_EQ(src.find("} else if (CX >= VEC && i0 + VEC <= N) {"), std::string::npos) << "no element path across one row end";
+  EXPECT_FALSE(c.prepared.spills) << c.prepared.plan.params.str();
+  EXPECT_NO_THROW(launch_grid(c.plan, c.facts, h100_profile(), 8, 0));
+  const Scheduled odd = schedule(f, {{"B", 128}, {"M", 999}, {"K", 333}});
+  EXPECT_EQ(access_of(odd, 3), "full/dims") << operand_text(odd, f);
+  // The plan at facts where [1, M, K]'s vectors would straddle its rows: refused at launch.
+  EXPECT_THROW(launch_grid(c.plan, odd.facts, h100_profile(), 8, 0), Error);
 }
 
 // 2-D pointwise rows that fit one pass of 256 threads take blocks as wide as their vectors
@@ -205,8 +232,8 @@ TEST(FlatIndex, BroadcastsAlongEveryAxis) {
   EXPECT_EQ(c.scheduler, "pointwise");
   EXPECT_EQ(access_of(c, 0), "full");
   EXPECT_EQ(access_of(c, 1), "row/dims");
-  EXPECT_EQ(access_of(c, 2), "full/dims");
-  EXPECT_EQ(access_of(c, 3), "full/dims");
+  EXPECT_EQ(access_of(c, 2), "full/dims/seg") << "[1, M, K]: in runs at the flat index (M x K a multiple of 8)";
+  EXPECT_EQ(access_of(c, 3), "full/dims") << "[B, 1, K]: a row's K elements, then the next B's";
   EXPECT_EQ(access_of(c, 4), "col");
   EXPECT_EQ(c.plan.params.col_vec, 1) << operand_text(c, f);
   EXPECT_EQ(c.plan.params.vec, 8) << operand_text(c, f);

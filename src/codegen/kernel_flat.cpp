@@ -281,8 +281,14 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   // `pf_at`: the prefetch slot's index (the unrolled chunk's u, or the row's r).
   std::string pf_at = "u";
   // `whole` (interleaved one_row): an element path whose elements all lie in the chunk's row.
+  // A vector path with `two_rows` (one_row_vectors below): the vectors load and store at the
+  // chunk's first row; in the element loop each element's row parts and row-constant values are
+  // `loop_bases` and `loop_hoisted`, chosen by its row.
   const std::string step = w.lane_step();
+  std::map<int, std::string> loop_bases, loop_hoisted;
   auto chunk_body = [&](bool vector_path, int ind, bool loaded, bool crossing = false, bool two_rows = false, bool whole = false) {
+    const bool selecting = vector_path && two_rows;
+    const std::map<int, std::string> chunk_bases = w.row_base, chunk_hoisted = w.hoisted;
     if (vector_path) {
       if (loaded) {
         for (int k : ins)
@@ -292,6 +298,10 @@ void write_flat(Writer& w, KernelSource& ks_out) {
         w.vector_loads(ins, ind, "row", "col0");
       }
       w.store_decls(elem_outs, ind);
+    }
+    if (selecting) {
+      for (const auto& [k, e] : loop_bases) w.row_base[k] = e;
+      for (const auto& [k, e] : loop_hoisted) w.hoisted[k] = e;
     }
     // A vector across several row ends (rows shorter than a vector) or the domain's end is
     // rare: its loop is not unrolled, so its element-wise addressing does not set the kernel's
@@ -337,7 +347,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       bool ok = true;
       if (w.is_input(v)) {
         const int k = w.operand_index.at(v);
-        ok = w.hoisted.count(k) || w.vectorized(k);
+        ok = (w.hoisted.count(k) && !loop_hoisted.count(k)) || w.vectorized(k);
       } else if (const Value& val = w.f.value(v); val.producer < 0) {
         ok = false;
       } else {
@@ -349,6 +359,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       pe.set_raw_bits([&](int v) -> std::string {
         if (!w.is_input(v)) return "";
         const int k = w.operand_index.at(v);
+        if (selecting && loop_hoisted.count(k)) return "";  // an element's own row's value
         if (w.hoisted.count(k)) return "(0x10001u * (unsigned)" + w.hoisted.at(k) + ")";
         return w.in_pairs(k) ? w.vector_pair(k) : std::string();
       });
@@ -384,6 +395,8 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     write_fold(w, em, acc, ind + 1);
     c += I(ind) + "}\n";
     c.insert(loop_at, pl.loop());
+    w.row_base = chunk_bases;
+    w.hoisted = chunk_hoisted;
     if (vector_path) w.store_vectors(elem_outs, ind, "row", "col0");
   };
   if (one_row) {
@@ -401,6 +414,42 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       c += "    const " + ix + " i0 = (chunk * THREADS + threadIdx.x) * VEC;\n    if (i0 >= N) continue;\n";
     c += "    const " + ix + " row = i0 / CX, col0 = i0 - row * CX;\n";
     row_setup(2);
+    // Every Full operand a vector at the flat index (dense, or full/dims in runs: segments) and
+    // no window: a chunk across one row end takes the vector path too, each element's row parts
+    // and row-constant values chosen by its row, so the whole vectors and those across a row end
+    // run one path (no divergent element loop in the warps that hold a row end: rows of 333 f16
+    // end inside 3 of 4 warps' 256 elements).
+    bool one_row_vectors = !P.interleave && P.col_vec == 1;
+    for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k)
+      one_row_vectors = one_row_vectors && w.window_dim(w.op(k).value) < 0 && (w.op(k).access != Access::Full || w.vectorized(k));
+    if (one_row_vectors) {
+      c += "    if (CX >= VEC && i0 + VEC <= N) {\n      const auto row0 = row;\n      const bool cross = col0 + VEC > CX;\n";
+      const std::map<int, std::string> hoisted = w.hoisted, bases = w.row_base;
+      for (const auto& [k, name] : bases) {
+        c += "      const auto n" + name + " = cross ? " + w.flat_row_part(k, "(row0 + 1)") + " : " + name + ";\n";
+        loop_bases[k] = "(nx ? n" + name + " : " + name + ")";
+      }
+      for (const auto& [k, name] : hoisted)
+        if (w.op(k).access == Access::Row) {
+          c += "      const auto n" + name + " = cross ? " + w.ptr(k) + "[" + (bases.count(k) ? "n" + bases.at(k) : w.offset(k, "(row0 + 1)", "0")) +
+               "] : " + name + ";\n";
+          loop_hoisted[k] = "(nx ? n" + name + " : " + name + ")";
+        }
+      chunk_body(true, 3, false, false, true);
+      loop_bases.clear();
+      loop_hoisted.clear();
+      c += "    } else {\n";
+      for (const auto& [k, name] : bases) w.row_base.erase(k);
+      for (const auto& [k, name] : hoisted)
+        if (w.op(k).access == Access::Row) w.hoisted.erase(k);
+      chunk_body(false, 3, false, true);
+      w.hoisted = hoisted;
+      w.row_base = bases;
+      c += "    }\n  }\n";
+      if (full) write_grid_combine(w, acc, post_outs, ks_out);
+      c += "}\n";
+      return;
+    }
     // A chunk inside its row, then one crossing a row end (rows longer than a thread's reach,
     // not the domain's last chunk).
     const std::string in_row_test = P.interleave ? "col0 + 32 * (VEC - 1) < C" : "col0 + VEC <= C",

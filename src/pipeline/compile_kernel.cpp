@@ -93,6 +93,11 @@ KernelPlan pinned_plan(const KernelPlan& first, const std::string& text, const L
   // Interleaved elements are a one_row plan's with phased rows: a pin without either drops it
   // unless it names it.
   if (p.interleave && !given.count("interleave") && (!p.one_row || p.col_vec != 1)) p.interleave = false;
+  // full/dims operands in runs at the flat index (segments) are a one_row plan's vectors across
+  // row ends: a pin that leaves that form reads them from their rows' bases again.
+  if (plan.shape.category == KernelCategory::Pointwise && (!p.one_row || p.col_vec != 1 || p.interleave))
+    for (OperandPlan& o : plan.operands)
+      if (o.rows_by_dim) o.segments = false;
   if (plan.shape.category != KernelCategory::Inner || p.threads_per_row < 1) return plan;
   const KernelParams& was = first.params;
   if (given.count("row_split") && p.row_split > 1) {  // a split row's block takes one row: none of these

@@ -94,7 +94,7 @@ int even_pass_threads(const KernelParams& p, const LaunchFacts& facts, const Dev
 bool interleave_pays(const KernelPlan& one) {
   int streamed = 0, vectors = 0;
   for (const OperandPlan& o : one.operands)
-    if (o.access == Access::Full) ++(o.rows_by_dim ? streamed : vectors);
+    if (o.access == Access::Full) ++(o.rows_by_dim && !o.segments ? streamed : vectors);
   return streamed > vectors;
 }
 
@@ -140,7 +140,15 @@ std::optional<KernelPlan> one_row_plan(const KernelPlan& plan, const LaunchFacts
   r.params.unroll = 1;
   r.params.col_vec = aligned_rows || vec == 1 ? 0 : 1;
   r.params.one_row = true;
+  // full/dims operands whose vectors at the flat index lie in one aligned run of them (a
+  // [1, M, K] operand broadcast over B where M x K is a multiple of vec) load as vectors there.
+  if (r.params.col_vec == 1)
+    for (size_t k = 0; k < r.operands.size(); ++k)
+      if (OperandPlan& o = r.operands[k]; o.access == Access::Full && o.rows_by_dim)
+        o.segments = flat_segments(facts, static_cast<int>(k), plan.shape.split, vec);
   r.params.interleave = r.params.col_vec == 1 && interleave_pays(r);
+  if (r.params.interleave)
+    for (OperandPlan& o : r.operands) o.segments = false;
   r.params.index32 = true;
   return r;
 }
@@ -157,7 +165,7 @@ bool prefer_one_row(const KernelPlan& one_row, const KernelParams& grid2d, const
   // the 2-D plan idles more than half its lanes (rows of 64 under a permuted view: 16 of 256).
   if (one_row.params.vec > 1 && !one_row.params.col_vec) return lanes_used(facts, grid2d, one_row.params.vec) < 0.5;
   for (const OperandPlan& o : one_row.operands)
-    if (one_row.params.col_vec && (o.access == Access::Col || (o.access == Access::Full && o.rows_by_dim)) &&
+    if (one_row.params.col_vec && (o.access == Access::Col || (o.access == Access::Full && o.rows_by_dim && !o.segments)) &&
         grid2d.vec >= one_row.params.vec)
       return false;
   return 1.0 > lanes_used(facts, grid2d, one_row.params.vec) + 0.05;
@@ -248,7 +256,7 @@ double access_cost(const KernelPlan& plan, const LaunchFacts& facts) {
       case Access::Row: break;
       case Access::Col: cost += by_element || p.vec == 1 ? 1.0 : 1.0 / v; break;
       case Access::Full: {
-        if (p.vec == 1 || (p.one_row && by_element && o.rows_by_dim)) {
+        if (p.vec == 1 || (p.one_row && by_element && o.rows_by_dim && !o.segments)) {
           cost += 1.0;
           break;
         }

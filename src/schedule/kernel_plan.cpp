@@ -387,8 +387,9 @@ std::vector<std::string> KernelPlan::problems() const {
   need(p.max_registers == 0 || (p.max_registers >= 16 && p.max_registers <= 255), "max_registers is 0 or 16..255");
   need(!p.kept_run || shape.category == KernelCategory::Outer, "kept_run is an outer plan's part");
   for (const OperandPlan& o : operands)
-    need(!o.segments || (shape.category == KernelCategory::Inner && o.access == Access::General && !o.is_output),
-         "vector runs (general/seg) are inner plans' General inputs");
+    need(!o.segments || (shape.category == KernelCategory::Inner && o.access == Access::General && !o.is_output) ||
+             (p.one_row && o.access == Access::Full && o.rows_by_dim),
+         "vector runs (general/seg, full/dims/seg) are inner plans' General inputs or one_row plans' full/dims operands");
   for (const OperandPlan& o : operands)
     if (o.rows_by_dim) {
       need(shape.category == KernelCategory::Pointwise || shape.category == KernelCategory::Full,

@@ -142,7 +142,9 @@ struct OperandPlan {
   // Inner plans: a General input whose innermost kernel dim is unit-stride, with `vec` dividing
   // its size and every other stride and its address vec-aligned (general_segments): each vector
   // lies in one run of that dim, so it loads as one from its first element's offset. Printed
-  // `general/seg`.
+  // `general/seg`. One_row flat plans: a full/dims operand whose vectors at the flat index lie
+  // in one aligned run of it (flat_segments), loaded as vectors though rows are not vec-aligned
+  // (`full/dims/seg`).
   bool segments = false;
 };
 

@@ -185,6 +185,17 @@ bool row_steps_divisible(const LaunchFacts& facts, int k, int split, int vec) {
   return true;
 }
 
+bool flat_segments(const LaunchFacts& facts, int k, int split, int vec) {
+  const OperandFacts& of = facts.operands.at(k);
+  if (of.address % (static_cast<uint64_t>(vec) * dtype_size(of.dtype))) return false;
+  int64_t dense = facts.C;
+  for (int d = std::min(split, static_cast<int>(facts.dims.size())) - 1; d >= 0; --d) {
+    if (facts.dims[d] > 1 && of.strides[d] != dense && (dense % vec || of.strides[d] % vec)) return false;
+    dense *= facts.dims[d];
+  }
+  return true;
+}
+
 std::string flat_vectors_misfit(const KernelPlan& plan, const LaunchFacts& facts) {
   const KernelParams& p = plan.params;
   if (p.vec <= 1 || p.interleave) return "";  // interleaved: every operand element by element
@@ -201,11 +212,16 @@ std::string flat_vectors_misfit(const KernelPlan& plan, const LaunchFacts& facts
   for (size_t k = 0; k < plan.operands.size(); ++k) {
     const OperandPlan& o = plan.operands[k];
     const OperandFacts& of = facts.operands[k];
-    const bool vector = o.access == Access::Full ? !(p.one_row && by_element && o.rows_by_dim)
+    const bool vector = o.access == Access::Full ? !(p.one_row && by_element && o.rows_by_dim && !o.segments)
                                                  : o.access == Access::Col && !by_element;
     if (!vector) continue;
     const uint64_t es = dtype_size(of.dtype), bytes = es * p.vec;
     const std::string name = "operand " + std::to_string(k);
+    if (p.one_row && by_element && o.rows_by_dim) {
+      if (!flat_segments(facts, static_cast<int>(k), split, p.vec))
+        return name + "'s vectors of " + std::to_string(p.vec) + " at the flat index do not lie in one aligned run of it";
+      continue;
+    }
     if (p.shift && o.access == Access::Full && !o.is_output) {  // read at its own phase
       if (of.address % es) return name + " is not element-aligned";
       continue;

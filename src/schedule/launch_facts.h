@@ -74,6 +74,14 @@ FlatColumns flat_columns(const LaunchFacts& facts, int k, int split);
 // each row dim's stride (dims of size > 1) is a multiple of vec (for rows at one stride: ld).
 bool row_steps_divisible(const LaunchFacts& facts, int k, int split, int vec);
 
+// One row of R x C (KernelParams::one_row) whose rows are not vec-aligned: whether full/dims
+// operand k's vectors of `vec` at the flat index (each starting at a multiple of vec) lie in one
+// run of it, starting aligned (OperandPlan::segments of a flat plan): its address is
+// vec-aligned and every row dim (of size > 1) steps by its dense stride (C times the row dims
+// inside it) or, where vec divides that, by a multiple of vec (its index never changes inside a
+// vector: a [1, M, K] operand broadcast over B, with M x K a multiple of vec).
+bool flat_segments(const LaunchFacts& facts, int k, int split, int vec);
+
 // Whether General operand k's vectors of `vec` each lie in one run of the innermost kernel dim
 // at unit stride and start aligned: vec divides that dim's size and every other dim's stride,
 // and the operand's address is vec-aligned (OperandPlan::segments).

@@ -32,7 +32,7 @@ std::string check(const Fusion& f, const Bindings& b, Layout l, const std::strin
 TEST(GpuRowUnroll, TheSweepsShapes) {
   SKIP_WITHOUT_GPU();
   for (DType t : {DType::F16, DType::BF16, DType::F32})
-    for (const Bindings& b : std::vector<Bindings>{{{"B", 128}, {"M", 1000}, {"K", 333}}, {{"B", 32}, {"M", 1000}, {"K", 333}}})
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 128}, {"M", 999}, {"K", 333}}, {{"B", 32}, {"M", 999}, {"K", 333}}})
       for (Layout l : {Layout::Contiguous, Layout::Sliced, Layout::Misaligned}) {
         const std::string what = std::string(dtype_name(t)) + " where_clamp_silu_add" + sizes_text(b) + " layout " +
                                  std::to_string(static_cast<int>(l));
@@ -51,7 +51,7 @@ TEST(GpuRowUnroll, TheSweepsShapes) {
   EXPECT_NE(launches.find("row_unroll=4"), std::string::npos) << launches;
   // Rows of several passes (4097 in passes of 256 x 4 and the phase): a block per pass.
   const std::string wide =
-      check(where_clamp_silu_add(DType::F16), {{"B", 128}, {"M", 100}, {"K", 4097}}, Layout::Contiguous, "f16 where_clamp_silu_add K=4097");
+      check(where_clamp_silu_add(DType::F16), {{"B", 128}, {"M", 99}, {"K", 4097}}, Layout::Contiguous, "f16 where_clamp_silu_add K=4097");
   EXPECT_NE(wide.find("row_unroll=4"), std::string::npos) << wide;
 }
 
@@ -99,5 +99,26 @@ TEST(GpuRowUnroll, FullReductionsOverSlicedRows) {
         const std::string launches = check(f, b, l, what);
         if (l == Layout::Sliced && b.at("B") == 16384) EXPECT_NE(launches.find("row_unroll="), std::string::npos) << what << ": " << launches;
       }
+  }
+}
+
+// One row of R x C with every Full operand a vector at the flat index (seed 37 #138's form:
+// [1, M, K] and [M, K] operands in runs of 8, [B, 1, 1] and [B, M, 1] row operands): chunks
+// across one row end take the vector path, each element its own row's values. The sweep's size
+// (one_row) and small ones: M x K a multiple of the vector or not, rows shorter than a vector,
+// padded and misaligned inputs (other plans).
+TEST(GpuRowUnroll, OneRowVectorsAcrossRowEnds) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : {DType::F16, DType::BF16, DType::F32}) {
+    const Bindings sweep{{"B", 128}, {"M", 1000}, {"K", 333}};
+    const std::string launches = check(div_rows(t), sweep, Layout::Contiguous, std::string(dtype_name(t)) + " div_rows" + sizes_text(sweep));
+    EXPECT_NE(launches.find("one_row"), std::string::npos) << launches;
+    for (int64_t k : {333, 65, 9, 5})
+      for (const Bindings& b : std::vector<Bindings>{{{"B", 3}, {"M", 8}, {"K", k}}, {{"B", 3}, {"M", 7}, {"K", k}}})
+        for (Layout l : {Layout::Contiguous, Layout::Sliced, Layout::Misaligned}) {
+          const std::string what = std::string(dtype_name(t)) + sizes_text(b) + " layout " + std::to_string(static_cast<int>(l));
+          check(div_rows(t), b, l, "div_rows " + what);
+          check(where_clamp_silu_add(t), b, l, "where_clamp_silu_add " + what);
+        }
   }
 }

@@ -19,6 +19,21 @@ inline Fusion where_clamp_silu_add(DType t) {
   return f;
 }
 
+// #053's form plus a [K] weight w (a column operand: element by element in phased rows), which
+// keeps the 2-D plan with its rows in flight: without it, where M x K is a multiple of the
+// vector (the mask's phase equals x's, as at the sweep's M = 1000), the mask lies in runs at the
+// flat index and one row of R x C takes every operand as vectors (full/dims/seg).
+inline Fusion where_clamp_silu_add_w(DType t) {
+  Fusion f("where_clamp_silu_add_w");
+  Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+  Tensor m0 = f.input("m0", DType::Bool, {Dim(1), Dim::sym("M"), Dim::sym("K")});
+  Tensor y4 = f.input("y4", t, {Dim::sym("B"), Dim::sym("M"), Dim(1)});
+  Tensor w = f.input("w", t, {Dim::sym("K")});
+  Tensor a = cast(where(m0, x, constant(f, 0, t)), DType::F32);
+  f.output(silu(clamp(a, -1.5, 2)) + cast(y4, DType::F32) + cast(w, DType::F32));
+  return f;
+}
+
 // Seed 8 #142: (y0 - x) * y1 + y2, x [B, M, K], y0 [1, M, 1] (a row operand by dims), y1
 // [1, M, K] (full/dims), y2 [1, 1, K] (a weight: element by element in phased rows).
 inline Fusion sub_mul_add_bcast(DType t) {
@@ -28,6 +43,22 @@ inline Fusion sub_mul_add_bcast(DType t) {
   Tensor y1 = f.input("y1", t, {Dim(1), Dim::sym("M"), Dim::sym("K")});
   Tensor y2 = f.input("y2", t, {Dim(1), Dim(1), Dim::sym("K")});
   f.output((y0 - x) * y1 + y2);
+  return f;
+}
+
+// Seed 37 #138: |x / (|y0| + 1) / (|y1| + 1)| chained through relu and two more divisions by
+// (|y3| + 1), (|y4| + 1), x [B, M, K] of dtype t, y0 [B, 1, 1] (a row operand by dims), y1
+// [B, M, 1] (a row operand), y3 [1, M, K] and y4 [M, K] (full/dims: in runs at the flat index
+// where M x K is a multiple of the vector), every step rounded to t.
+inline Fusion div_rows(DType t) {
+  Fusion f("div_rows");
+  Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
+  Tensor y0 = f.input("y0", t, {Dim::sym("B"), Dim(1), Dim(1)});
+  Tensor y1 = f.input("y1", t, {Dim::sym("B"), Dim::sym("M"), Dim(1)});
+  Tensor y3 = f.input("y3", t, {Dim(1), Dim::sym("M"), Dim::sym("K")});
+  Tensor y4 = f.input("y4", t, {Dim::sym("M"), Dim::sym("K")});
+  Tensor q = relu(x / (abs(y0) + 1.0) / (abs(y1) + 1.0));
+  f.output(abs(q / (abs(y3) + 1.0) / (abs(y4) + 1.0)));
   return f;
 }
 

@@ -755,15 +755,18 @@ int main(int argc, char** argv) {
         }
     // One row of R x C (one_row): vectors across one row end (rows of at least a vector: each
     // element picks its row's part and row-constant value) and across several (rows shorter
-    // than a vector), beside full/dims and row operands; a grid of 3 blocks strides.
+    // than a vector), beside full/dims and row operands; a grid of 3 blocks strides. M = 8: the
+    // [1, M, K] operands' vectors lie in runs of them at the flat index (full/dims/seg), so
+    // every vector, across a row end or not, takes the vector path.
     g_expect_param = " one_row";
     for (int64_t k : {333, 65, 9, 8, 5, 3, 1})
-      for (const Bindings& sz : std::vector<Bindings>{{{"B", 3}, {"M", 7}, {"K", k}}, {{"B", 2}, {"M", 9}, {"K", k}}})
+      for (const Bindings& sz : std::vector<Bindings>{{{"B", 3}, {"M", 7}, {"K", k}}, {{"B", 2}, {"M", 9}, {"K", k}}, {{"B", 3}, {"M", 8}, {"K", k}}})
         for (int cap : {1 << 30, 3}) {
           const std::string on = "onerow_B" + std::to_string(sz.at("B")) + "M" + std::to_string(sz.at("M")) + "K" + std::to_string(k) + "_" +
                                  tn + (cap == 3 ? "_grid3" : "");
           run(on + "_where", where_clamp_silu_add(t), sz, std::vector<Layout>{C, C, C}, std::vector<Layout>{C}, cap, "pointwise", "one_row=1");
           run(on + "_bcast", sub_mul_add_bcast(t), sz, std::vector<Layout>{C, C, C, C}, std::vector<Layout>{C}, cap, "pointwise", "one_row=1");
+          run(on + "_div", div_rows(t), sz, std::vector<Layout>{C, C, C, C, C}, std::vector<Layout>{C}, cap, "pointwise", "one_row=1");
           // Interleaved (a thread's elements 32 apart): rows not vec-aligned only (refused else).
           const std::string il = "one_row=1,col_vec=1,interleave=1";
           run(on + "_where_il", where_clamp_silu_add(t), sz, std::vector<Layout>{C, C, C}, std::vector<Layout>{C}, cap, "pointwise", il);
