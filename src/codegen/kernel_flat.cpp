@@ -422,22 +422,23 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     bool one_row_vectors = !P.interleave && P.col_vec == 1;
     for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k)
       one_row_vectors = one_row_vectors && w.window_dim(w.op(k).value) < 0 && (w.op(k).access != Access::Full || w.vectorized(k));
-    if (one_row_vectors) {
-      c += "    if (CX >= VEC && i0 + VEC <= N) {\n      const auto row0 = row;\n      const bool cross = col0 + VEC > CX;\n";
+    // A chunk across one row end: each operand's row part and row-constant value for the next
+    // row too (`guard`: computed only where the chunk crosses), and per element the choice
+    // between them (into `bases`, `hoisted`).
+    auto next_row = [&](const std::string& guard, std::map<int, std::string>& bases, std::map<int, std::string>& hoisted) {
+      auto pick = [&](const std::string& name, const std::string& next) {
+        c += "      const auto n" + name + " = " + (guard.empty() ? next : guard + " ? " + next + " : " + name) + ";\n";
+        return "(nx ? n" + name + " : " + name + ")";
+      };
+      for (const auto& [k, name] : w.row_base) bases[k] = pick(name, w.flat_row_part(k, "(row0 + 1)"));
+      for (const auto& [k, name] : w.hoisted)
+        if (w.op(k).access == Access::Row)
+          hoisted[k] = pick(name, w.ptr(k) + "[" + (w.row_base.count(k) ? "n" + w.row_base.at(k) : w.offset(k, "(row0 + 1)", "0")) + "]");
+    };
+    // The last branch, a chunk across several row ends or the domain's end (its elements one by
+    // one, nothing of the row's hoisted), and the kernel's end.
+    auto elements_and_end = [&] {
       const std::map<int, std::string> hoisted = w.hoisted, bases = w.row_base;
-      for (const auto& [k, name] : bases) {
-        c += "      const auto n" + name + " = cross ? " + w.flat_row_part(k, "(row0 + 1)") + " : " + name + ";\n";
-        loop_bases[k] = "(nx ? n" + name + " : " + name + ")";
-      }
-      for (const auto& [k, name] : hoisted)
-        if (w.op(k).access == Access::Row) {
-          c += "      const auto n" + name + " = cross ? " + w.ptr(k) + "[" + (bases.count(k) ? "n" + bases.at(k) : w.offset(k, "(row0 + 1)", "0")) +
-               "] : " + name + ";\n";
-          loop_hoisted[k] = "(nx ? n" + name + " : " + name + ")";
-        }
-      chunk_body(true, 3, false, false, true);
-      loop_bases.clear();
-      loop_hoisted.clear();
       c += "    } else {\n";
       for (const auto& [k, name] : bases) w.row_base.erase(k);
       for (const auto& [k, name] : hoisted)
@@ -448,6 +449,14 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       c += "    }\n  }\n";
       if (full) write_grid_combine(w, acc, post_outs, ks_out);
       c += "}\n";
+    };
+    if (one_row_vectors) {
+      c += "    if (CX >= VEC && i0 + VEC <= N) {\n      const auto row0 = row;\n      const bool cross = col0 + VEC > CX;\n";
+      next_row("cross", loop_bases, loop_hoisted);
+      chunk_body(true, 3, false, false, true);
+      loop_bases.clear();
+      loop_hoisted.clear();
+      elements_and_end();
       return;
     }
     // A chunk inside its row, then one crossing a row end (rows longer than a thread's reach,
@@ -457,32 +466,16 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     c += "    if (" + in_row_test + ") {\n";
     if (P.interleave) chunk_body(false, 3, false, false, false, true);
     else chunk_body(true, 3, false);
-    // One row end inside the chunk: each operand's row part and row-constant value for the
-    // next row too, chosen per element.
     c += "    } else if (" + one_end_test + ") {\n      const auto row0 = row;\n";
     const std::map<int, std::string> hoisted = w.hoisted, bases = w.row_base;
-    for (const auto& [k, name] : bases) {
-      c += "      const auto n" + name + " = " + w.flat_row_part(k, "(row0 + 1)") + ";\n";
-      w.row_base[k] = "(nx ? n" + name + " : " + name + ")";
-    }
-    for (const auto& [k, name] : hoisted)
-      if (w.op(k).access == Access::Row) {
-        c += "      const auto n" + name + " = " + w.ptr(k) + "[" + (bases.count(k) ? "n" + bases.at(k) : w.offset(k, "(row0 + 1)", "0")) + "];\n";
-        w.hoisted[k] = "(nx ? n" + name + " : " + name + ")";
-      }
+    std::map<int, std::string> next_bases, next_hoisted;
+    next_row("", next_bases, next_hoisted);
+    for (const auto& [k, e] : next_bases) w.row_base[k] = e;
+    for (const auto& [k, e] : next_hoisted) w.hoisted[k] = e;
     chunk_body(false, 3, false, true, true);
     w.hoisted = hoisted;
     w.row_base = bases;
-    c += "    } else {\n";
-    for (const auto& [k, name] : bases) w.row_base.erase(k);
-    for (const auto& [k, name] : hoisted)
-      if (w.op(k).access == Access::Row) w.hoisted.erase(k);
-    chunk_body(false, 3, false, true);
-    w.hoisted = hoisted;
-    w.row_base = bases;
-    c += "    }\n  }\n";
-    if (full) write_grid_combine(w, acc, post_outs, ks_out);
-    c += "}\n";
+    elements_and_end();
     return;
   }
   if (rows_in_flight) {
