@@ -45,7 +45,7 @@ int rows_of(const std::string& params) {
 // loads per row, so 4 rows (48 bytes) in flight.
 // Seed 8 #142: f32 rows of 333, x and a [1, M, K] operand (32 bytes a row): 2 rows.
 TEST(RowUnroll, TheSchedulerTakesRowsWhereRowsFitOnePass) {
-  const Scheduled a = schedule(where_clamp_silu_add_w(DType::F16), {{"B", 128}, {"M", 1000}, {"K", 333}});
+  const Scheduled a = schedule(where_clamp_silu_add(DType::F16, true), {{"B", 128}, {"M", 1000}, {"K", 333}});
   EXPECT_EQ(a.scheduler, "pointwise");
   EXPECT_EQ(a.plan.params.row_unroll, 4) << a.plan.key();
   EXPECT_EQ(a.plan.params.vec, 4) << a.plan.key();
@@ -64,10 +64,10 @@ TEST(RowUnroll, TheSchedulerTakesRowsWhereRowsFitOnePass) {
   const Scheduled w = schedule(mul_add_bias(DType::F16), {{"B", 65536}, {"H", 1024}});
   EXPECT_EQ(w.plan.params.row_unroll, 1) << w.plan.key();
   // bf16 #053: vectors of 4 (the f32 output), 12 bytes: 4 rows.
-  const Scheduled d = schedule(where_clamp_silu_add_w(DType::BF16), {{"B", 128}, {"M", 1000}, {"K", 333}});
+  const Scheduled d = schedule(where_clamp_silu_add(DType::BF16, true), {{"B", 128}, {"M", 1000}, {"K", 333}});
   EXPECT_EQ(d.plan.params.row_unroll, 4) << d.plan.key();
   // f32 x: 16 + 4 bytes a row: 3 rows.
-  const Scheduled e = schedule(where_clamp_silu_add_w(DType::F32), {{"B", 128}, {"M", 1000}, {"K", 333}});
+  const Scheduled e = schedule(where_clamp_silu_add(DType::F32, true), {{"B", 128}, {"M", 1000}, {"K", 333}});
   EXPECT_EQ(e.plan.params.row_unroll, 3) << e.plan.key();
   // One element a thread (odd halves of f16 rows of 4098): 4 bytes a row, so 4 rows, their
   // elements loaded ahead as vectors of one.
@@ -81,7 +81,7 @@ TEST(RowUnroll, TheSchedulerTakesRowsWhereRowsFitOnePass) {
 // blocks: 4 x 132 x 21 at 96 threads); rows of several passes, one row, plans of other forms and
 // other schedulers take none.
 TEST(RowUnroll, NotWhereTheRowsOrThePlanDoNotAllow) {
-  const Fusion f = where_clamp_silu_add_w(DType::F16);
+  const Fusion f = where_clamp_silu_add(DType::F16, true);
   // Rows of 333 take blocks narrower than 256 threads: rows in flight down to two waves.
   EXPECT_EQ(schedule(f, {{"B", 32}, {"M", 1000}, {"K", 333}}).plan.params.row_unroll, 4);
   EXPECT_EQ(schedule(f, {{"B", 16}, {"M", 1000}, {"K", 333}}).plan.params.row_unroll, 2);
@@ -117,7 +117,7 @@ TEST(RowUnroll, NotWhereTheRowsOrThePlanDoNotAllow) {
 // launch_grid: a block per row_unroll rows (R not a multiple: the last block's rows past R are
 // skipped), at most the grid's cap; a block per pass of the row along x.
 TEST(RowUnroll, LaunchGridCoversTheRows) {
-  const Fusion f = where_clamp_silu_add_w(DType::F16);
+  const Fusion f = where_clamp_silu_add(DType::F16, true);
   // (M = 8: the mask's rows at x's phase, as at the sweep's sizes, so phased rows fit.)
   const Scheduled s = schedule(f, {{"B", 3}, {"M", 8}, {"K", 333}});
   KernelPlan p = s.plan;  // (24 rows: one row of R x C, taken here as the 2-D plan)
@@ -150,7 +150,7 @@ TEST(RowUnroll, LaunchGridCoversTheRows) {
 }
 
 TEST(RowUnroll, PlansPrintParseAndValidate) {
-  const Scheduled s = schedule(where_clamp_silu_add_w(DType::F16), {{"B", 128}, {"M", 1000}, {"K", 333}});
+  const Scheduled s = schedule(where_clamp_silu_add(DType::F16, true), {{"B", 128}, {"M", 1000}, {"K", 333}});
   ASSERT_EQ(s.plan.params.row_unroll, 4);
   EXPECT_NE(s.plan.params.str().find(" row_unroll=4"), std::string::npos) << s.plan.params.str();
   EXPECT_NE(s.plan.key().find("row_unroll=4"), std::string::npos);
@@ -202,7 +202,7 @@ TEST(RowUnroll, FullReductionsOverSlicedRows) {
 TEST(RowUnroll, CompileWithoutSpills) {
   for (DType t : {DType::F16, DType::BF16, DType::F32}) {
     const std::string tn(dtype_name(t));
-    const LaunchRecord r = compiled(where_clamp_silu_add_w(t), {{"B", 128}, {"M", 1000}, {"K", 333}});
+    const LaunchRecord r = compiled(where_clamp_silu_add(t, true), {{"B", 128}, {"M", 1000}, {"K", 333}});
     EXPECT_EQ(r.spill_bytes, 0) << tn << " " << r.params;
     EXPECT_GT(rows_of(r.params), 1) << tn << " " << r.params;
     EXPECT_EQ(r.grid_x, 1u) << r.params;

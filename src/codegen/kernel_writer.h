@@ -116,10 +116,7 @@ struct Writer {
     if (vec <= 1) return unit_vectors && (op(k).access == Access::Full || op(k).access == Access::Col);
     if (plan.params.interleave) return false;  // a thread's elements lie 32 apart
     if (op(k).access == Access::Staged) return staged.count(k) && staged_tile_vectors(plan.params, dtype_size(dt(op(k).value)));
-    // One row of R x C (plan.params.one_row) whose rows are not vec-aligned: a full/dims
-    // operand's vectors, like a weight's, do not start at its rows' starts, unless they lie in
-    // runs of it at the flat index (segments).
-    if (op(k).access == Access::Full) return !(plan.params.one_row && cols_by_element() && op(k).rows_by_dim && !op(k).segments);
+    if (op(k).access == Access::Full) return !(cols_by_element() && one_row_dims_by_element(plan.params, op(k)));
     if (op(k).access == Access::General) return op(k).segments;  // a vector from goff of its first element
     return op(k).access == Access::Col && !cols_by_element();
   }

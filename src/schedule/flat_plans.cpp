@@ -94,7 +94,7 @@ int even_pass_threads(const KernelParams& p, const LaunchFacts& facts, const Dev
 bool interleave_pays(const KernelPlan& one) {
   int streamed = 0, vectors = 0;
   for (const OperandPlan& o : one.operands)
-    if (o.access == Access::Full) ++(o.rows_by_dim && !o.segments ? streamed : vectors);
+    if (o.access == Access::Full) ++(one_row_dims_by_element(one.params, o) ? streamed : vectors);
   return streamed > vectors;
 }
 
@@ -165,7 +165,7 @@ bool prefer_one_row(const KernelPlan& one_row, const KernelParams& grid2d, const
   // the 2-D plan idles more than half its lanes (rows of 64 under a permuted view: 16 of 256).
   if (one_row.params.vec > 1 && !one_row.params.col_vec) return lanes_used(facts, grid2d, one_row.params.vec) < 0.5;
   for (const OperandPlan& o : one_row.operands)
-    if (one_row.params.col_vec && (o.access == Access::Col || (o.access == Access::Full && o.rows_by_dim && !o.segments)) &&
+    if (one_row.params.col_vec && (o.access == Access::Col || one_row_dims_by_element(one_row.params, o)) &&
         grid2d.vec >= one_row.params.vec)
       return false;
   return 1.0 > lanes_used(facts, grid2d, one_row.params.vec) + 0.05;
@@ -256,7 +256,7 @@ double access_cost(const KernelPlan& plan, const LaunchFacts& facts) {
       case Access::Row: break;
       case Access::Col: cost += by_element || p.vec == 1 ? 1.0 : 1.0 / v; break;
       case Access::Full: {
-        if (p.vec == 1 || (p.one_row && by_element && o.rows_by_dim && !o.segments)) {
+        if (p.vec == 1 || one_row_dims_by_element(p, o)) {
           cost += 1.0;
           break;
         }

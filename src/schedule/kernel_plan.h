@@ -148,6 +148,13 @@ struct OperandPlan {
   bool segments = false;
 };
 
+// One row of R x C whose rows are not vec-aligned (one_row, col_vec=1): a full/dims operand not
+// in runs at the flat index (segments) is read element by element, its vectors not starting at
+// its rows' starts.
+inline bool one_row_dims_by_element(const KernelParams& p, const OperandPlan& o) {
+  return p.one_row && p.col_vec == 1 && o.access == Access::Full && o.rows_by_dim && !o.segments;
+}
+
 // Transpose plans: the kernel dims a tile spans. [row_lo, row_hi) are its rows, one linear index
 // that the staged operands walk at unit stride; [col_lo, col_hi) its columns, which the direct
 // operands walk at unit stride; every other kernel dim is looped over (batch).

@@ -212,7 +212,7 @@ std::string flat_vectors_misfit(const KernelPlan& plan, const LaunchFacts& facts
   for (size_t k = 0; k < plan.operands.size(); ++k) {
     const OperandPlan& o = plan.operands[k];
     const OperandFacts& of = facts.operands[k];
-    const bool vector = o.access == Access::Full ? !(p.one_row && by_element && o.rows_by_dim && !o.segments)
+    const bool vector = o.access == Access::Full ? !one_row_dims_by_element(p, o)
                                                  : o.access == Access::Col && !by_element;
     if (!vector) continue;
     const uint64_t es = dtype_size(of.dtype), bytes = es * p.vec;

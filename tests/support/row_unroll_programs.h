@@ -9,28 +9,19 @@ namespace solder::testing {
 
 // Seed 11 #053: silu(clamp(where(m0, x, 0).float(), -1.5, 2)) + y4, x [B, M, K] of dtype t, a bool
 // [1, M, K] mask (full/dims) and y4 [B, M, 1] (a row operand), an f32 output.
-inline Fusion where_clamp_silu_add(DType t) {
-  Fusion f("where_clamp_silu_add");
-  Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
-  Tensor m0 = f.input("m0", DType::Bool, {Dim(1), Dim::sym("M"), Dim::sym("K")});
-  Tensor y4 = f.input("y4", t, {Dim::sym("B"), Dim::sym("M"), Dim(1)});
-  Tensor a = cast(where(m0, x, constant(f, 0, t)), DType::F32);
-  f.output(silu(clamp(a, -1.5, 2)) + cast(y4, DType::F32));
-  return f;
-}
-
-// #053's form plus a [K] weight w (a column operand: element by element in phased rows), which
+// `weighted`: plus a [K] weight w (a column operand: element by element in phased rows), which
 // keeps the 2-D plan with its rows in flight: without it, where M x K is a multiple of the
 // vector (the mask's phase equals x's, as at the sweep's M = 1000), the mask lies in runs at the
 // flat index and one row of R x C takes every operand as vectors (full/dims/seg).
-inline Fusion where_clamp_silu_add_w(DType t) {
-  Fusion f("where_clamp_silu_add_w");
+inline Fusion where_clamp_silu_add(DType t, bool weighted = false) {
+  Fusion f(weighted ? "where_clamp_silu_add_w" : "where_clamp_silu_add");
   Tensor x = f.input("x", t, {Dim::sym("B"), Dim::sym("M"), Dim::sym("K")});
   Tensor m0 = f.input("m0", DType::Bool, {Dim(1), Dim::sym("M"), Dim::sym("K")});
   Tensor y4 = f.input("y4", t, {Dim::sym("B"), Dim::sym("M"), Dim(1)});
-  Tensor w = f.input("w", t, {Dim::sym("K")});
   Tensor a = cast(where(m0, x, constant(f, 0, t)), DType::F32);
-  f.output(silu(clamp(a, -1.5, 2)) + cast(y4, DType::F32) + cast(w, DType::F32));
+  Tensor y = silu(clamp(a, -1.5, 2)) + cast(y4, DType::F32);
+  if (weighted) y = y + cast(f.input("w", t, {Dim::sym("K")}), DType::F32);
+  f.output(y);
   return f;
 }
 
