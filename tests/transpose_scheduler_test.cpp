@@ -678,9 +678,10 @@ TEST(TransposeScheduler, PartialReductionsOfDisagreeingInputsLoopInsideTiles) {
                                                                 : "for (IX rb = 0; rb < NRB; ++rb)"),
               std::string::npos);
   }
-  // Kept tiles under a wave of resident blocks split B over gridDim.y (16 indices a split at
-  // least: seed 26 #059, 512 x 512 kept, 256 tiles for 528 resident blocks: 2 splits), each
-  // leaving a cell per tile element and accumulator plane (8 bytes) after a counter per tile.
+  // Kept tiles under a wave of resident blocks split B over gridDim.y (8 indices a split at
+  // least, and no more splits than make two blocks an SM: seed 26 #059, 512 x 512 kept, 256
+  // tiles for 528 resident blocks: 2 splits), each leaving a cell per tile element and
+  // accumulator plane (8 bytes) after a counter per tile.
   {
     const Scheduled c = choice_for(program(DType::F32, "var_mean"), {{"B", 128}, {"M", 512}, {"K", 512}}, x_kbm, false, true);
     ASSERT_EQ(c.scheduler, "transpose") << joined(c.passed_over) << c.why_not_transpose;
@@ -695,7 +696,7 @@ TEST(TransposeScheduler, PartialReductionsOfDisagreeingInputsLoopInsideTiles) {
     EXPECT_EQ(c.prepared.source.scratch_per_cell, 3 * 8) << "Welford: count, mean and M2 planes";
     EXPECT_EQ(gs.counters, 256);
     EXPECT_EQ(gs.bytes, 256 * 4 + 2 * 256 * int64_t{p.params.tile_rows} * p.params.tile_cols * 24);
-    // 8 reduced indices: under 16 a split, so one.
+    // 8 reduced indices: one share of 8, so one split.
     const Scheduled few = choice_for(program(DType::F32, "var_mean"), {{"B", 8}, {"M", 512}, {"K", 512}}, x_kbm);
     EXPECT_EQ(launch_grid(few.plans.front(), few.facts, h100_profile(), 4).y, 1u);
   }
@@ -733,11 +734,24 @@ TEST(TransposeScheduler, PartialReductionsOfDisagreeingInputsLoopInsideTiles) {
     EXPECT_NE(c.scheduler, "transpose");
     EXPECT_NE(c.why_not_transpose.find(cs.why), std::string::npos) << c.why_not_transpose;
   }
-  // Few kept elements (seed 11 #010: 17 x 1024, 32 of the smallest tiles for 132 SMs; measured
-  // 2.4x slower than the inner template's element reads, which reach every SM).
+  // Few kept elements and few reduced (seed 11 #010: 17 x 1024 kept, 8 reduced: 32 of the
+  // smallest tiles, one split each, for 132 SMs; measured 2.4x slower than the inner
+  // template's element reads, which reach every SM).
   const Scheduled few = choice_for(program(DType::F32, "sum_sqrt"), {{"B", 8}, {"M", 17}, {"K", 1024}}, x_kbm);
   EXPECT_NE(few.scheduler, "transpose");
-  EXPECT_NE(few.why_not_transpose.find("make fewer tiles than SMs"), std::string::npos) << few.why_not_transpose;
+  EXPECT_NE(few.why_not_transpose.find("make fewer tiles and splits than SMs"), std::string::npos) << few.why_not_transpose;
+  // Few kept tiles whose reduced indices split (seed 38 #132: amin over dim 0 of x * y, f16
+  // 32 x 512 x 512: 128 tiles of 32 x 64, 32 reduced indices in 3 splits for 132 SMs; the inner
+  // template read both inputs element by element, 2.3x slower).
+  const Scheduled split = choice_for(program(DType::F16, "amax"), {{"B", 32}, {"M", 512}, {"K", 512}}, x_kbm, false, true);
+  ASSERT_EQ(split.scheduler, "transpose") << split.why_not_transpose;
+  const KernelPlan& sp = split.plans.front();
+  EXPECT_TRUE(sp.params.grid_split) << sp.params.str();
+  const Grid sg = launch_grid(sp, split.facts, h100_profile(), 4);
+  EXPECT_EQ(sg.x, 128u) << sp.params.str();
+  EXPECT_EQ(sg.y, 3u) << sp.params.str();
+  ASSERT_TRUE(split.prepared.compiled);
+  EXPECT_FALSE(split.prepared.compiled->ptxas.spills()) << sp.key();
 }
 
 // Partial reductions where x is fast along a kept dim and y along a reduced one (seed 16 #128:

@@ -88,13 +88,13 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
       // chunks: 16 splits took 14.6 us where the outer template took 7.9). The splits leave
       // partials and the tile's last block combines them (write_cross, write_partial). Tiles
       // of kept dims split only where their plan has the split form (grid_split: the
-      // scheduler's choice at its facts), and leave a cell per tile element, as many bytes as a
-      // chunk reads: their splits keep kKeptTileChunksPerSplit chunks each at least.
-      constexpr int64_t kKeptTileChunksPerSplit = 16;
+      // scheduler's choice at its facts), kKeptTileChunksPerSplit chunks each at least.
       const int64_t per_sm = resident_per_sm > 0 ? resident_per_sm : std::max(1, dev.max_threads_per_sm / p.threads);
       const int64_t resident = std::max<int64_t>(1, int64_t{dev.sm_count} * per_sm);
       const int64_t chunks = transpose_reduced_chunks(plan, facts);
-      const int64_t most = tile_reduces_cols(plan.shape.tile) ? chunks : chunks / kKeptTileChunksPerSplit;
+      const int64_t most = tile_reduces_cols(plan.shape.tile)
+                               ? chunks
+                               : std::min(chunks / kKeptTileChunksPerSplit, (kKeptTileSplitBlocksPerSM * dev.sm_count + tiles - 1) / tiles);
       g.y = static_cast<unsigned>(std::clamp<int64_t>(resident / tiles, 1, std::clamp<int64_t>(most, 1, 65535)));
     }
     return g;

@@ -35,6 +35,10 @@ int64_t transpose_tiles(const KernelPlan& plan, const LaunchFacts& facts);
 // (times the row chunks where the rows are reduced too) times the other reduced indices, the
 // units a kept tile's splits share out.
 int64_t transpose_reduced_chunks(const KernelPlan& plan, const LaunchFacts& facts);
+// Tiles of kept dims split their reduced indices (grid_split) in shares of this many at least:
+// each split leaves a cell per tile element, as many bytes as a reduced index reads.
+constexpr int64_t kKeptTileChunksPerSplit = 8;
+constexpr int64_t kKeptTileSplitBlocksPerSM = 2;
 // Whether 32-bit index math (KernelParams::index32) serves these sizes: the domain under 2^30
 // elements (so tile counts, extents and a tile's overhang past them stay under 2^31) and every
 // operand's largest element offset under 2^31.

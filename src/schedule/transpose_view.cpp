@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "schedule/launch_grid.h"
 #include "schedule/outer_view.h"
 #include "schedule/stages.h"
 
@@ -252,8 +253,12 @@ std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::stri
   if (cross && !both_reduced && transpose_vec(cx, v, {Access::Full, Access::Col}, v.row_stride) * 64 < min_cols)
     return no(v.why + ", but the reduced columns' operands are not aligned for vectors of " + std::to_string(min_cols / 64) +
               " (a tile row's lanes must fit two warps)");
-  if (partial && !cross && v.batch * ((v.rows + 31) / 32) * ((v.cols + min_cols - 1) / min_cols) < cx.device.sm_count)
-    return no(v.why + ", but " + std::to_string(v.rows) + " x " + std::to_string(v.cols) + " kept elements make fewer tiles than SMs");
+  // The split form (grid_split) shares a tile's reduced indices among blocks, in shares of
+  // kKeptTileChunksPerSplit.
+  const int64_t splits = std::max<int64_t>(1, v.reduced / kKeptTileChunksPerSplit);
+  if (partial && !cross && v.batch * ((v.rows + 31) / 32) * ((v.cols + min_cols - 1) / min_cols) * splits < cx.device.sm_count)
+    return no(v.why + ", but " + std::to_string(v.rows) + " x " + std::to_string(v.cols) + " kept elements and " +
+              std::to_string(v.reduced) + " reduced make fewer tiles and splits than SMs");
   return v;
 }
 

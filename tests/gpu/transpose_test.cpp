@@ -292,7 +292,9 @@ TEST(GpuTranspose, PartialReductionsOfDisagreeingInputs) {
                                                      {{"B", 16}, {"M", 1100}, {"K", 520}},
                                                      {{"B", 64}, {"M", 64}, {"K", 64}},
                                                      // few kept tiles, B split over the grid (odd: edge tiles, uneven splits)
-                                                     {{"B", 61}, {"M", 500}, {"K", 520}}})
+                                                     {{"B", 61}, {"M", 500}, {"K", 520}},
+                                                     // fewer kept tiles than SMs, their splits more (seed 38 #132's form)
+                                                     {{"B", 45}, {"M", 300}, {"K", 400}}})
         for (Layout l : {Layout::Contiguous, Layout::Misaligned}) {
           Fusion f("part_red_" + kind);
           Tensor x = permute(f.input("x", t, {Dim::sym("K"), Dim::sym("B"), Dim::sym("M")}), {1, 2, 0});
@@ -313,9 +315,10 @@ TEST(GpuTranspose, PartialReductionsOfDisagreeingInputs) {
           for (const auto& [k, v] : b) what += " " + k + "=" + std::to_string(v);
           what += " layout " + std::to_string(static_cast<int>(l));
           const std::string launches = check_against_reference(f, resolve_input_shapes(f, {}, b), l, what, {.seed = 31});
-          // Tiled where even tiles of 32 x 128 are as many as the SMs; the rest (fewer tiles than
-          // SMs) through the inner template, checked all the same.
-          const bool tiled = (b.at("M") + 31) / 32 * ((b.at("K") + 127) / 128) >= current_device().sm_count;
+          // Tiled where even tiles of 32 x 128, times their splits (shares of 8 reduced indices),
+          // are as many as the SMs; the rest through the inner template, checked all the same.
+          const bool tiled = (b.at("M") + 31) / 32 * ((b.at("K") + 127) / 128) * std::max<int64_t>(1, b.at("B") / 8) >=
+                             current_device().sm_count;
           if (l == Layout::Contiguous && tiled) EXPECT_NE(launches.find(" transpose "), std::string::npos) << what << ": " << launches;
         }
 }
