@@ -169,8 +169,11 @@ class InnerKernel {
     open_row_loop();
     row_em = std::make_unique<ExprEmitter>(w.f, [this](int v) -> std::string {
       if (row_names.count(v)) return row_names[v];
-      if (w.is_input(v))
-        return load_convert(w.dt(v), w.ptr(w.operand_index.at(v)) + "[" + w.offset(w.operand_index.at(v), "rowc", "0") + "]");
+      if (w.is_input(v)) {
+        const int k = w.operand_index.at(v);
+        const std::string ahead = prefetch->row_value(k);
+        return load_convert(w.dt(v), ahead.empty() ? w.ptr(k) + "[" + w.offset(k, "rowc", "0") + "]" : ahead);
+      }
       return "";
     });
     store_row_outputs(0);
@@ -474,6 +477,7 @@ template <class T> __device__ __forceinline__ void st_shared_elem(unsigned s, T 
     c += "    const i64 row = rb + ry;\n    const bool row_ok = row < R;\n    const i64 rowc = row_ok ? row : R - 1;\n    (void)rowc;\n";
     copy_staged_tiles();
     if (!prefetch->empty() && !P.prefetch) c += prefetch->issue("row", 2);
+    c += prefetch->take_row_values(2);
     // Persistent: each row-varying operand's row address once per row (phase-shifted: the row's
     // aligned start, `ph` elements before it); the batches are then immediate offsets from it.
     if (phased) c += "    const int ph = " + phase_of("rowc") + ", nv = (C + ph + VEC - 1) / VEC;\n";

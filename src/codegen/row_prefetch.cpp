@@ -10,10 +10,19 @@ RowPrefetch::RowPrefetch(const Writer& w, std::vector<int> operands,
   const KernelParams& P = w.plan.params;
   smem_ = P.prefetch && P.prefetch_smem && !operands_.empty();
   phased_ = P.batch > 0 && P.col_vec > 0;
+  if (P.prefetch && !operands_.empty())
+    for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k)
+      if (!w.op(k).is_output && w.op(k).access == Access::Row) row_inputs_.push_back(k);
   for (int k : operands_) {
     at_[k] = bytes_;
     bytes_ += int64_t{P.rows_per_block} * P.batch * P.threads_per_row * P.vec * dtype_size(w.dt(w.op(k).value));
   }
+}
+
+std::string RowPrefetch::row_loads(int ind) const {
+  std::string c;
+  for (int k : row_inputs_) c += I(ind) + "pr" + num(k) + " = " + w_.ptr(k) + "[" + w_.offset(k, "prow", "0") + "];\n";
+  return c;
 }
 
 bool RowPrefetch::has(int k) const { return std::count(operands_.begin(), operands_.end(), k) > 0; }
@@ -23,8 +32,19 @@ std::string RowPrefetch::slot(int k) const {
          num(w_.plan.params.vec * dtype_size(w_.dt(w_.op(k).value))) + "u";
 }
 
+std::string RowPrefetch::row_value(int k) const {
+  return std::count(row_inputs_.begin(), row_inputs_.end(), k) ? "rv" + num(k) : std::string();
+}
+
+std::string RowPrefetch::take_row_values(int ind) const {
+  std::string c;
+  for (int k : row_inputs_) c += I(ind) + "const " + storage_type(w_.dt(w_.op(k).value)) + " rv" + num(k) + " = pr" + num(k) + ";\n";
+  return c;
+}
+
 std::string RowPrefetch::declarations() const {
   std::string c;
+  for (int k : row_inputs_) c += "  " + std::string(storage_type(w_.dt(w_.op(k).value))) + " pr" + num(k) + " = 0;\n";
   if (!smem_)
     for (int k : operands_) {
       c += "  " + w_.in_vec_type(k) + " pf" + num(k) + "[BATCH];\n";
@@ -51,10 +71,10 @@ std::string RowPrefetch::issue(const std::string& row, int ind) const {
     for (int k : operands_)
       c += I(ind + 2) + "cp_async<" + num(w.plan.params.vec * dtype_size(w.dt(w.op(k).value))) + ">(" + slot(k) + ", " +
            w.ptr(k) + " + " + w.offset(k, "prow", "0") + " + (b < BATCH - 1 || col0 < C ? col0 : 0));\n";
-    c += I(ind + 1) + "}\n" + I(ind) + "}\n" + I(ind) + "cp_async_commit();\n";
+    c += I(ind + 1) + "}\n" + row_loads(ind + 1) + I(ind) + "}\n" + I(ind) + "cp_async_commit();\n";
     return c;
   }
-  c += I(ind) + "if (const i64 prow = " + row + "; prow < R) {\n";
+  c += I(ind) + "if (const i64 prow = " + row + "; prow < R) {\n" + row_loads(ind + 1);
   if (!phased_) {
     // Shift plans: each shifted input's row base and phase, and whether the row is the first or last.
     bool shifted = false;

@@ -7,6 +7,9 @@
 // slots of dynamic shared memory: the next row then holds no registers while this one is
 // computed (operand k's [RPB][BATCH * TPR * VEC] elements from byte offset at(k); the
 // scheduler's dyn_smem counts them).
+// The row's per-row inputs (Access::Row: a row's mask or scale) come with it, into a register
+// each (pr<k>), copied at the top of the row (rv<k>): loaded in the row, each was a memory
+// latency before the row's first pass could use it.
 #include <functional>
 #include <map>
 #include <string>
@@ -29,12 +32,17 @@ class RowPrefetch {
   std::string declarations() const;         // the register arrays (in registers only)
   std::string issue(const std::string& row, int ind) const;  // loads row `row`'s inputs (if < R)
   std::string read(int k) const;                              // operand k's vector of batch b
+  // The row's value of per-row input k (taken at the row's top by take_row_values), or "".
+  std::string row_value(int k) const;
+  std::string take_row_values(int ind) const;
 
  private:
   std::string slot(int k) const;
+  std::string row_loads(int ind) const;  // the per-row inputs of row `prow` into pr<k>
 
   const Writer& w_;
   std::vector<int> operands_;
+  std::vector<int> row_inputs_;  // per-row inputs loaded ahead (prefetch in registers or smem)
   std::function<std::string(const std::string&)> phase_of_;
   bool smem_ = false, phased_ = false;
   std::map<int, int64_t> at_;

@@ -507,6 +507,32 @@ TEST(GpuExecutor, PhaseShiftedPointwiseRows) {
 // halves of x, a window picking the piece), unequal pieces along the last and a leading axis,
 // and a pad written by hand, at odd sizes and in every layout. Every read of a pad is masked
 // to its source (compute-sanitizer's memcheck runs these in scripts/device.sh).
+// Per-row inputs of prefetching inner plans (a softmax of where(m, x, x * s) with m a bool and
+// s a scale of [B, M, 1]): loaded with the next row's prefetch, into a register each, and taken
+// at the row's top. The prefetch in shared memory (K = 1024), in registers with tickets (rows of
+// 768 at B x M = 111), phased rows (K = 1000), rows of 9; misaligned inputs; and pinned without
+// the prefetch and without tickets.
+TEST(GpuExecutor, PrefetchedRowInputs) {
+  SKIP_WITHOUT_GPU();
+  for (const char* dt : {"bf16", "f16", "f32"}) {
+    const std::string t = dt;
+    const Fusion f = parse_fusion("fusion row_inputs_softmax {\n  input x: " + t + "[B, M, K]\n  input m: bool[B, M, 1]\n  input s: " + t +
+                                  "[B, M, 1]\n  xs = mul(x, s)\n  y = where(m, x, xs)\n  xf = cast(y, dtype=f32)\n"
+                                  "  mx = max(xf, axes=[2], keepdim=true)\n  d = sub(xf, mx)\n  e = exp(d)\n"
+                                  "  se = sum(e, axes=[2], keepdim=true)\n  z = div(e, se)\n  o = cast(z, dtype=" + t + ")\n  output o\n}\n");
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 64}, {"M", 130}, {"K", 1024}},
+                                                   {{"B", 3}, {"M", 37}, {"K", 768}},
+                                                   {{"B", 128}, {"M", 77}, {"K", 1000}},
+                                                   {{"B", 2}, {"M", 5}, {"K", 9}}})
+      for (Layout l : {Layout::Contiguous, Layout::Misaligned})
+        for (const std::string plan : {"", "tickets=0", "prefetch=0"}) {
+          const std::string what = t + " row_inputs_softmax" + sizes_text(b) + " layout " + std::to_string(static_cast<int>(l)) + " " + plan;
+          const std::string launches = check_against_reference(f, resolve_input_shapes(f, {}, b), l, what, {.seed = 19, .plan = plan});
+          if (plan.empty() && l == Layout::Contiguous) EXPECT_NE(launches.find("prefetch"), std::string::npos) << what << ": " << launches;
+        }
+  }
+}
+
 TEST(GpuExecutor, CatPiecesInOneKernel) {
   SKIP_WITHOUT_GPU();
   for (const char* dt : {"f16", "bf16", "f32"})
