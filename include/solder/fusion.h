@@ -24,8 +24,9 @@
 //  * f32/f64 add, sub, mul and div are each rounded once, as eager's one-op kernels round them:
 //    kernels never contract a * b + c into one FMA (Inductor's Triton kernels do) and divide
 //    rather than multiply by a reciprocal. Approximate on purpose (a few ulp): composites
-//    (softmax, norms, gelu, silu, sigmoid), math whose result is rounded to f16/bf16,
-//    x / sqrt(statistic) as x * rsqrt, and (x - mean) * rstd as one FMA.
+//    (softmax, norms, gelu, silu, sigmoid), exp, sigmoid and silu whose result is rounded to
+//    f16/bf16 (or in f32, where every result of the kernel is), and x / sqrt(statistic) as
+//    x * rsqrt.
 //  * Integers wrap on overflow (i32/i64 add, sub, mul, neg), as torch's do.
 //  * Casts to fp8 follow PyTorch/OCP non-saturating rules: e4m3 overflows to NaN, e5m2 to Inf.
 //    Saturation is an explicit clamp before the cast.

@@ -38,9 +38,10 @@ class ExprEmitter {
   // A window's value at this element (a bool expression over the element's index), from the
   // template that knows the index: the flat template (pointwise kernels) only.
   void set_window(std::function<std::string(int)> window) { window_ = std::move(window); }
-  // Every result of the kernel reaches memory as f16, bf16 or fp8: an f32 exp may then use the
-  // hardware ex2.approx (2^-22 relative error, far below those dtypes' rounding) instead of
-  // expf's exact range reduction (softmax spent a third of its instructions there).
+  // Every result of the kernel reaches memory as f16, bf16 or fp8: an f32 exp, sigmoid or silu
+  // may then use the hardware ex2.approx (2^-22 relative error, far below those dtypes'
+  // rounding) and the fast division instead of expf's exact range reduction (softmax spent a
+  // third of its instructions there) and the IEEE division.
   void set_narrow_results(bool narrow) { narrow_results_ = narrow; }
   // Pairs: the raw bits are two elements in one 32-bit register (`unsigned`) and the native
   // ops work on both at once (f16x2, bf16x2). Only raw_bits() is meaningful then.

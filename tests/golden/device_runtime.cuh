@@ -258,7 +258,8 @@ __device__ __forceinline__ double s_gelu_tanh(double x) {
 __device__ __forceinline__ float s_silu(float x) { return x / (1.0f + expf(-x)); }
 __device__ __forceinline__ double s_silu(double x) { return x / (1.0 + exp(-x)); }
 
-// Hardware approximations, used only where the result is rounded to f16/bf16 right after.
+// Hardware approximations, used only where the result is rounded to f16/bf16 right after, or
+// where every result of the kernel is (ExprEmitter::set_narrow_results).
 // 1 + e^-x with ex2 flushing subnormal results to 0: 1 + d rounds to 1 for every d < 2^-126, so
 // the sum is __expf's bit for bit, without the three instructions that keep __expf's subnormals.
 __device__ __forceinline__ float one_plus_exp_neg(float x) {
