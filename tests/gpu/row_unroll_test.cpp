@@ -27,16 +27,18 @@ std::string check(const Fusion& f, const Bindings& b, Layout l, const std::strin
 
 }  // namespace
 
-// The scheduler's plans at the sweep's sizes: #053 (4 rows in flight at B=128, 2 at B=32) and
-// #142 (2 rows), contiguous (the rows-in-flight plans) and padded or misaligned (other plans).
+// The scheduler's plans at the sweep's sizes: #053 (4 rows in flight at B=128, 2 at B=32; its
+// weighted form, whose [K] weight keeps the 2-D plan where one row of R x C would read it element
+// by element, as in tests/row_unroll_test.cpp) and #142 (2 rows), contiguous (the rows-in-flight
+// plans) and padded or misaligned (other plans).
 TEST(GpuRowUnroll, TheSweepsShapes) {
   SKIP_WITHOUT_GPU();
   for (DType t : {DType::F16, DType::BF16, DType::F32})
-    for (const Bindings& b : std::vector<Bindings>{{{"B", 128}, {"M", 999}, {"K", 333}}, {{"B", 32}, {"M", 999}, {"K", 333}}})
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 128}, {"M", 1000}, {"K", 333}}, {{"B", 32}, {"M", 1000}, {"K", 333}}})
       for (Layout l : {Layout::Contiguous, Layout::Sliced, Layout::Misaligned}) {
-        const std::string what = std::string(dtype_name(t)) + " where_clamp_silu_add" + sizes_text(b) + " layout " +
+        const std::string what = std::string(dtype_name(t)) + " where_clamp_silu_add_w" + sizes_text(b) + " layout " +
                                  std::to_string(static_cast<int>(l));
-        const std::string launches = check(where_clamp_silu_add(t), b, l, what);
+        const std::string launches = check(where_clamp_silu_add(t, true), b, l, what);
         if (l == Layout::Contiguous) EXPECT_NE(launches.find("row_unroll="), std::string::npos) << what << ": " << launches;
       }
   for (DType t : {DType::F32, DType::F16}) {
@@ -50,8 +52,8 @@ TEST(GpuRowUnroll, TheSweepsShapes) {
       check(where_clamp_silu_add(DType::F16), {{"B", 128}, {"M", 1000}, {"K", 1024}}, Layout::Contiguous, "f16 where_clamp_silu_add K=1024");
   EXPECT_NE(launches.find("row_unroll=4"), std::string::npos) << launches;
   // Rows of several passes (4097 in passes of 256 x 4 and the phase): a block per pass.
-  const std::string wide =
-      check(where_clamp_silu_add(DType::F16), {{"B", 128}, {"M", 99}, {"K", 4097}}, Layout::Contiguous, "f16 where_clamp_silu_add K=4097");
+  const std::string wide = check(where_clamp_silu_add(DType::F16, true), {{"B", 128}, {"M", 100}, {"K", 4097}}, Layout::Contiguous,
+                                 "f16 where_clamp_silu_add_w K=4097");
   EXPECT_NE(wide.find("row_unroll=4"), std::string::npos) << wide;
 }
 
