@@ -678,10 +678,10 @@ TEST(TransposeScheduler, PartialReductionsOfDisagreeingInputsLoopInsideTiles) {
                                                                 : "for (IX rb = 0; rb < NRB; ++rb)"),
               std::string::npos);
   }
-  // Kept tiles under a wave of resident blocks split B over gridDim.y (8 indices a split at
-  // least, and no more splits than make two blocks an SM: seed 26 #059, 512 x 512 kept, 256
-  // tiles for 528 resident blocks: 2 splits), each leaving a cell per tile element and
-  // accumulator plane (8 bytes) after a counter per tile.
+  // Kept tiles under a wave of resident blocks split B over gridDim.y (shares of 16 indices, or
+  // of 8 up to two blocks an SM: seed 26 #059, 512 x 512 kept, 256 tiles for 528 resident
+  // blocks: 2 splits), each leaving a cell per tile element and accumulator plane (8 bytes)
+  // after a counter per tile.
   {
     const Scheduled c = choice_for(program(DType::F32, "var_mean"), {{"B", 128}, {"M", 512}, {"K", 512}}, x_kbm, false, true);
     ASSERT_EQ(c.scheduler, "transpose") << joined(c.passed_over) << c.why_not_transpose;

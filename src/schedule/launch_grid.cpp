@@ -88,13 +88,13 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
       // chunks: 16 splits took 14.6 us where the outer template took 7.9). The splits leave
       // partials and the tile's last block combines them (write_cross, write_partial). Tiles
       // of kept dims split only where their plan has the split form (grid_split: the
-      // scheduler's choice at its facts), kKeptTileChunksPerSplit chunks each at least.
+      // scheduler's choice at its facts).
       const int64_t per_sm = resident_per_sm > 0 ? resident_per_sm : std::max(1, dev.max_threads_per_sm / p.threads);
       const int64_t resident = std::max<int64_t>(1, int64_t{dev.sm_count} * per_sm);
       const int64_t chunks = transpose_reduced_chunks(plan, facts);
-      const int64_t most = tile_reduces_cols(plan.shape.tile)
-                               ? chunks
-                               : std::min(chunks / kKeptTileChunksPerSplit, (kKeptTileSplitBlocksPerSM * dev.sm_count + tiles - 1) / tiles);
+      // Kept tiles: shares of 16 chunks, or of 8 up to two blocks an SM (kKeptTileChunksPerSplit).
+      const int64_t widened = std::min(chunks / kKeptTileChunksPerSplit, (kKeptTileSplitBlocksPerSM * dev.sm_count + tiles - 1) / tiles);
+      const int64_t most = tile_reduces_cols(plan.shape.tile) ? chunks : std::max(chunks / (2 * kKeptTileChunksPerSplit), widened);
       g.y = static_cast<unsigned>(std::clamp<int64_t>(resident / tiles, 1, std::clamp<int64_t>(most, 1, 65535)));
     }
     return g;

@@ -35,8 +35,12 @@ int64_t transpose_tiles(const KernelPlan& plan, const LaunchFacts& facts);
 // (times the row chunks where the rows are reduced too) times the other reduced indices, the
 // units a kept tile's splits share out.
 int64_t transpose_reduced_chunks(const KernelPlan& plan, const LaunchFacts& facts);
-// Tiles of kept dims split their reduced indices (grid_split) in shares of this many at least:
-// each split leaves a cell per tile element, as many bytes as a reduced index reads.
+// Tiles of kept dims split their reduced indices (grid_split) in shares of twice this many, or
+// of this many up to kKeptTileSplitBlocksPerSM blocks an SM: each split leaves a cell per tile
+// element and accumulator plane, the bytes a reduced index or two reads (H200, call146-147: f16
+// 128 x 256 x 256, 32 tiles: 8 splits of 16 44.9 us, 16 of 8 55.4; seed 26 #059, 256 tiles: 3
+// splits of 42 79.8, 2 of 64 86.6; f16 16 x 512 x 512, 128 tiles: 2 splits of 8 24.9, the inner
+// template 33.9).
 constexpr int64_t kKeptTileChunksPerSplit = 8;
 constexpr int64_t kKeptTileSplitBlocksPerSM = 2;
 // Whether 32-bit index math (KernelParams::index32) serves these sizes: the domain under 2^30

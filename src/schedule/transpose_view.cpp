@@ -244,17 +244,16 @@ std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::stri
               ") are too short to tile");
   if (transpose_smem_bytes(staged_sizes, 32, transpose_tile_cols(staged_sizes)) > kMaxStaticSmem)
     return no(v.why + ", but " + std::to_string(staged_sizes.size()) + " staged operands' tiles exceed 48 KB of shared memory");
-  // A partial reduction's tile loops over the reduced dims alone: with fewer of the smallest
-  // tiles than SMs most of the device idles, where the element-wise reads of the inner template
-  // spread the same work over every SM.
   const int min_cols = transpose_tile_cols(staged_sizes);
   // A tile row's TC / VEC lanes combine within a warp or two: at least min_cols / 64 elements a
   // vector (byte-sized staged operands: 2).
   if (cross && !both_reduced && transpose_vec(cx, v, {Access::Full, Access::Col}, v.row_stride) * 64 < min_cols)
     return no(v.why + ", but the reduced columns' operands are not aligned for vectors of " + std::to_string(min_cols / 64) +
               " (a tile row's lanes must fit two warps)");
-  // The split form (grid_split) shares a tile's reduced indices among blocks, in shares of
-  // kKeptTileChunksPerSplit.
+  // A partial reduction's tile loops over the reduced dims, which its split form (grid_split)
+  // shares among blocks in shares of kKeptTileChunksPerSplit: with fewer of the smallest tiles,
+  // times those shares, than SMs most of the device idles, where the element-wise reads of the
+  // inner template spread the same work over every SM.
   const int64_t splits = std::max<int64_t>(1, v.reduced / kKeptTileChunksPerSplit);
   if (partial && !cross && v.batch * ((v.rows + 31) / 32) * ((v.cols + min_cols - 1) / min_cols) * splits < cx.device.sm_count)
     return no(v.why + ", but " + std::to_string(v.rows) + " x " + std::to_string(v.cols) + " kept elements and " +
