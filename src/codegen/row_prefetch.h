@@ -29,7 +29,7 @@ class RowPrefetch {
   bool in_smem() const { return smem_; }
   bool has(int k) const;
   int64_t bytes() const { return bytes_; }  // of dynamic shared memory, from offset 0
-  std::string declarations() const;         // the register arrays (in registers only)
+  std::string declarations() const;         // the registers: vectors (in registers only), per-row inputs
   std::string issue(const std::string& row, int ind) const;  // loads row `row`'s inputs (if < R)
   std::string read(int k) const;                              // operand k's vector of batch b
   // The row's value of per-row input k (taken at the row's top by take_row_values), or "".
