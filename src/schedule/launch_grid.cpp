@@ -92,9 +92,7 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
       const int64_t per_sm = resident_per_sm > 0 ? resident_per_sm : std::max(1, dev.max_threads_per_sm / p.threads);
       const int64_t resident = std::max<int64_t>(1, int64_t{dev.sm_count} * per_sm);
       const int64_t chunks = transpose_reduced_chunks(plan, facts);
-      // Kept tiles: shares of 16 chunks, or of 8 up to two blocks an SM (kKeptTileChunksPerSplit).
-      const int64_t widened = std::min(chunks / kKeptTileChunksPerSplit, (kKeptTileSplitBlocksPerSM * dev.sm_count + tiles - 1) / tiles);
-      const int64_t most = tile_reduces_cols(plan.shape.tile) ? chunks : std::max(chunks / (2 * kKeptTileChunksPerSplit), widened);
+      const int64_t most = tile_reduces_cols(plan.shape.tile) ? chunks : kept_tile_splits(chunks, tiles, dev.sm_count);
       g.y = static_cast<unsigned>(std::clamp<int64_t>(resident / tiles, 1, std::clamp<int64_t>(most, 1, 65535)));
     }
     return g;
@@ -266,6 +264,12 @@ int64_t transpose_tiles(const KernelPlan& plan, const LaunchFacts& facts) {
   if (tile_reduces_all(t)) return batch;
   const int64_t row_tiles = batch * ((rows + p.tile_rows - 1) / p.tile_rows);
   return tile_reduces_cols(t) ? row_tiles : row_tiles * ((cols + p.tile_cols - 1) / p.tile_cols);
+}
+
+int64_t kept_tile_splits(int64_t chunks, int64_t tiles, int sm_count) {
+  constexpr int64_t kShare = 8, kBlocksPerSM = 2;
+  tiles = std::max<int64_t>(tiles, 1);
+  return std::max(chunks / (2 * kShare), std::min(chunks / kShare, (kBlocksPerSM * sm_count + tiles - 1) / tiles));
 }
 
 int64_t transpose_reduced_chunks(const KernelPlan& plan, const LaunchFacts& facts) {

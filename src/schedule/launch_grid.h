@@ -35,14 +35,13 @@ int64_t transpose_tiles(const KernelPlan& plan, const LaunchFacts& facts);
 // (times the row chunks where the rows are reduced too) times the other reduced indices, the
 // units a kept tile's splits share out.
 int64_t transpose_reduced_chunks(const KernelPlan& plan, const LaunchFacts& facts);
-// Tiles of kept dims split their reduced indices (grid_split) in shares of twice this many, or
-// of this many up to kKeptTileSplitBlocksPerSM blocks an SM: each split leaves a cell per tile
-// element and accumulator plane, the bytes a reduced index or two reads (H200, call146-147: f16
-// 128 x 256 x 256, 32 tiles: 8 splits of 16 44.9 us, 16 of 8 55.4; seed 26 #059, 256 tiles: 3
-// splits of 42 79.8, 2 of 64 86.6; f16 16 x 512 x 512, 128 tiles: 2 splits of 8 24.9, the inner
-// template 33.9).
-constexpr int64_t kKeptTileChunksPerSplit = 8;
-constexpr int64_t kKeptTileSplitBlocksPerSM = 2;
+// Tiles of kept dims (grid_split): the most splits of their `chunks` reduced indices for
+// `tiles` tiles on `sm_count` SMs (0 where chunks are under 8): shares of 16, or of 8 up to two
+// blocks an SM. Each split leaves a cell per tile element and accumulator plane, the bytes a
+// reduced index or two reads (H200, call146-147: f16 128 x 256 x 256, 32 tiles: 8 splits of 16
+// 44.9 us, 16 of 8 55.4; seed 26 #059, 256 tiles: 3 splits of 42 79.8, 2 of 64 86.6; f16 16 x
+// 512 x 512, 128 tiles: 2 splits of 8 24.9, the inner template 33.9).
+int64_t kept_tile_splits(int64_t chunks, int64_t tiles, int sm_count);
 // Whether 32-bit index math (KernelParams::index32) serves these sizes: the domain under 2^30
 // elements (so tile counts, extents and a tile's overhang past them stay under 2^31) and every
 // operand's largest element offset under 2^31.

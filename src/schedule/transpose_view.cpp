@@ -251,11 +251,11 @@ std::optional<TransposeView> transpose_view(const ScheduleContext& cx, std::stri
     return no(v.why + ", but the reduced columns' operands are not aligned for vectors of " + std::to_string(min_cols / 64) +
               " (a tile row's lanes must fit two warps)");
   // A partial reduction's tile loops over the reduced dims, which its split form (grid_split)
-  // shares among blocks in shares of kKeptTileChunksPerSplit: with fewer of the smallest tiles,
-  // times those shares, than SMs most of the device idles, where the element-wise reads of the
-  // inner template spread the same work over every SM.
-  const int64_t splits = std::max<int64_t>(1, v.reduced / kKeptTileChunksPerSplit);
-  if (partial && !cross && v.batch * ((v.rows + 31) / 32) * ((v.cols + min_cols - 1) / min_cols) * splits < cx.device.sm_count)
+  // shares among blocks (kept_tile_splits): with fewer of the smallest tiles, times their
+  // splits, than SMs most of the device idles, where the element-wise reads of the inner
+  // template spread the same work over every SM.
+  const int64_t tiles = v.batch * ((v.rows + 31) / 32) * ((v.cols + min_cols - 1) / min_cols);
+  if (partial && !cross && tiles * std::max<int64_t>(1, kept_tile_splits(v.reduced, tiles, cx.device.sm_count)) < cx.device.sm_count)
     return no(v.why + ", but " + std::to_string(v.rows) + " x " + std::to_string(v.cols) + " kept elements and " +
               std::to_string(v.reduced) + " reduced make fewer tiles and splits than SMs");
   return v;
