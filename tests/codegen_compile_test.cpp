@@ -1,5 +1,6 @@
 // Every generated kernel compiles with NVRTC for sm_90a without spills, across the H sweep
 // (odd sizes included), and the kernel cache key is symbolic: sizes of one class share a kernel.
+#include <array>
 #include <regex>
 #include <gtest/gtest.h>
 
@@ -361,11 +362,13 @@ TEST(CodegenCompile, ClusterRowsCombineAcrossBlocks) {
     unsigned waits;
     int blocks;
   };
-  // Softmax (two waits per row) holds 8 vectors per thread in clusters of 4, the next row in
-  // shared memory; the others 4 per thread in clusters of 8, the prefetch in registers.
+  // f32 softmax (two waits per row) holds 8 vectors per thread in clusters of 4, the next row in
+  // shared memory; the others 4 per thread in clusters of 8, the prefetch in registers (bf16
+  // softmax too: with its division under narrow results, 8 vectors spilled at 64 registers).
   for (const Case& c : {Case{solder::testing::w1_layer_norm(DType::F32), 65536, 1, 8},
                         {solder::testing::w1_layer_norm(DType::F16), 131072, 1, 8},
-                        {solder::testing::softmax_fusion(DType::BF16), 131072, 2, 4},
+                        {solder::testing::softmax_fusion(DType::F32), 65536, 2, 4},
+                        {solder::testing::softmax_fusion(DType::BF16), 131072, 2, 8},
                         {solder::testing::rms_norm_fusion(DType::BF16), 131072, 1, 8}}) {
     const int64_t h = c.h;
     std::vector<std::vector<int64_t>> shapes;
@@ -448,11 +451,14 @@ TEST(CodegenCompile, PairsReadOnlyInputsAtHand) {
 
 // An f32 division of two f16 values whose only readers round to f16 takes div_f16 (the
 // hardware reciprocal and one exact-remainder correction: rounded to f16 it is the correctly
-// rounded quotient's rounding for every pair, bench/experiments/f16_div_check.cu); bf16
-// operands, a constant f16 does not hold, or a quotient kept as f32 take the IEEE division.
+// rounded quotient's rounding for every pair, bench/experiments/f16_div_check.cu); other f32
+// quotients of a kernel whose results are all f16/bf16/fp8 take div_narrow (the reciprocal's
+// product, an approximation below those dtypes' rounding); a kernel with an f32 result keeps
+// the IEEE division for them.
 TEST(CodegenCompile, HalfQuotientsTakeTheShortDivision) {
-  // The share of the kernel's divisions (each appears once per code path) that take div_f16.
-  auto fast_share = [](DType t, double k, bool keep_f32) {
+  // How many of the kernel's divisions (each appears once per code path) take div_f16,
+  // div_narrow and the IEEE division.
+  auto divisions = [](DType t, double k, bool keep_f32) {
     Fusion f("quotient");
     Dim B = Dim::sym("B"), H = Dim::sym("H");
     Tensor x = f.input("x", t, {B, H});
@@ -468,12 +474,15 @@ TEST(CodegenCompile, HalfQuotientsTakeTheShortDivision) {
     auto count = [&](const std::regex& re) {
       return std::distance(std::sregex_iterator(kernel.begin(), kernel.end(), re), std::sregex_iterator());
     };
-    const auto fast = count(std::regex(R"(= div_f16\()")), ieee = count(std::regex(R"(= v\d+ / )"));
-    EXPECT_GT(fast + ieee, 0) << kernel;
-    return static_cast<double>(fast) / static_cast<double>(fast + ieee);
+    const auto f16 = count(std::regex(R"(= div_f16\()")), narrow = count(std::regex(R"(= div_narrow\()")),
+               ieee = count(std::regex(R"(= v\d+ / )"));
+    EXPECT_GT(f16 + narrow + ieee, 0) << kernel;
+    const double all = static_cast<double>(f16 + narrow + ieee);
+    return std::array<double, 3>{f16 / all, narrow / all, ieee / all};
   };
-  EXPECT_EQ(fast_share(DType::F16, 3.0, false), 1.0);   // both quotients
-  EXPECT_EQ(fast_share(DType::F16, 0.1, false), 0.5);   // 0.1 is no f16 value
-  EXPECT_EQ(fast_share(DType::F16, 3.0, true), 0.5);    // x / y is an f32 output too
-  EXPECT_EQ(fast_share(DType::BF16, 3.0, false), 0.0);  // bf16: tiny divisors overflow the reciprocal
+  using Shares = std::array<double, 3>;  // div_f16, div_narrow, IEEE
+  EXPECT_EQ(divisions(DType::F16, 3.0, false), (Shares{1.0, 0.0, 0.0}));   // both quotients
+  EXPECT_EQ(divisions(DType::F16, 0.1, false), (Shares{0.5, 0.5, 0.0}));   // 0.1 is no f16 value
+  EXPECT_EQ(divisions(DType::F16, 3.0, true), (Shares{0.5, 0.0, 0.5}));    // x / y is an f32 output too
+  EXPECT_EQ(divisions(DType::BF16, 3.0, false), (Shares{0.0, 1.0, 0.0}));  // bf16: tiny divisors overflow div_f16's reciprocal
 }

@@ -132,9 +132,12 @@ TEST(SchedulerChoices, InnerKernelsOnH100Profile) {
   EXPECT_FALSE(p.prefetch_smem);
   EXPECT_EQ(p.weight_ring, 0);
   // Softmax 65536 would hold f32 exponentials: too many registers, so it recomputes them from
-  // its held input, and holds the row rather than streaming it.
+  // its held input, and holds the row rather than streaming it: one 1024-thread block's 8
+  // vectors a thread spill, so two blocks of a cluster hold 4 each.
   p = plan_of("w5_softmax_bf16", {{"B", 100}, {"H", 65536}});
-  EXPECT_EQ(p.batch, 8);
+  EXPECT_EQ(p.batch, 4);
+  EXPECT_EQ(p.cluster, 2);
+  EXPECT_EQ(p.threads_per_row, 1024);
   EXPECT_TRUE(p.recompute);
   // Not where the exponentials fit: 32768 holds them.
   p = plan_of("w5_softmax_bf16", {{"B", 100}, {"H", 32768}});
@@ -169,30 +172,34 @@ TEST(SchedulerChoices, InnerKernelsOnH100Profile) {
 // After spills the retries (attempt 1, 2, ...) go: the same threads with the prefetch in shared
 // memory (where the next row fits; at 1024 threads the weights through the ring first, then
 // through the read-only path), then without a prefetch, then twice the threads with it again,
-// up to 1024, then the shared-memory plans with plain weight loads, then the looped form.
+// up to 1024, then the shared-memory plans with plain weight loads, then the row split over a
+// cluster (1024 threads over two blocks first), then the looped form.
 TEST(SchedulerChoices, SpillRetriesDropThePrefetchBeforeDoublingTheThreads) {
   std::vector<std::string> seen;
-  for (int attempt = 0; attempt < 12; ++attempt) {
+  for (int attempt = 0; attempt < 24; ++attempt) {
     KernelPlan plan;
     if (!plan_at("w1_layer_norm_fused", {{"B", 8192}, {"H", 16384}}, h100_profile(), attempt, plan)) break;
     const KernelParams& p = plan.params;
     seen.push_back(p.batch == 0 ? "looped"
-                                : std::to_string(p.threads_per_row) + (p.prefetch_smem ? "+smem" : p.prefetch ? "+pf" : "") +
+                                : (p.cluster > 1 ? std::to_string(p.cluster) + "x" : "") + std::to_string(p.threads_per_row) +
+                                      (p.prefetch_smem ? "+smem" : p.prefetch ? "+pf" : "") +
                                       (p.ldg_weights ? "+ldg" : "") + (p.weight_ring ? "+ring" : ""));
   }
-  EXPECT_EQ(seen, (std::vector<std::string>{"512+pf", "512+smem+ldg", "512", "1024+pf", "1024+smem+ring",
-                                            "1024+smem+ldg", "1024", "512+smem", "1024+smem", "looped"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"512+pf",   "512+smem+ldg", "512",     "1024+pf", "1024+smem+ring", "1024+smem+ldg",
+                                            "1024",     "512+smem",     "1024+smem", "2x1024+pf", "2x256+smem", "2x256+pf",
+                                            "4x256+pf", "8x256+pf",     "4x1024+pf", "2x256",     "4x256",    "8x256",
+                                            "2x1024",   "4x1024",       "looped"}));
 }
 
 // Rows whose next row does not fit registers beside this one keep the row in registers and
 // prefetch the next into dynamic shared memory past the static 48 KB (rms bf16 H=65536: 128 KB
 // per row; was looped at 76 % of a copy, 93 % so on the H200). Softmax holds its f32 input
 // until the sum pass and the exponentials after it, never both whole: 1024 x 4 vectors fit.
-// W1 f32 20480's weights take the rest of shared memory (the ring); softmax 65536 recomputes its
-// exponentials.
+// W1 f32 20480's weights take the rest of shared memory (the ring). (Softmax 65536, which
+// recomputes its exponentials, spilled so at 1024 threads: a cluster holds it.)
 TEST(SchedulerChoices, LongRowsPrefetchIntoDynamicSharedMemory) {
   for (auto [workload, h] : {std::pair{"w5_rms_norm_bf16", 65536}, {"w5_softmax_bf16", 32768},
-                             {"w5_softmax_bf16", 65536}, {"w1_layer_norm_fused_f32", 20480}}) {
+                             {"w1_layer_norm_fused_f32", 20480}}) {
     Fusion f = make_workload(workload);
     Executor ex(f);
     auto recs = ex.compile_for(resolve_input_shapes(f, {}, {{"B", 8192}, {"H", h}}));

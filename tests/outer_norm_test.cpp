@@ -568,7 +568,7 @@ TEST(OuterNormKernels, HeldRowsInSharedMemory) {
       {[](DType t) { return softmax_over(t, 2, 0); }, {{"B", 1000}, {"M", 96}}, "threads=1024,rows_per_block=128,persistent_batch=8,cluster=1,smem_rows=8", 8},
       {[](DType t) { return softmax_over(t, 2, 0); }, {{"B", 1000}, {"M", 96}}, "threads=512,rows_per_block=64,persistent_batch=16,min_blocks=1,cluster=1,smem_rows=11", 11},
       {[](DType t) { return softmax_over(t, 2, 0, true); }, {{"B", 1000}, {"M", 100}}, "threads=256,rows_per_block=32,persistent_batch=8,cluster=4,smem_rows=8", 8},
-      {[](DType t) { return softmax_over(t, 3, 1, false, true); }, {{"B", 3}, {"M", 517}, {"K", 40}}, "threads=512,rows_per_block=64,persistent_batch=9,cluster=1,smem_rows=9", 9},
+      {[](DType t) { return softmax_over(t, 3, 1, false, true); }, {{"B", 3}, {"M", 517}, {"K", 40}}, "threads=512,rows_per_block=64,persistent_batch=9,min_blocks=1,cluster=1,smem_rows=9", 9},
       {[](DType t) { return norm_of_transposed(t, false); }, {{"B", 80}, {"H", 301}}, "threads=256,rows_per_block=128,persistent_batch=3,cluster=1,staged=0,smem_rows=2", 2},
       {[](DType t) { return norm_of_transposed(t, false); }, {{"B", 80}, {"H", 301}}, "threads=256,rows_per_block=128,persistent_batch=3,cluster=1,staged=1,smem_rows=3", 3},
       {[](DType t) { return norm_of_transposed(t, true); }, {{"B", 96}, {"H", 5000}}, "threads=512,rows_per_block=256,persistent_batch=3,cluster=8,staged=0,smem_rows=3", 3},

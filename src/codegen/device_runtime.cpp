@@ -284,6 +284,17 @@ __device__ __forceinline__ float div_f16(float a, float b) {
   const float q0 = __fmul_rn(a, y), q1 = __fmaf_rn(__fmaf_rn(-q0, b, a), y, q0), m = fabsf(q0);
   return m > 0.f && m < __int_as_float(0x7f800000) ? q1 : q0;
 }
+// a / b for an f32 quotient that every result rounds to f16, bf16 or fp8: a times the hardware
+// reciprocal (within 2 ulp of f32, far below those dtypes' rounding; zero, infinite and NaN
+// operands give the IEEE quotient's class). A subnormal divisor is scaled by 2^32 first, as its
+// reciprocal would overflow. No refinement and no slow-path branch, which also leaves ptxas free
+// to interleave a row's elements (perf-notes: softmaxes, bool-masked ones most).
+__device__ __forceinline__ float div_narrow(float a, float b) {
+  const float s = fabsf(b) < 0x1p-126f ? 0x1p32f : 1.f;
+  float y;
+  asm("rcp.approx.f32 %0, %1;" : "=f"(y) : "f"(b * s));
+  return __fmul_rn(__fmul_rn(a, y), s);
+}
 __device__ __forceinline__ float fast_sigmoid(float x) { return __fdividef(1.0f, one_plus_exp_neg(x)); }
 __device__ __forceinline__ float fast_silu(float x) { return __fdividef(x, one_plus_exp_neg(x)); }
 // gelu's tanh form as x * sigmoid(2u) (0.5 (1 + tanh u) is sigmoid(2u)): one exp and one

@@ -318,7 +318,10 @@ std::string ExprEmitter::op_expr(const Node& n, const std::vector<std::string>& 
     case Op::Mul: return arith('*', out, a[0], a[1]);
     // A correctly rounded division (NVRTC's default -prec-div=true), as eager's; never the
     // product with a reciprocal, which differs in the last bit (issue 29).
-    case Op::Div: return rounded(out, (f16_quotient(n) ? "div_f16(" + a[0] + ", " + a[1] + ")" : a[0] + " / " + a[1]));
+    // Other f32 quotients of a kernel whose results are all narrower (a softmax's e / sum to
+    // bf16) take the reciprocal's product (device runtime: div_narrow).
+    case Op::Div:
+      return rounded(out, (f16_quotient(n) ? "div_f16(" + a[0] + ", " + a[1] + ")" : narrow_f32 ? "div_narrow(" + a[0] + ", " + a[1] + ")" : a[0] + " / " + a[1]));
     case Op::Pow: return rounded(out, std::string(dbl ? "pow(" : "powf(") + a[0] + ", " + a[1] + ")");
     case Op::Maximum: return "s_max(" + a[0] + ", " + a[1] + ")";
     case Op::Minimum: return "s_min(" + a[0] + ", " + a[1] + ")";

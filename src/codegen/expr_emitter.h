@@ -41,7 +41,7 @@ class ExprEmitter {
   // Every result of the kernel reaches memory as f16, bf16 or fp8: an f32 exp, sigmoid or silu
   // may then use the hardware ex2.approx (2^-22 relative error, far below those dtypes'
   // rounding) and the fast division instead of expf's exact range reduction (softmax spent a
-  // third of its instructions there) and the IEEE division.
+  // third of its instructions there) and the IEEE division; an f32 division takes div_narrow.
   void set_narrow_results(bool narrow) { narrow_results_ = narrow; }
   // Pairs: the raw bits are two elements in one 32-bit register (`unsigned`) and the native
   // ops work on both at once (f16x2, bf16x2). Only raw_bits() is meaningful then.

@@ -429,7 +429,16 @@ std::vector<Try> plans_to_try(const RowModel& m) {
     if (t >= 1024) break;
   }
   tries.insert(tries.end(), plain_weights.begin(), plain_weights.end());
-  if (tries.empty() && !m.pick_looped) tries = cluster_tries(m);
+  // Where no block holds the row, or every held plan spilled at the register limit of 1024
+  // threads: the row split over a cluster, before the looped row reads it again every pass.
+  // After spills, first the same 1024 threads over two blocks: half the share a thread holds.
+  if (!m.pick_looped && (tries.empty() || tries.back().tpr == 1024)) {
+    std::vector<Try> split = cluster_tries(m);
+    if (!tries.empty())
+      std::stable_partition(split.begin(), split.end(),
+                            [](const Try& c) { return c.tpr == 1024 && c.cluster == 2 && c.prefetch && !c.smem; });
+    tries.insert(tries.end(), split.begin(), split.end());
+  }
   tries.push_back({.tpr = m.tpr, .looped = true});
   return tries;
 }

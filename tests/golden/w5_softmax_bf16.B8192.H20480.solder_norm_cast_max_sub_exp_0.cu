@@ -113,7 +113,7 @@ extern "C" __global__ void __launch_bounds__(640, 1) solder_norm_cast_max_sub_ex
         for (int j = 0; j < VEC; ++j) {
           const i64 col = colc + j;
           (void)col;
-          const float v6 = m4[b][j] / r5;
+          const float v6 = div_narrow(m4[b][j], r5);
           out1.e[j] = f_to_bf16(v6);
         }
         if (ok) {
