@@ -377,6 +377,36 @@ TEST(GpuExecutor, EveryElementwiseOp) {
   }
 }
 
+// f32 quotients that every result rounds to f16 or bf16 take the reciprocal's product
+// (div_narrow): within the narrow dtype's rounding of eager's quotient, and the IEEE quotient's
+// class for zero, infinite and NaN operands; subnormal divisors (whose reciprocal would
+// overflow) and divisors near the f32 maximum (a subnormal reciprocal) included. (Which
+// division the kernel takes: CodegenCompile.HalfQuotientsTakeTheShortDivision.)
+TEST(GpuExecutor, QuotientsUnderNarrowResults) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<float> specials = {0.f,     -0.f,    INFINITY, -INFINITY, NAN,     1e-40f, -3e-42f, 1.4e-45f,
+                                       1e-38f,  3e38f,   -2e38f,   1.f,       -7.5f,   65504.f, 1e-30f, 3.3e-39f};
+  for (DType t : {DType::F16, DType::BF16}) {
+    Fusion f("narrow_quotients");
+    Dim N = Dim::sym("N");
+    Tensor a = f.input("a", DType::F32, {N});
+    Tensor b = f.input("b", DType::F32, {N});
+    f.output(cast(a / b, t));
+    const int64_t n = int64_t(specials.size() * specials.size()) + 1001;
+    std::vector<HostTensor> in = make_random_inputs(f, {{n}, {n}}, 5);
+    for (size_t i = 0; i < specials.size(); ++i)
+      for (size_t j = 0; j < specials.size(); ++j) {
+        in[0].set(int64_t(i * specials.size() + j), specials[i]);
+        in[1].set(int64_t(i * specials.size() + j), specials[j]);
+      }
+    const auto want = run_reference(f, in);
+    Executor ex(f);
+    const auto got = ex.run_host(in);
+    const std::string what = std::string("narrow quotients ") + std::string(dtype_name(t));
+    expect_close(got[0], want[0], what);
+  }
+}
+
 TEST(GpuExecutor, ReductionsKeepdimAndAxes) {
   SKIP_WITHOUT_GPU();
   Fusion f("red");

@@ -149,6 +149,11 @@ inline float fast_sigmoid(float x) { return s_sigmoid(x); }
 inline float fast_silu(float x) { return s_silu(x); }
 // div_f16: its rounding to f16 is the IEEE quotient's (exhaustive on the device).
 inline float div_f16(float a, float b) { return a / b; }
+// div_narrow: the reciprocal's product, its subnormal divisors scaled (the same arithmetic).
+inline float div_narrow(float a, float b) {
+  const float s = std::fabs(b) < 0x1p-126f ? 0x1p32f : 1.f;
+  return a * (1.f / (b * s)) * s;
+}
 
 // The inner template's needs: shared memory at 32-bit addresses (offsets from an anchor in this
 // object, whose statics, the kernel's __shared__ arrays among them, lie within 2 GiB of it),
