@@ -89,6 +89,13 @@ TEST(HorizontalFusion, W3RunsAsOneNormLaunchPlusTheRelu) {
   std::vector<KernelSourceInfo> sources;
   const auto records = ex.compile_for(shapes, &sources);
   EXPECT_EQ(kernel_launches(records), 2);  // the stacked norms and the relu (the matmul aside)
+  // The members prefetch their next rows: stacked, they share one wave of blocks, each block
+  // walking several of its member's row groups (1024 rows of 8 a block each).
+  for (const auto& r : records)
+    if (r.name.rfind("solder_group16_", 0) == 0) {
+      EXPECT_NE(r.params.find("prefetch"), std::string::npos) << r.params;
+      EXPECT_LE(int64_t{r.grid_x} * 8 * 2, 16 * 1024) << r.params << " grid " << r.grid_x;
+    }
   bool found = false;
   for (const auto& k : sources)
     if (k.name.rfind("solder_group16_", 0) == 0) {
