@@ -462,18 +462,18 @@ std::optional<Step> Executor::Impl::stacked_step(RunPlan& rp, std::vector<Kernel
   const KernelParams& kparams = first.pk.plan.params;
   const bool striding = first.pk.plan.shape.category == KernelCategory::Inner && kparams.prefetch && kparams.cluster <= 1 &&
                         kparams.row_split <= 1;
+  // (The members' own grids stay as they are: where the group kernel spills, they launch alone.)
   int64_t blocks = 0;
   for (const KernelParts* kp : launch) blocks += int64_t{kp->st.grid.x} * kp->st.grid.y;
   const int64_t wave = int64_t{occupancy_blocks(dev, kparams.threads, px.registers, px.smem_bytes + kparams.dyn_smem)} * dev.sm_count;
-  if (striding && blocks > wave)
-    for (KernelParts* kp : launch)
-      kp->st.grid.x = static_cast<unsigned>(std::max<int64_t>(1, int64_t{kp->st.grid.x} * wave / blocks));
+  const bool share_wave = striding && blocks > wave;
   int64_t start = 0;
   for (int m = 0; m < M; ++m) {
     KernelParts& kp = *launch[m];
+    const int64_t gx = share_wave ? std::max<int64_t>(1, int64_t{kp.st.grid.x} * wave / blocks) : kp.st.grid.x;
     st.params[L.start(m)] = start;
-    st.params[L.gx(m)] = kp.st.grid.x;
-    start += int64_t{kp.st.grid.x} * kp.st.grid.y;
+    st.params[L.gx(m)] = gx;
+    start += gx * kp.st.grid.y;
     std::copy(kp.st.params.begin(), kp.st.params.end(), st.params.begin() + L.member(m));
     for (auto [slot, v] : kp.st.ptr_slots) st.ptr_slots.push_back({L.member(m) + slot, v});
     st.alloc.insert(st.alloc.end(), kp.st.alloc.begin(), kp.st.alloc.end());
