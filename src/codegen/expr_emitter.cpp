@@ -316,10 +316,10 @@ std::string ExprEmitter::op_expr(const Node& n, const std::vector<std::string>& 
     case Op::Add: return arith('+', out, a[0], a[1]);
     case Op::Sub: return arith('-', out, a[0], a[1]);
     case Op::Mul: return arith('*', out, a[0], a[1]);
-    // A correctly rounded division (NVRTC's default -prec-div=true), as eager's; never the
-    // product with a reciprocal, which differs in the last bit (issue 29).
-    // Other f32 quotients of a kernel whose results are all narrower (a softmax's e / sum to
-    // bf16) take the reciprocal's product (device runtime: div_narrow).
+    // A correctly rounded division (NVRTC's default -prec-div=true), as eager's, wherever a
+    // result keeps f32; never the product with a reciprocal there, which differs in the last
+    // bit (issue 29). A kernel whose results are all narrower (a softmax's e / sum to bf16)
+    // takes the reciprocal's product (device runtime: div_narrow), below their rounding.
     case Op::Div:
       return rounded(out, (f16_quotient(n) ? "div_f16(" + a[0] + ", " + a[1] + ")" : narrow_f32 ? "div_narrow(" + a[0] + ", " + a[1] + ")" : a[0] + " / " + a[1]));
     case Op::Pow: return rounded(out, std::string(dbl ? "pow(" : "powf(") + a[0] + ", " + a[1] + ")");
