@@ -320,8 +320,10 @@ std::string ExprEmitter::op_expr(const Node& n, const std::vector<std::string>& 
     // result keeps f32; never the product with a reciprocal there, which differs in the last
     // bit (issue 29). A kernel whose results are all narrower (a softmax's e / sum to bf16)
     // takes the reciprocal's product (device runtime: div_narrow), below their rounding.
-    case Op::Div:
-      return rounded(out, (f16_quotient(n) ? "div_f16(" + a[0] + ", " + a[1] + ")" : narrow_f32 ? "div_narrow(" + a[0] + ", " + a[1] + ")" : a[0] + " / " + a[1]));
+    case Op::Div: {
+      const char* short_div = f16_quotient(n) ? "div_f16(" : narrow_f32 ? "div_narrow(" : nullptr;
+      return rounded(out, short_div ? short_div + a[0] + ", " + a[1] + ")" : a[0] + " / " + a[1]);
+    }
     case Op::Pow: return rounded(out, std::string(dbl ? "pow(" : "powf(") + a[0] + ", " + a[1] + ")");
     case Op::Maximum: return "s_max(" + a[0] + ", " + a[1] + ")";
     case Op::Minimum: return "s_min(" + a[0] + ", " + a[1] + ")";

@@ -459,14 +459,13 @@ std::optional<Step> Executor::Impl::stacked_step(RunPlan& rp, std::vector<Kernel
   // Prefetching rows stay resident, one wave of blocks striding over the rows (launch_grid):
   // stacked, the members share that wave, each its blocks' share of it, so each block walks
   // several rows again (sixteen 1024-row norms took a block a row group each, the prefetch idle).
+  // (Clusters and split rows never stack: plan_group_launches. The members' own grids stay as
+  // they are: where the group kernel spills, they launch alone.)
   const KernelParams& kparams = first.pk.plan.params;
-  const bool striding = first.pk.plan.shape.category == KernelCategory::Inner && kparams.prefetch && kparams.cluster <= 1 &&
-                        kparams.row_split <= 1;
-  // (The members' own grids stay as they are: where the group kernel spills, they launch alone.)
   int64_t blocks = 0;
   for (const KernelParts* kp : launch) blocks += int64_t{kp->st.grid.x} * kp->st.grid.y;
   const int64_t wave = int64_t{occupancy_blocks(dev, kparams.threads, px.registers, px.smem_bytes + kparams.dyn_smem)} * dev.sm_count;
-  const bool share_wave = striding && blocks > wave;
+  const bool share_wave = first.pk.plan.shape.category == KernelCategory::Inner && kparams.prefetch && blocks > wave;
   int64_t start = 0;
   for (int m = 0; m < M; ++m) {
     KernelParts& kp = *launch[m];

@@ -385,7 +385,8 @@ std::vector<Try> cluster_tries(const RowModel& m) {
 
 // The plans to try, in order; the driver takes the next after spills. At each thread count:
 // the prefetch (see KernelParams) in registers, in shared memory, none; then twice the threads
-// (up to 1024); then, on Hopper, the row over a cluster (cluster_tries); then the looped row. Plans the register model says cannot fit are left out.
+// (up to 1024); then, on Hopper, the row over a cluster (cluster_tries); then the looped row.
+// Plans the register model says cannot fit are left out.
 // Shared memory is not the first choice (slower where registers hold the next row).
 // The shared-memory prefetch (aligned rows): the next rows of a block in dynamic shared
 // memory, which the blocks that keep 1024 threads resident must share on an SM. Its weights
