@@ -19,6 +19,10 @@
 struct Dim3 { unsigned x = 0, y = 0, z = 0; };
 extern thread_local Dim3 threadIdx, blockIdx;
 extern Dim3 gridDim, blockDim;
+// The group kernel's member numbering (kernel_group.cpp): its parameters shadow the built-ins.
+using uint3 = Dim3;
+struct dim3 : Dim3 { dim3(unsigned x, unsigned y, unsigned z) : Dim3{x, y, z} {} };
+inline Dim3 make_uint3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; }
 extern std::barrier<>* g_barrier;
 inline void __syncthreads() { g_barrier->arrive_and_wait(); }
 typedef unsigned char u8;

@@ -13,7 +13,8 @@
 // per block and several, rows within a warp and across warps, the register prefetch with and
 // without tickets (blocks capped so they walk several rows; 13 and 25 rows so tickets are
 // taken), the shared-memory prefetch, weight ring, ldg weights, resident weights, phased rows,
-// recompute, looped rows. `innershift_` cases: the inner template's shift plans (norms of a
+// recompute, looped rows; `group3_` cases: some of them as a group kernel of three members, each
+// over fewer blocks than its rows (the stacked launch's shared wave). `innershift_` cases: the inner template's shift plans (norms of a
 // column slice at an odd row stride, tests/support/inner_shift_programs.h's forms over laid-out
 // inputs). `full_` cases: full reductions (sum, amax, var_mean, an epilogue) over every dim of
 // x * y with x permuted, through the transpose template's reducing tiles where both tile dims
@@ -43,6 +44,7 @@ struct Dim3 { unsigned x = 0, y = 0, z = 0; };
 #include <vector>
 
 #include "codegen/device_runtime.h"
+#include "codegen/kernel_group.h"
 #include "ir/parser.h"
 #include "pipeline/compile_kernel.h"
 #include "pipeline/pipeline.h"
@@ -75,6 +77,10 @@ bool g_exact = false;
 std::string g_expect_param;  // a part the chosen plan's params must print (the shift cases: " shift")
 unsigned g_grid_cap_y = ~0u;  // gridDim.y at most this (blocks of the rows_ cases walk several steps)
 int g_sm_count = 0;  // where set, the profile's SM count (the tred_ cases' few tiles are a device's worth)
+// Where set, the kernel runs as the group kernel of this many members (horizontal fusion's stacked
+// launch), member m over its own outputs and scratch with g_group_gx[m] blocks (or fewer: the
+// member's own grid), the blocks of all members one numbering, as the executor's stacked step.
+std::vector<int64_t> g_group_gx;
 
 Buffer make_buffer(const std::vector<int64_t>& shape, const Layout& l, int es) {
   Buffer b;
@@ -250,12 +256,23 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
     const std::string last = "else st_shared<T>(s, v);\n}\n";
     src.erase(at, src.find(last, at) + last.size() - at);
   }
-  src += "\nextern \"C\" void sim_entry(const void* blob) { Params p; std::memcpy(&p, blob, sizeof p); " + pk.plan.name + "(p); }\n";
+  const int M = static_cast<int>(g_group_gx.size());
+  if (M > 0) {
+    const KernelSource group = generate_group_kernel(KernelSource{pk.plan.name, src}, M);
+    src = group.source + "\nextern \"C\" void sim_entry(const void* blob) { GroupParams g; std::memcpy(&g, blob, sizeof g); " +
+          group.name + "(g); }\n";
+  } else {
+    src += "\nextern \"C\" void sim_entry(const void* blob) { Params p; std::memcpy(&p, blob, sizeof p); " + pk.plan.name + "(p); }\n";
+  }
+  src += "extern \"C\" long sim_params_words() { return sizeof(Params) / 8; }\n";
   const std::string dir = "/tmp/solder_kernel_sim";
   std::filesystem::create_directories(dir);
   const std::string cu = dir + "/" + name + ".cpp", so = dir + "/" + name + ".so";
   std::ofstream(cu) << src;
-  const std::string cmd = "g++ -std=c++20 -O1 -g -fsanitize=address -fno-omit-frame-pointer -shared -fPIC -w -o " + so + " " + cu;
+  // -fno-gnu-unique: the statics of an inline function (a group kernel's member, where
+  // __shared__ is static) would otherwise be unique symbols, which keep the object loaded and
+  // bind a later kernel's calls to an earlier one's function of the same name.
+  const std::string cmd = "g++ -std=c++20 -O1 -g -fsanitize=address -fno-omit-frame-pointer -fno-gnu-unique -shared -fPIC -w -o " + so + " " + cu;
   if (std::system(cmd.c_str()) != 0) { std::cout << "FAIL " << name << ": compile\n"; return false; }
   void* h = dlopen(so.c_str(), RTLD_NOW);
   if (!h) { std::cout << "FAIL dlopen " << dlerror() << "\n"; return false; }
@@ -272,6 +289,35 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
   params[L.scratch()] = reinterpret_cast<int64_t>(scratch.data());
   gridDim = {std::min<unsigned>(g.x, grid_cap), std::min(g.y, g_grid_cap_y), 1};
   blockDim = {g.block, 1, 1};
+  // Group members: member 0 is the kernel's own operands; the others share its inputs and write
+  // their own outputs (copies of the owned buffers), each with its own scratch.
+  std::vector<std::vector<Buffer>> member_bufs;
+  std::vector<std::vector<int64_t>> member_scratch;
+  if (M > 0) {
+    if (reinterpret_cast<long (*)()>(dlsym(h, "sim_params_words"))() != static_cast<long>(params.size()))
+      throw Error("sim: the kernel's Params is not the packed parameters' size");
+    std::vector<int64_t> blob(M + 1 + M, 0);
+    for (int m = 0; m < M; ++m) {
+      std::vector<Buffer> mb = bufs;
+      std::vector<int64_t> mp = params;
+      for (size_t k = 0; k < bufs.size(); ++k) {
+        if (!owned[k] || m == 0) continue;
+        const int es = dtype_size(f.value(ks.operands[k]).dtype);
+        mb[k].mem = static_cast<std::byte*>(std::aligned_alloc(256, (std::max<int64_t>(mb[k].size, 1) * es + 255) / 256 * 256));
+        std::memset(mb[k].mem, 0x7f, mb[k].size * es);
+        mp[L.ptr(k)] = reinterpret_cast<int64_t>(mb[k].mem + mb[k].offset * es);
+      }
+      member_scratch.push_back(scratch);
+      mp[L.scratch()] = reinterpret_cast<int64_t>(member_scratch.back().data());
+      member_bufs.push_back(std::move(mb));
+      const int64_t gx = std::min<int64_t>(g_group_gx[m], gridDim.x);
+      blob[M + 1 + m] = gx;
+      blob[m + 1] = blob[m] + gx * gridDim.y;
+      blob.insert(blob.end(), mp.begin(), mp.end());
+    }
+    params = std::move(blob);
+    gridDim = {static_cast<unsigned>(params[M]), 1, 1};
+  }
   for (unsigned by = 0; by < gridDim.y; ++by)
     for (unsigned bx = 0; bx < gridDim.x; ++bx) {
       std::barrier<> bar(g.block);
@@ -286,9 +332,11 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
         th.emplace_back([&, t] { threadIdx = {t, 0, 0}; blockIdx = {bx, by, 0}; entry(params.data()); });
       for (auto& x : th) x.join();
     }
-  // Compare outputs.
+  // Compare outputs (every group member's).
   int bad = 0;
+  for (int m = 0; m < std::max(M, 1); ++m)
   for (size_t i = 0; i < f.outputs().size(); ++i) {
+    const std::vector<Buffer>& bufs_m = M > 0 ? member_bufs[m] : bufs;
     int v = f.outputs()[i];
     size_t k = std::find(ks.operands.begin(), ks.operands.end(), v) - ks.operands.begin();
     // An output that is a reshape of a kernel output (contiguous): the same elements in order.
@@ -300,20 +348,22 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
     const HostTensor& w = want[i];
     const int es = dtype_size(w.dtype);
     for (int64_t e = 0; e < w.numel(); ++e) {
-      double got = load_element(w.dtype, bufs[k].mem + offset_of(bufs[k], e) * es);
+      double got = load_element(w.dtype, bufs_m[k].mem + offset_of(bufs_m[k], e) * es);
       double exp = w.get(e);
       // (outer reductions: f32 sums of a thousand rows in another order than the reference's;
       // xred_: sums of 1850 products that cancel to under 1, in an order set by the splits; the
       // tred_ splits: of 41-70 products)
       double tol = w.dtype == DType::F32 ? (name.rfind("xred_", 0) == 0 ? 1e-4 : name.rfind("tred_", 0) == 0 && name.find("_split") != std::string::npos ? 1e-5 : name.rfind("outer_", 0) == 0 || name.rfind("full_", 0) == 0 || name.rfind("keptorder_", 0) == 0 ? 1e-5 : 1e-6) : w.dtype == DType::BF16 ? 1e-2 : 2e-3;
       if (!(std::fabs(got - exp) <= tol * std::max(1.0, std::fabs(exp))) && !(std::isnan(got) && std::isnan(exp))) {
-        if (bad < 5) std::cout << "  " << name << " out " << i << " elem " << e << " got " << got << " want " << exp << "\n";
+        if (bad < 5) std::cout << "  " << name << (M > 0 ? " member " + std::to_string(m) : std::string()) << " out " << i << " elem " << e << " got " << got << " want " << exp << "\n";
         ++bad;
       }
     }
   }
   dlclose(h);
   for (size_t k = 0; k < bufs.size(); ++k) if (owned[k]) std::free(bufs[k].mem);
+  for (int m = 1; m < M; ++m)
+    for (size_t k = 0; k < bufs.size(); ++k) if (owned[k]) std::free(member_bufs[m][k].mem);
   for (auto& bb : in_bufs) std::free(bb.mem);
   std::cout << (bad ? "FAIL " : "ok   ") << name << " [" << pk.scheduler << "] " << pk.plan.params.str() << " grid " << gridDim.x << (gridDim.y > 1 ? "x" + std::to_string(gridDim.y) : std::string())
             << (bad ? " mismatches " + std::to_string(bad) : std::string()) << std::endl;
@@ -864,6 +914,19 @@ int main(int argc, char** argv) {
         run("inner_norm_" + pr.name + "_H333_B" + std::to_string(pin.rows) + "_1sm_" + (pin.pin.empty() ? "default" : pin.pin),
             pr.f, Bindings{{"B", pin.rows}, {"H", 333}}, std::vector<Layout>{}, std::vector<Layout>{C}, pin.cap, "inner", pin.pin);
     g_sm_count = 0;
+    // The same kernels stacked as a group kernel of three members (horizontal fusion), each
+    // member over fewer blocks than its rows need (the stacked launch's shared wave): 2, 1 and 3
+    // blocks walking 5, 13 and 25 rows, by ticket where rows are many for the blocks.
+    g_group_gx = {2, 1, 3};
+    for (const Prog& pr : progs)
+      for (int64_t h : {130, 1001})
+        for (const Pin& pin : std::vector<Pin>{{"", 5, 1 << 30},
+                                               {"threads_per_row=32,rows_per_block=1,prefetch,tickets=0", 5, 1 << 30},
+                                               {"threads_per_row=64,rows_per_block=1,prefetch,tickets", 13, 1 << 30},
+                                               {"threads_per_row=128,rows_per_block=2,prefetch,tickets", 25, 1 << 30}})
+          run("group3_" + pr.name + "_H" + std::to_string(h) + "_B" + std::to_string(pin.rows) + "_" + (pin.pin.empty() ? "default" : pin.pin),
+              pr.f, Bindings{{"B", pin.rows}, {"H", h}}, std::vector<Layout>{}, std::vector<Layout>{C}, pin.cap, "inner", pin.pin);
+    g_group_gx.clear();
   }
   // Norms over the middle axis with staged outputs (x transposed, output contiguous) and staged
   // inputs (x contiguous beside a transposed one): odd sizes, rows of a block across K's end

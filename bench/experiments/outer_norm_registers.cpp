@@ -1,0 +1,192 @@
+// The outer_norm scheduler's plans against ptxas (issue 27's register model, a CPU experiment):
+// for normalizations over transposed views and over a middle axis (f32/f16/bf16), the first
+// three candidates (the plan a run compiles first and its spill retries) compiled at their
+// register cap (a spill: the scheduler's held-row budget missed) and without one, beside an
+// estimate by parts (fixed, held rows, column inputs, statistics). Results and what they say:
+// docs/perf-notes.md (2026-12-03, CPU), raw table docs/results/2026-12-03/cpu/outer_norm_registers.txt.
+// Not part of the build; after scripts/setup.sh (about 4 minutes, about 170 NVRTC compiles):
+//   W=$PWD; g++ -std=gnu++20 -O1 -DNDEBUG -DFMT_HEADER_ONLY=1 -I$W/src -I$W/include -I$W/tests \
+//     -isystem /usr/local/cuda/include $W/bench/experiments/outer_norm_registers.cpp $W/build/libsolder.a \
+//     -L/usr/local/cuda/lib64 -lnvrtc -ldl -lpthread -o /tmp/outer_norm_registers && /tmp/outer_norm_registers
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_codegen.h"
+#include "pipeline/compile_kernel.h"
+#include "pipeline/pipeline.h"
+#include "programs/run_inputs.h"
+#include "runtime/compiler.h"
+#include "runtime/device_info.h"
+#include "schedule/outer_view.h"
+#include "schedule/scheduler.h"
+#include "schedule/stages.h"
+#include "support/outer_norm_programs.h"
+
+using namespace solder;
+using namespace solder::testing;
+
+namespace {
+
+// Registers a thread of an outer_norm plan needs, by part (an estimate to hold against ptxas).
+struct OuterNormRegisters {
+  int fixed = 0;  // addresses, strides, indices and the pass's math
+  int rows = 0;   // held rows in registers (re-read plans: the rows in flight)
+  int cols = 0;   // column inputs, held for the whole kernel (a register per element)
+  int stats = 0;  // the reductions' results, kept to the last pass
+  int total() const { return fixed + rows + cols + stats; }
+};
+constexpr int kFixedRegs = 16, kOperandRegs = 6;
+
+OuterNormRegisters estimate(const ScheduleContext& cx, const KernelPlan& plan) {
+  const KernelParams& p = plan.params;
+  OuterNormRegisters r;
+  r.fixed = kFixedRegs;
+  int row = 0;  // one row's registers
+  for (size_t k = 0; k < plan.operands.size(); ++k) {
+    const OperandPlan& o = plan.operands[k];
+    const int b = dtype_size(cx.facts.operands[k].dtype), words = (b + 3) / 4;
+    r.fixed += kOperandRegs;
+    if (o.is_output) continue;
+    if (o.access == Access::Full) row += (p.vec * b + 3) / 4;
+    if (o.access == Access::General) row += b == 2 && p.vec % 2 == 0 ? p.vec / 2 : p.vec * words;
+    if (o.access == Access::Col) r.cols += p.vec * words;
+  }
+  r.rows = row * (p.batch > 0 ? p.batch - p.smem_rows : p.unroll);
+  for (const ReductionStep& st : plan_stages(cx.fusion, cx.segment, cx.shape, false, false).steps) {
+    const int b = accumulator_bytes(cx.fusion.value(cx.fusion.nodes()[st.node].out[0]).dtype);
+    r.stats += p.vec * (st.welford ? 2 : 1) * ((b + 3) / 4);
+  }
+  return r;
+}
+
+// A softmax (or log_softmax) over the rows of a transposed view (xt is [H, B] in memory),
+// optionally of x / 8 where a bool mask [B, 1] keeps whole rows (a column input here).
+Fusion softmax_of_transposed(DType t, bool log, bool mask) {
+  Fusion f(log ? "log_softmax_T" : "softmax_T");
+  Tensor x = permute(f.input("xt", t, {Dim::sym("H"), Dim::sym("B")}), {1, 0});
+  if (mask) x = where(f.input("mask", DType::Bool, {Dim::sym("B"), Dim(1)}), x * 0.125, constant(f, -INFINITY, t));
+  f.output(log ? log_softmax(x, 1) : softmax(x, 1));
+  return f;
+}
+
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sh) {
+  std::vector<int64_t> st(sh.size());
+  int64_t acc = 1;
+  for (int d = static_cast<int>(sh.size()) - 1; d >= 0; --d) {
+    st[d] = acc;
+    acc *= sh[d];
+  }
+  return st;
+}
+
+// The candidates of the first kernel segment of `f` (contiguous inputs, a permute inside the
+// program read at its input's strides), on the H100 profile.
+struct Candidates {
+  SegmentedFusion sf;
+  int si = 0;
+  KernelShape ks;
+  LaunchFacts facts;
+  std::string scheduler;
+  std::vector<KernelPlan> plans;
+};
+Candidates candidates_of(const Fusion& f0, const Bindings& sizes) {
+  Candidates c{lower(f0)};
+  const Fusion& f = c.sf.fusion;
+  const Bindings b = bind_shapes(f, resolve_input_shapes(f0, {}, sizes));
+  while (c.sf.segments.at(c.si).kind != SegmentKind::Kernel) ++c.si;
+  c.ks = analyze_kernel(f, c.sf.segments.at(c.si));
+  std::vector<std::vector<int64_t>> shapes, strides;
+  std::vector<uint64_t> addresses;
+  for (int v : c.ks.operands) {
+    shapes.push_back(eval_shape(f.value(v).shape, b));
+    strides.push_back(contiguous_strides(shapes.back()));
+    addresses.push_back(kAlignClass);
+    const Value& val = f.value(v);
+    if (val.producer < 0 || f.nodes()[val.producer].op != Op::Permute) continue;
+    const Node& n = f.nodes()[val.producer];
+    const auto src = contiguous_strides(eval_shape(f.value(n.in[0]).shape, b));
+    for (size_t d = 0; d < n.attrs.axes.size(); ++d) strides.back()[d] = src[n.attrs.axes[d]];
+  }
+  c.facts = kernel_facts(c.sf, c.si, c.ks, shapes, strides, addresses, &b);
+  const DeviceInfo dev = h100_profile();
+  const ScheduleContext cx{f, c.sf.segments.at(c.si), c.si, c.ks, c.facts, dev};
+  const SchedulerChoice sc = choose_scheduler(cx);
+  c.scheduler = sc.scheduler->name();
+  c.plans = sc.scheduler->candidates(cx);
+  return c;
+}
+
+// The registers a plan may take at its cap: 64K over the threads an SM keeps, in steps of 8.
+int register_cap(const KernelParams& p) {
+  const int resident = p.threads * std::max(1, p.min_blocks);
+  return std::min(255, 65536 / resident / 8 * 8);
+}
+
+}  // namespace
+
+// The outer_norm scheduler's model against ptxas over its first candidates (the plan a run
+// compiles first, and the retries after it) for normalizations over transposed views and over
+// a middle axis: each compiled at its cap (a spill: the model's miss where it let the plan
+// through) and without one.
+int main() {
+  struct Case {
+    Fusion f;
+    Bindings sizes;
+  };
+  std::vector<Case> cases;
+  for (DType t : {DType::F32, DType::F16, DType::BF16}) {
+    for (Bindings b : std::vector<Bindings>{{{"B", 4096}, {"H", 16384}}, {{"B", 8192}, {"H", 3000}}, {{"B", 2048}, {"H", 8192}}}) {
+      cases.push_back({softmax_of_transposed(t, false, true), b});
+      cases.push_back({softmax_of_transposed(t, true, false), b});
+    }
+    for (Bindings b : std::vector<Bindings>{{{"B", 5120}, {"H", 6144}}, {{"B", 64}, {"H", 16384}}, {{"B", 8192}, {"H", 1600}}}) {
+      cases.push_back({norm_of_transposed(t, false), b});
+      cases.push_back({norm_of_transposed(t, true), b});
+    }
+    cases.push_back({norm_of_transposed_res(t), {{"B", 8192}, {"H", 4097}}});
+    cases.push_back({softmax_over(t, 3, 1, false, true), {{"B", 16}, {"M", 1000}, {"K", 4097}}});
+    cases.push_back({softmax_over(t, 3, 1, true), {{"B", 16}, {"M", 100}, {"K", 64}}});
+  }
+  const DeviceInfo dev = h100_profile();
+  struct Row {
+    std::string what;
+    OuterNormRegisters est;
+    int cap = 0, capped = 0, spilled = 0, free = 0;
+  };
+  std::vector<Row> rows;
+  for (const Case& cs : cases) {
+    const Candidates c = candidates_of(cs.f, cs.sizes);
+    if (c.scheduler != "outer_norm") continue;
+    const ScheduleContext cx{c.sf.fusion, c.sf.segments.at(c.si), c.si, c.ks, c.facts, dev};
+    for (size_t i = 0; i < std::min<size_t>(3, c.plans.size()); ++i) {
+      const KernelPlan& plan = c.plans[i];
+      Row r;
+      r.what = cs.f.name() + " " + std::string(dtype_name(c.sf.fusion.value(c.ks.operands[0]).dtype));
+      for (const auto& [k, v] : cs.sizes) r.what += " " + k + "=" + std::to_string(v);
+      r.what += " #" + std::to_string(i) + " (" + plan.params.str() + ")";
+      r.est = estimate(cx, plan);
+      r.cap = register_cap(plan.params);
+      KernelPlan uncapped = plan;
+      uncapped.params.min_blocks = 1;
+      const KernelSource a = generate_kernel(c.sf.fusion, c.sf.segments.at(c.si), plan);
+      const CompiledKernel ka = compile_cuda(a.source, a.name, dev.arch());
+      r.capped = ka.ptxas.registers;
+      r.spilled = ka.ptxas.spill_store_bytes + ka.ptxas.spill_load_bytes;
+      if (uncapped.params.min_blocks != plan.params.min_blocks || r.spilled) {
+        const KernelSource u = generate_kernel(c.sf.fusion, c.sf.segments.at(c.si), uncapped);
+        r.free = compile_cuda(u.source, u.name, dev.arch()).ptxas.registers;
+      } else {
+        r.free = r.capped;
+      }
+      std::printf("  %-120s model %3d (fixed %d rows %d cols %d stats %d) cap %3d: %3d regs %4d B spilled; free %3d\n",
+                  r.what.c_str(), r.est.total(), r.est.fixed, r.est.rows, r.est.cols, r.est.stats, r.cap, r.capped,
+                  r.spilled, r.free);
+      std::fflush(stdout);
+      rows.push_back(r);
+    }
+  }
+  std::printf("%zu plans\n", rows.size());
+  return 0;
+}
