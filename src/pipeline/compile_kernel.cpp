@@ -195,6 +195,15 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Kernel
       if (o.access == Access::Staged) staged += (staged.empty() ? " (staged: " : ", ") + sf.fusion.value(o.value).name;
     return plan.params.str() + (staged.empty() ? "" : staged + ")");
   };
+  // The kernel a run takes, with what explain says of the choice.
+  auto chosen = [&](PreparedKernel pk) {
+    pk.rejected = std::move(rejected);
+    pk.compiles = compiles;
+    pk.scheduler = choice.scheduler->name();
+    pk.passed_over = choice.passed_over;
+    pk.pinned = choice.pinned;
+    return pk;
+  };
   size_t next = 0;
   for (int batch = first; next < plans.size(); batch = width) {
     std::vector<const KernelPlan*> todo;
@@ -224,14 +233,7 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Kernel
     for (auto& b : built) results.push_back(b.get());  // every build joined before any return
     for (const auto& r : results) compiles += r.second;
     for (auto& [pk, n] : results) {
-      if (!pk.compiled->ptxas.spills()) {
-        pk.rejected = std::move(rejected);
-        pk.compiles = compiles;
-        pk.scheduler = choice.scheduler->name();
-        pk.passed_over = choice.passed_over;
-        pk.pinned = choice.pinned;
-        return pk;
-      }
+      if (!pk.compiled->ptxas.spills()) return chosen(std::move(pk));
       rejected.push_back(described(pk.plan) + ": " + std::to_string(pk.compiled->ptxas.spill_store_bytes) + " B spilled");
       if (!least.compiled || spill_bytes(pk) < spill_bytes(least)) least = std::move(pk);
     }
@@ -240,12 +242,7 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Kernel
     throw Error("schedule: no valid plan for kernel segment " + std::to_string(index) + " of " + sf.fusion.name());
   // Every candidate spills: run the one that spills least rather than refuse the program.
   least.spills = true;
-  least.rejected = std::move(rejected);
-  least.compiles = compiles;
-  least.scheduler = choice.scheduler->name();
-  least.passed_over = choice.passed_over;
-  least.pinned = choice.pinned;
-  return least;
+  return chosen(std::move(least));
 }
 
 LaunchFacts kernel_facts(const SegmentedFusion& sf, int index, KernelShape& ks,
