@@ -22,6 +22,7 @@
 #include "schedule/outer_view.h"
 #include "schedule/scheduler.h"
 #include "schedule/stages.h"
+#include "support/lowered_kernel.h"
 #include "support/outer_norm_programs.h"
 
 using namespace solder;
@@ -59,63 +60,6 @@ OuterNormRegisters estimate(const ScheduleContext& cx, const KernelPlan& plan) {
     r.stats += p.vec * (st.welford ? 2 : 1) * ((b + 3) / 4);
   }
   return r;
-}
-
-// A softmax (or log_softmax) over the rows of a transposed view (xt is [H, B] in memory),
-// optionally of x / 8 where a bool mask [B, 1] keeps whole rows (a column input here).
-Fusion softmax_of_transposed(DType t, bool log, bool mask) {
-  Fusion f(log ? "log_softmax_T" : "softmax_T");
-  Tensor x = permute(f.input("xt", t, {Dim::sym("H"), Dim::sym("B")}), {1, 0});
-  if (mask) x = where(f.input("mask", DType::Bool, {Dim::sym("B"), Dim(1)}), x * 0.125, constant(f, -INFINITY, t));
-  f.output(log ? log_softmax(x, 1) : softmax(x, 1));
-  return f;
-}
-
-std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sh) {
-  std::vector<int64_t> st(sh.size());
-  int64_t acc = 1;
-  for (int d = static_cast<int>(sh.size()) - 1; d >= 0; --d) {
-    st[d] = acc;
-    acc *= sh[d];
-  }
-  return st;
-}
-
-// The candidates of the first kernel segment of `f` (contiguous inputs, a permute inside the
-// program read at its input's strides), on the H100 profile.
-struct Candidates {
-  SegmentedFusion sf;
-  int si = 0;
-  KernelShape ks;
-  LaunchFacts facts;
-  std::string scheduler;
-  std::vector<KernelPlan> plans;
-};
-Candidates candidates_of(const Fusion& f0, const Bindings& sizes) {
-  Candidates c{lower(f0)};
-  const Fusion& f = c.sf.fusion;
-  const Bindings b = bind_shapes(f, resolve_input_shapes(f0, {}, sizes));
-  while (c.sf.segments.at(c.si).kind != SegmentKind::Kernel) ++c.si;
-  c.ks = analyze_kernel(f, c.sf.segments.at(c.si));
-  std::vector<std::vector<int64_t>> shapes, strides;
-  std::vector<uint64_t> addresses;
-  for (int v : c.ks.operands) {
-    shapes.push_back(eval_shape(f.value(v).shape, b));
-    strides.push_back(contiguous_strides(shapes.back()));
-    addresses.push_back(kAlignClass);
-    const Value& val = f.value(v);
-    if (val.producer < 0 || f.nodes()[val.producer].op != Op::Permute) continue;
-    const Node& n = f.nodes()[val.producer];
-    const auto src = contiguous_strides(eval_shape(f.value(n.in[0]).shape, b));
-    for (size_t d = 0; d < n.attrs.axes.size(); ++d) strides.back()[d] = src[n.attrs.axes[d]];
-  }
-  c.facts = kernel_facts(c.sf, c.si, c.ks, shapes, strides, addresses, &b);
-  const DeviceInfo dev = h100_profile();
-  const ScheduleContext cx{f, c.sf.segments.at(c.si), c.si, c.ks, c.facts, dev};
-  const SchedulerChoice sc = choose_scheduler(cx);
-  c.scheduler = sc.scheduler->name();
-  c.plans = sc.scheduler->candidates(cx);
-  return c;
 }
 
 // The registers a plan may take at its cap: 64K over the threads an SM keeps, in steps of 8.
@@ -157,25 +101,27 @@ int main() {
   };
   std::vector<Row> rows;
   for (const Case& cs : cases) {
-    const Candidates c = candidates_of(cs.f, cs.sizes);
-    if (c.scheduler != "outer_norm") continue;
-    const ScheduleContext cx{c.sf.fusion, c.sf.segments.at(c.si), c.si, c.ks, c.facts, dev};
-    for (size_t i = 0; i < std::min<size_t>(3, c.plans.size()); ++i) {
-      const KernelPlan& plan = c.plans[i];
+    const Lowered l = lowered(cs.f, cs.sizes);
+    const ScheduleContext cx{l.sf.fusion, l.sf.segments.at(l.si), l.si, l.ks, l.facts, dev};
+    const SchedulerChoice choice = choose_scheduler(cx);
+    if (std::string(choice.scheduler->name()) != "outer_norm") continue;
+    const std::vector<KernelPlan> plans = choice.scheduler->candidates(cx);
+    for (size_t i = 0; i < std::min<size_t>(3, plans.size()); ++i) {
+      const KernelPlan& plan = plans[i];
       Row r;
-      r.what = cs.f.name() + " " + std::string(dtype_name(c.sf.fusion.value(c.ks.operands[0]).dtype));
+      r.what = cs.f.name() + " " + std::string(dtype_name(l.sf.fusion.value(l.ks.operands[0]).dtype));
       for (const auto& [k, v] : cs.sizes) r.what += " " + k + "=" + std::to_string(v);
       r.what += " #" + std::to_string(i) + " (" + plan.params.str() + ")";
       r.est = estimate(cx, plan);
       r.cap = register_cap(plan.params);
       KernelPlan uncapped = plan;
       uncapped.params.min_blocks = 1;
-      const KernelSource a = generate_kernel(c.sf.fusion, c.sf.segments.at(c.si), plan);
+      const KernelSource a = generate_kernel(l.sf.fusion, l.sf.segments.at(l.si), plan);
       const CompiledKernel ka = compile_cuda(a.source, a.name, dev.arch());
       r.capped = ka.ptxas.registers;
       r.spilled = ka.ptxas.spill_store_bytes + ka.ptxas.spill_load_bytes;
       if (uncapped.params.min_blocks != plan.params.min_blocks || r.spilled) {
-        const KernelSource u = generate_kernel(c.sf.fusion, c.sf.segments.at(c.si), uncapped);
+        const KernelSource u = generate_kernel(l.sf.fusion, l.sf.segments.at(l.si), uncapped);
         r.free = compile_cuda(u.source, u.name, dev.arch()).ptxas.registers;
       } else {
         r.free = r.capped;

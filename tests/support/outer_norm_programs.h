@@ -46,4 +46,15 @@ inline Fusion norm_of_transposed_res(DType t) {
   return f;
 }
 
+// A softmax (or log_softmax) over the rows of a transposed view (xt is [H, B] in memory),
+// optionally of x / 8 where a bool mask [B, 1] keeps whole rows (to the outer normalization a
+// column input, held for the whole kernel).
+inline Fusion softmax_of_transposed(DType t, bool log = false, bool mask = false) {
+  Fusion f(log ? "log_softmax_T" : "softmax_T");
+  Tensor x = permute(f.input("xt", t, {Dim::sym("H"), Dim::sym("B")}), {1, 0});
+  if (mask) x = where(f.input("mask", DType::Bool, {Dim::sym("B"), Dim(1)}), x * 0.125, constant(f, -INFINITY, t));
+  f.output(log ? log_softmax(x, 1) : softmax(x, 1));
+  return f;
+}
+
 }  // namespace solder::testing
