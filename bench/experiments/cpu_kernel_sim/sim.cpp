@@ -926,6 +926,16 @@ int main(int argc, char** argv) {
                                                {"threads_per_row=128,rows_per_block=2,prefetch,tickets", 25, 1 << 30}})
           run("group3_" + pr.name + "_H" + std::to_string(h) + "_B" + std::to_string(pin.rows) + "_" + (pin.pin.empty() ? "default" : pin.pin),
               pr.f, Bindings{{"B", pin.rows}, {"H", h}}, std::vector<Layout>{}, std::vector<Layout>{C}, pin.cap, "inner", pin.pin);
+    // W3's member (layer norm + tanh of one of 16 slices of x [B, 16, 256]) at W3's plan.
+    {
+      Fusion f("w3_member");
+      Tensor x = f.input("x", DType::F32, {Dim::sym("B"), 16, 256});
+      f.output(tanh(layer_norm(select(x, 1, 5), 1, f.input("w", DType::F32, {256}), f.input("b", DType::F32, {256}))));
+      for (int64_t rows : {50, 203})
+        for (const std::string pin : {"", "vec=4,threads_per_row=32,rows_per_block=8,persistent_batch=2,prefetch"})
+          run("group3_w3_member_B" + std::to_string(rows) + "_" + (pin.empty() ? "default" : pin), f, Bindings{{"B", rows}},
+              std::vector<Layout>{}, std::vector<Layout>{C}, 1 << 30, "inner", pin);
+    }
     g_group_gx.clear();
   }
   // Norms over the middle axis with staged outputs (x transposed, output contiguous) and staged
