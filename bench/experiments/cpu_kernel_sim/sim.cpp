@@ -13,7 +13,7 @@
 // per block and several, rows within a warp and across warps, the register prefetch with and
 // without tickets (blocks capped so they walk several rows; 13 and 25 rows so tickets are
 // taken), the shared-memory prefetch, weight ring, ldg weights, resident weights, phased rows,
-// recompute, looped rows; `group3_` cases: some of them as a group kernel of three members, each
+// recompute, looped rows; `colvec_` cases: 2-D pointwise plans with column-only inputs; `group3_` cases: some of them as a group kernel of three members, each
 // over fewer blocks than its rows (the stacked launch's shared wave). `innershift_` cases: the inner template's shift plans (norms of a
 // column slice at an odd row stride, tests/support/inner_shift_programs.h's forms over laid-out
 // inputs). `full_` cases: full reductions (sum, amax, var_mean, an epilogue) over every dim of
@@ -573,6 +573,39 @@ int main(int argc, char** argv) {
     run("tall_T_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 300}, {"B", 100}}, std::vector<Layout>{T2, C}, std::vector<Layout>{C}, 1 << 30, "transpose", "tile_rows=128,threads=512,min_blocks=2");
     run("wide_mis_T_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 97}, {"B", 130}}, std::vector<Layout>{Layout{{1, 0}, 0, 1}, Layout{{}, 3, 0}}, std::vector<Layout>{C}, 1 << 30, "transpose", "tile_cols=128,threads=256,min_blocks=2");
     run("conservative_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2, C}, std::vector<Layout>{C}, 1 << 30, "transpose", "vec=1,tile_vec=1,tile_rows=32,min_blocks=1");
+  }
+  // 2-D pointwise plans with column-only inputs (a bias [H], RoPE's c and s of [M, 128], y [M, K]
+  // of x [B, M, K]): the scheduler's plan and a pinned 2-D one, blocks walking one row and
+  // several (gridDim.y capped at 2).
+  {
+    std::ifstream in(SIM_DIR "/../../programs/rope_rotate_half_bf16.fusion");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::vector<std::pair<std::string, Fusion>> progs;
+    for (const std::string tn : {"bf16", "f32"}) {
+      std::string src = text.str();
+      for (size_t at; tn != "bf16" && (at = src.find("bf16[")) != std::string::npos;) src.replace(at, 5, tn + "[");
+      progs.push_back({"rope_" + tn, parse_fusion(src)});
+    }
+    const std::vector<Bindings> rope_sizes{{{"B", 5}, {"M", 7}}, {{"B", 9}, {"M", 3}}};
+    for (const std::string pin : {"", "one_row=0,unroll=1,row_unroll=1"})
+      for (unsigned cap : {~0u, 2u}) {
+        g_grid_cap_y = cap;
+        const std::string tag = (pin.empty() ? std::string("default") : pin) + (cap == 2 ? "_gy2" : "");
+        for (const auto& [name, f] : progs)
+          for (const Bindings& b : rope_sizes)
+            run("colvec_" + name + "_B" + std::to_string(b.at("B")) + "M" + std::to_string(b.at("M")) + "_" + tag, f, b,
+                std::vector<Layout>{}, std::vector<Layout>{C}, 1 << 30, "pointwise", pin);
+        for (DType t : {DType::F32, DType::BF16})
+          for (int64_t h : {1000, 37, 5000})
+            run("colvec_bias_" + std::string(dtype_name(t)) + "_H" + std::to_string(h) + "_" + tag, mul_add_bias(t),
+                Bindings{{"B", 9}, {"H", h}}, std::vector<Layout>{C, C, C}, std::vector<Layout>{C, C}, 1 << 30, "pointwise", pin);
+        for (DType t : {DType::F32, DType::F16})
+          for (int64_t c : {77, 64})
+            run("colvec_mk_" + std::string(dtype_name(t)) + "_C" + std::to_string(c) + "_" + tag, binary(t, Op::Mul, 3, 2),
+                Bindings{{"A", 6}, {"B", 5}, {"C", c}}, std::vector<Layout>{C, C}, std::vector<Layout>{C}, 1 << 30, "pointwise", pin);
+      }
+    g_grid_cap_y = ~0u;
   }
   // The outer_norm template with a General input (seed 7 #068: a layer norm of x + r + pb, x
   // transposed, the residual r along the rows, read element by element; rows too long for the
