@@ -91,32 +91,14 @@ TEST(RegisterModel, InnerHeldRowsAgainstPtxas) {
 // budget's miss (the run then compiles a retry, 0.5-1.8 s for these kernels). Fails where the
 // misses grow past today's.
 TEST(RegisterModel, OuterNormFirstPlansAgainstPtxas) {
-  struct Case {
-    Fusion f;
-    Bindings sizes;
-  };
-  std::vector<Case> cases;
-  for (DType t : {DType::F32, DType::F16, DType::BF16}) {
-    for (const Bindings& b : std::vector<Bindings>{{{"B", 4096}, {"H", 16384}}, {{"B", 2048}, {"H", 8192}}}) {
-      cases.push_back({softmax_of_transposed(t, false, true), b});
-      cases.push_back({softmax_of_transposed(t, true, false), b});
-    }
-    for (const Bindings& b : std::vector<Bindings>{{{"B", 5120}, {"H", 6144}}, {{"B", 64}, {"H", 16384}}}) {
-      cases.push_back({norm_of_transposed(t, false), b});
-      cases.push_back({norm_of_transposed(t, true), b});
-    }
-    cases.push_back({norm_of_transposed_res(t), {{"B", 8192}, {"H", 4097}}});
-    cases.push_back({softmax_over(t, 3, 1, false, true), {{"B", 16}, {"M", 1000}, {"K", 4097}}});
-    cases.push_back({softmax_over(t, 3, 1, true), {{"B", 16}, {"M", 100}, {"K", 64}}});
-  }
   const DeviceInfo dev = h100_profile();
   int plans = 0, misses = 0;
-  for (const Case& cs : cases) {
-    const Lowered l = lowered(cs.f, cs.sizes);
+  for (const auto& [f, sizes] : outer_norm_register_corpus()) {
+    const Lowered l = lowered(f, sizes);
     const ScheduleContext cx{l.sf.fusion, l.sf.segments.at(l.si), l.si, l.ks, l.facts, dev};
     const SchedulerChoice choice = choose_scheduler(cx);
-    std::string what = cs.f.name() + " " + std::string(dtype_name(l.sf.fusion.value(l.ks.operands[0]).dtype));
-    for (const auto& [k, v] : cs.sizes) what += " " + k + "=" + std::to_string(v);
+    std::string what = f.name() + " " + std::string(dtype_name(l.sf.fusion.value(l.ks.operands[0]).dtype));
+    for (const auto& [k, v] : sizes) what += " " + k + "=" + std::to_string(v);
     if (std::string(choice.scheduler->name()) != "outer_norm") continue;  // f32 rows of 8192: inner, staged
     const KernelPlan plan = choice.scheduler->candidates(cx).front();
     const KernelSource src = generate_kernel(l.sf.fusion, l.sf.segments.at(l.si), plan);

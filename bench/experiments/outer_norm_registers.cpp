@@ -4,7 +4,7 @@
 // register cap (a spill: the scheduler's held-row budget missed) and without one, beside an
 // estimate by parts (fixed, held rows, column inputs, statistics). Results and what they say:
 // docs/perf-notes.md (2026-12-03, CPU), raw table docs/results/2026-12-03/cpu/outer_norm_registers.txt.
-// Not part of the build; after scripts/setup.sh (about 4 minutes, about 170 NVRTC compiles):
+// Not part of the build; after scripts/setup.sh (about 3 minutes, about 140 NVRTC compiles):
 //   W=$PWD; g++ -std=gnu++20 -O1 -DNDEBUG -DFMT_HEADER_ONLY=1 -I$W/src -I$W/include -I$W/tests \
 //     -isystem /usr/local/cuda/include $W/bench/experiments/outer_norm_registers.cpp $W/build/libsolder.a \
 //     -L/usr/local/cuda/lib64 -lnvrtc -ldl -lpthread -o /tmp/outer_norm_registers && /tmp/outer_norm_registers
@@ -75,24 +75,6 @@ int register_cap(const KernelParams& p) {
 // a middle axis: each compiled at its cap (a spill: the model's miss where it let the plan
 // through) and without one.
 int main() {
-  struct Case {
-    Fusion f;
-    Bindings sizes;
-  };
-  std::vector<Case> cases;
-  for (DType t : {DType::F32, DType::F16, DType::BF16}) {
-    for (Bindings b : std::vector<Bindings>{{{"B", 4096}, {"H", 16384}}, {{"B", 8192}, {"H", 3000}}, {{"B", 2048}, {"H", 8192}}}) {
-      cases.push_back({softmax_of_transposed(t, false, true), b});
-      cases.push_back({softmax_of_transposed(t, true, false), b});
-    }
-    for (Bindings b : std::vector<Bindings>{{{"B", 5120}, {"H", 6144}}, {{"B", 64}, {"H", 16384}}, {{"B", 8192}, {"H", 1600}}}) {
-      cases.push_back({norm_of_transposed(t, false), b});
-      cases.push_back({norm_of_transposed(t, true), b});
-    }
-    cases.push_back({norm_of_transposed_res(t), {{"B", 8192}, {"H", 4097}}});
-    cases.push_back({softmax_over(t, 3, 1, false, true), {{"B", 16}, {"M", 1000}, {"K", 4097}}});
-    cases.push_back({softmax_over(t, 3, 1, true), {{"B", 16}, {"M", 100}, {"K", 64}}});
-  }
   const DeviceInfo dev = h100_profile();
   struct Row {
     std::string what;
@@ -100,8 +82,8 @@ int main() {
     int cap = 0, capped = 0, spilled = 0, free = 0;
   };
   std::vector<Row> rows;
-  for (const Case& cs : cases) {
-    const Lowered l = lowered(cs.f, cs.sizes);
+  for (const auto& [f, sizes] : outer_norm_register_corpus()) {
+    const Lowered l = lowered(f, sizes);
     const ScheduleContext cx{l.sf.fusion, l.sf.segments.at(l.si), l.si, l.ks, l.facts, dev};
     const SchedulerChoice choice = choose_scheduler(cx);
     if (std::string(choice.scheduler->name()) != "outer_norm") continue;
@@ -109,8 +91,8 @@ int main() {
     for (size_t i = 0; i < std::min<size_t>(3, plans.size()); ++i) {
       const KernelPlan& plan = plans[i];
       Row r;
-      r.what = cs.f.name() + " " + std::string(dtype_name(l.sf.fusion.value(l.ks.operands[0]).dtype));
-      for (const auto& [k, v] : cs.sizes) r.what += " " + k + "=" + std::to_string(v);
+      r.what = f.name() + " " + std::string(dtype_name(l.sf.fusion.value(l.ks.operands[0]).dtype));
+      for (const auto& [k, v] : sizes) r.what += " " + k + "=" + std::to_string(v);
       r.what += " #" + std::to_string(i) + " (" + plan.params.str() + ")";
       r.est = estimate(cx, plan);
       r.cap = register_cap(plan.params);

@@ -2,6 +2,8 @@
 // Normalizations over a non-innermost axis (the outer persistent normalization's programs): the
 // CPU tier checks their plans and compiles, the GPU tier runs them against the reference.
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "solder/fusion.h"
 
@@ -55,6 +57,27 @@ inline Fusion softmax_of_transposed(DType t, bool log = false, bool mask = false
   if (mask) x = where(f.input("mask", DType::Bool, {Dim::sym("B"), Dim(1)}), x * 0.125, constant(f, -INFINITY, t));
   f.output(log ? log_softmax(x, 1) : softmax(x, 1));
   return f;
+}
+
+// The register budget's corpus (register_model_test, bench/experiments/outer_norm_registers.cpp):
+// normalizations over transposed views and over a middle axis, f32/f16/bf16, at sizes where the
+// outer_norm scheduler holds rows (and one where f32's rows go to the inner scheduler, staged).
+inline std::vector<std::pair<Fusion, Bindings>> outer_norm_register_corpus() {
+  std::vector<std::pair<Fusion, Bindings>> out;
+  for (DType t : {DType::F32, DType::F16, DType::BF16}) {
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 4096}, {"H", 16384}}, {{"B", 2048}, {"H", 8192}}}) {
+      out.emplace_back(softmax_of_transposed(t, false, true), b);
+      out.emplace_back(softmax_of_transposed(t, true, false), b);
+    }
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 5120}, {"H", 6144}}, {{"B", 64}, {"H", 16384}}}) {
+      out.emplace_back(norm_of_transposed(t, false), b);
+      out.emplace_back(norm_of_transposed(t, true), b);
+    }
+    out.emplace_back(norm_of_transposed_res(t), Bindings{{"B", 8192}, {"H", 4097}});
+    out.emplace_back(softmax_over(t, 3, 1, false, true), Bindings{{"B", 16}, {"M", 1000}, {"K", 4097}});
+    out.emplace_back(softmax_over(t, 3, 1, true), Bindings{{"B", 16}, {"M", 100}, {"K", 64}});
+  }
+  return out;
 }
 
 }  // namespace solder::testing
