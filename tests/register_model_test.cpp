@@ -97,9 +97,9 @@ TEST(RegisterModel, OuterNormFirstPlansAgainstPtxas) {
     const Lowered l = lowered(f, sizes);
     const ScheduleContext cx{l.sf.fusion, l.sf.segments.at(l.si), l.si, l.ks, l.facts, dev};
     const SchedulerChoice choice = choose_scheduler(cx);
+    if (std::string(choice.scheduler->name()) != "outer_norm") continue;  // f32 rows of 8192: inner, staged
     std::string what = f.name() + " " + std::string(dtype_name(l.sf.fusion.value(l.ks.operands[0]).dtype));
     for (const auto& [k, v] : sizes) what += " " + k + "=" + std::to_string(v);
-    if (std::string(choice.scheduler->name()) != "outer_norm") continue;  // f32 rows of 8192: inner, staged
     const KernelPlan plan = choice.scheduler->candidates(cx).front();
     const KernelSource src = generate_kernel(l.sf.fusion, l.sf.segments.at(l.si), plan);
     const CompiledKernel k = compile_cuda(src.source, src.name, dev.arch());
