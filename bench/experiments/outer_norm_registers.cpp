@@ -62,12 +62,6 @@ OuterNormRegisters estimate(const ScheduleContext& cx, const KernelPlan& plan) {
   return r;
 }
 
-// The registers a plan may take at its cap: 64K over the threads an SM keeps, in steps of 8.
-int register_cap(const KernelParams& p) {
-  const int resident = p.threads * std::max(1, p.min_blocks);
-  return std::min(255, 65536 / resident / 8 * 8);
-}
-
 }  // namespace
 
 // The outer_norm scheduler's model against ptxas over its first candidates (the plan a run
@@ -95,7 +89,7 @@ int main() {
       for (const auto& [k, v] : sizes) r.what += " " + k + "=" + std::to_string(v);
       r.what += " #" + std::to_string(i) + " (" + plan.params.str() + ")";
       r.est = estimate(cx, plan);
-      r.cap = register_cap(plan.params);
+      r.cap = std::min(dev.max_regs_per_thread, dev.register_cap(int64_t{plan.params.threads} * std::max(1, plan.params.min_blocks)));
       KernelPlan uncapped = plan;
       uncapped.params.min_blocks = 1;
       const KernelSource a = generate_kernel(l.sf.fusion, l.sf.segments.at(l.si), plan);

@@ -297,6 +297,7 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
     if (reinterpret_cast<long (*)()>(dlsym(h, "sim_params_words"))() != static_cast<long>(params.size()))
       throw Error("sim: the kernel's Params is not the packed parameters' size");
     std::vector<int64_t> blob(M + 1 + M, 0);
+    member_scratch.reserve(M);
     for (int m = 0; m < M; ++m) {
       std::vector<Buffer> mb = bufs;
       std::vector<int64_t> mp = params;
