@@ -318,3 +318,25 @@ TEST(HorizontalFusion, GroupKernelOfMembersOfDifferentSizesCompiles) {
   EXPECT_EQ(kernel_launches(records), 1) << ex.explain({{37, 5, 77}});
   for (const auto& k : sources) EXPECT_EQ(k.spill_bytes, 0) << k.name;
 }
+
+// Small pointwise kernels over inputs of different shapes plan one thread count, so they stack
+// (the GPU test of the same program caught single rows taking their own thread counts).
+TEST(HorizontalFusion, SmallPointwiseKernelsOfDifferentShapesStack) {
+  Fusion f = parse_fusion(R"(fusion pw {
+  input x1: f32[A, 33]
+  input x2: f32[7, C]
+  input x3: f32[1, 513]
+  y1 = tanh(x1)
+  y2 = tanh(x2)
+  y3 = tanh(x3)
+  output y1
+  output y2
+  output y3
+}
+)");
+  Executor ex(f);
+  const std::vector<std::vector<int64_t>> shapes = {{1000, 33}, {7, 1}, {1, 513}};
+  const auto records = ex.compile_for(shapes);
+  ASSERT_EQ(kernel_launches(records), 1) << ex.explain(shapes);
+  EXPECT_EQ(records.front().name.rfind("solder_group3_", 0), 0u) << records.front().name;
+}

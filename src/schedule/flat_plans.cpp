@@ -389,8 +389,10 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
   // 2-D plans without a recorded choice: the row's passes evenly filled (even_pass_threads; the
   // choice of one row of R x C above compared against kFlatThreads, as measured). Full
   // reductions' blocks are one resident wave, so there a last pass of a few vectors idles its
-  // blocks' share of the device outright.
-  const bool two_d = plan.shape.category == KernelCategory::Pointwise || (plan.shape.category == KernelCategory::Full && cx.facts.R > 1);
+  // blocks' share of the device outright. A single row's blocks stride over its elements: only
+  // its last block has a last pass, and small single rows keep one thread count, so that
+  // horizontal fusion can stack them as one kernel.
+  const bool two_d = cx.facts.R > 1 && (plan.shape.category == KernelCategory::Pointwise || plan.shape.category == KernelCategory::Full);
   if (!pick && two_d)
     for (KernelPlan& c : out)
       if (!c.params.one_row && c.params.unroll == 1 && c.params.threads == kFlatThreads)
