@@ -264,6 +264,23 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       }
   };
   const bool rows_in_flight = P.row_unroll > 1 && !one_row;
+  // Column vectors once per thread: a 2-D pointwise block takes one pass of THREADS x VEC
+  // columns (launch_grid: a block per pass) down gridDim.y-strided rows, so an operand that
+  // varies along the columns only ([H], [1, M, K] of [B, M, K]) is the same vector in every row
+  // it takes; loaded before the row loop, not again per row (L1 or L2 traffic and load slots).
+  // Not for phased rows (each row at its own phase), unrolled chunks or a pad's window.
+  if (!one_row && !rows_in_flight && !phased && !full && P.unroll == 1) {
+    bool any = false;
+    for (int k : ins)
+      if (w.vectorized(k) && w.op(k).access == Access::Col && !w.shifted(k) && w.window_dim(w.op(k).value) < 0) {
+        if (!any) c += "  const i64 bcol0 = ((i64)blockIdx.x * THREADS + threadIdx.x) * VEC;\n";
+        any = true;
+        const std::string name = "bv" + num(k);
+        c += "  " + w.in_vec_type(k) + " " + name + " = {};\n";
+        c += "  if (bcol0 + VEC <= C) " + name + " = " + w.vector_load(k, "0", "bcol0") + ";\n";
+        w.block_vectors[k] = name;
+      }
+  }
   if (!one_row && !rows_in_flight) {
     c += "  for (i64 row = blockIdx.y; row < R; row += gridDim.y) {\n";
     row_setup(2);

@@ -488,6 +488,10 @@ struct Writer {
   void vector_loads(const std::vector<int>& ks_in, int ind, const std::string& row, const std::string& col0) {
     for (int k : ks_in) {
       if (!vectorized(k)) continue;
+      if (auto it = block_vectors.find(k); it != block_vectors.end()) {
+        code += I(ind) + "const " + in_vec_type(k) + " in" + num(k) + " = " + it->second + ";\n";
+        continue;
+      }
       if (inner_shifted(k) && row == "rowc") {
         const std::string kk = num(k), sh = "sh" + kk;
         code += I(ind) + in_vec_type(k) + " in" + kk + ";\n" + I(ind) + "{\n" + I(ind + 1) + in_vec_type(k) + " lo, hi;\n";
@@ -510,6 +514,8 @@ struct Writer {
   std::string vector_pair(int k) const { return "in" + num(k) + ".e[j2]"; }
   // Inputs that do not vary inside the element loop, loaded once where hoisted (see write_flat).
   std::map<int, std::string> hoisted;  // operand slot -> variable
+  // Column vectors a thread loads once for every row it takes (see write_flat): slot -> variable.
+  std::map<int, std::string> block_vectors;
 
   void scalar_loads(const std::vector<int>& ks_in, int ind, const std::string& row, const std::string& col, bool all) {
     for (int k : ks_in) {

@@ -15,6 +15,9 @@ extern "C" __global__ void __launch_bounds__(128) solder_pw_cast_add_gelu_tanh_0
   const u16* __restrict__ P1 = (const u16*)p.ptr[1];
   u16* __restrict__ P2 = (u16*)p.ptr[2];
   const i64 R = p.R, C = p.C;
+  const i64 bcol0 = ((i64)blockIdx.x * THREADS + threadIdx.x) * VEC;
+  Vec<unsigned, 4> bv1 = {};
+  if (bcol0 + VEC <= C) bv1 = ld_vec<unsigned, 4>((const unsigned*)(P1 + bcol0));
   for (i64 row = blockIdx.y; row < R; row += gridDim.y) {
     for (i64 chunk = blockIdx.x; chunk * (THREADS * UNROLL * VEC) < C; chunk += gridDim.x) {
 #pragma unroll
@@ -22,7 +25,7 @@ extern "C" __global__ void __launch_bounds__(128) solder_pw_cast_add_gelu_tanh_0
         const i64 col0 = ((chunk * UNROLL + u) * THREADS + threadIdx.x) * VEC;
         if (col0 + VEC <= C) {
           const Vec<unsigned, 4> in0 = ld_vec<unsigned, 4>((const unsigned*)(P0 + (row) * p.ld[0] + col0));
-          const Vec<unsigned, 4> in1 = ld_vec<unsigned, 4>((const unsigned*)(P1 + col0));
+          const Vec<unsigned, 4> in1 = bv1;
           Vec<u16, 8> out2;
           unsigned p5[VEC / 2];
 #pragma unroll

@@ -10,7 +10,7 @@ bash scripts/build_patched.sh cand '' _solder solder_cli gpu_executor_test gpu_h
 bash scripts/build_archive.sh prev _solder solder_cli || exit 1
 echo "built at ${SECONDS}s" | tee $R/times.txt
 for b in cand prev; do
-  SOLDER=/tmp/$b/build/solder SOLDER_CACHE_DIR=/tmp/gc-$b timeout 80 bash bench/experiments/plan_grid.sh docs/results/2026-12-03/next/call155_grid.txt | grep -v "^|--\|^| case" | sed "s/(scheduler)/$b/; s/| \([a-z_]*=[^|]*\) |/| \1 $b |/" >> $R/grid.md
+  SOLDER=/tmp/$b/build/solder SOLDER_CACHE_DIR=/tmp/gc-$b timeout 80 bash bench/experiments/plan_grid.sh docs/results/2026-12-03/call155/call155_grid.txt | grep -v "^|--\|^| case" | sed "s/(scheduler)/$b/; s/| \([a-z_]*=[^|]*\) |/| \1 $b |/" >> $R/grid.md
 done
 printf 'w3_split_stack|B=1024|\nw3_combined|B=1024|\n' > /tmp/w3grid.txt
 for b in cand prev cand prev; do
