@@ -180,13 +180,15 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Kernel
   PreparedKernel least;  // the candidate that spilled least, where all do
   int compiles = 0;
   // The first candidate compiles alone where cores are few (it fits, mostly); with 4 or more,
-  // its first fallback compiles beside it, as a spill cost a whole second ptxas round (first
-  // calls of programs that retried: median 416-675 ms against 124-189 ms for the rest, seeds 15
-  // and 16 on the H100's host). After a spill the next ones compile side by side, a batch at a
-  // time, and are judged in order: a retry chain of five plans took one ptxas run after another
-  // (2.4 s for seed 6 #011's first call).
+  // the scheduler's first few (Scheduler::compiles_at_once: the first fallback, or more where
+  // first plans often spill) compile beside it, as a spill cost a whole second ptxas round
+  // (first calls of programs that retried: median 416-675 ms against 124-189 ms for the rest,
+  // seeds 15 and 16 on the H100's host). After a spill the next ones compile side by side, a
+  // batch at a time, and are judged in order, so the plan chosen never depends on the batches:
+  // a retry chain of five plans took one ptxas run after another (2.4 s for seed 6 #011's
+  // first call).
   const int width = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
-  const int first = width >= 4 ? 2 : 1;
+  const int first = width >= 4 ? std::clamp(choice.scheduler->compiles_at_once(), 1, width) : 1;
   // A rejected candidate as explain lists it: its params, and the operands it stages (which the
   // params do not show: a staged plan and its in-place fallback print alike).
   auto described = [&](const KernelPlan& plan) {
