@@ -367,7 +367,8 @@ std::string KernelPlan::key() const {
   for (int d : shape.dim_order) s += std::to_string(d) + ",";
   s += "|ops=";
   for (const auto& o : operands)
-    s += std::to_string(o.value) + ":" + access_name(o.access) + (o.rows_by_dim ? "/dims" : "") + (o.segments ? "/seg" : "") + ",";
+    s += std::to_string(o.value) + ":" + access_name(o.access) + (o.rows_by_dim ? "/dims" : "") + (o.segments ? "/seg" : "") +
+         (o.col_stride ? "/s" + std::to_string(o.col_stride) : "") + ",";
   if (shape.category == KernelCategory::Transpose) {
     const TileDims& t = shape.tile;
     s += "|tile=" + std::to_string(t.row_lo) + "-" + std::to_string(t.row_hi) + "," + std::to_string(t.col_lo) + "-" +
@@ -530,7 +531,8 @@ void KernelPlan::validate() const {
 std::string KernelPlan::describe(const Fusion& f) const {
   std::string s = name + " (" + kernel_category_name(shape.category) + ")\n    params: " + params.str() + "\n    operands:";
   for (const auto& o : operands)
-    s += " " + f.value(o.value).name + (o.is_output ? "(out," : "(in,") + access_name(o.access) + (o.rows_by_dim ? "/dims" : "") + (o.segments ? "/seg" : "") + ")";
+    s += " " + f.value(o.value).name + (o.is_output ? "(out," : "(in,") + access_name(o.access) + (o.rows_by_dim ? "/dims" : "") + (o.segments ? "/seg" : "") +
+         (o.col_stride ? "/s" + std::to_string(o.col_stride) : "") + ")";
   return s;
 }
 
