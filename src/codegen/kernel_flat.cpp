@@ -314,7 +314,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       } else {
         w.vector_loads(ins, ind, "row", "col0");
       }
-      if (!crossing && !two_rows && !phased && !one_row) w.strided_loads(ins, ind);
+      if (!loaded && !crossing && !two_rows && !phased && !one_row) w.strided_loads(ins, ind);
       w.store_decls(elem_outs, ind);
     }
     if (selecting) {

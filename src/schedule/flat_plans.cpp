@@ -401,6 +401,11 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
     for (KernelPlan& c : out)
       if (!c.params.one_row && c.params.unroll == 1 && c.params.threads == kFlatThreads)
         c.params.threads = even_pass_threads(c.params, cx.facts, cx.device);
+  // Strided columns' spans are the 2-D vector path's (Writer::strided_vec): one row of R x C
+  // and phased rows read those inputs element by element.
+  for (KernelPlan& c : out)
+    if (c.params.one_row || c.params.col_vec)
+      for (OperandPlan& o : c.operands) o.col_stride = 0;
   // Rows in flight for the first plan where it is a 2-D one (above); the plan as it was after
   // it (the fallback where the rows' loads spill).
   if (!pick)
