@@ -18,8 +18,10 @@
 #include "segment/segment.h"
 #include "solder/error.h"
 #include "solder/executor.h"
+#include "support/flat_programs.h"
 
 using namespace solder;
+using solder::testing::tanh_of_three_shapes;
 
 namespace {
 
@@ -322,18 +324,7 @@ TEST(HorizontalFusion, GroupKernelOfMembersOfDifferentSizesCompiles) {
 // Small pointwise kernels over inputs of different shapes plan one thread count, so they stack
 // (the GPU test of the same program caught single rows taking their own thread counts).
 TEST(HorizontalFusion, SmallPointwiseKernelsOfDifferentShapesStack) {
-  Fusion f = parse_fusion(R"(fusion pw {
-  input x1: f32[A, 33]
-  input x2: f32[7, C]
-  input x3: f32[1, 513]
-  y1 = tanh(x1)
-  y2 = tanh(x2)
-  y3 = tanh(x3)
-  output y1
-  output y2
-  output y3
-}
-)");
+  const Fusion f = tanh_of_three_shapes();
   Executor ex(f);
   const std::vector<std::vector<int64_t>> shapes = {{1000, 33}, {7, 1}, {1, 513}};
   const auto records = ex.compile_for(shapes);

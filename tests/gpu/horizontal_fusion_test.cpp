@@ -12,6 +12,7 @@
 #include "ops/workloads.h"
 #include "programs/run_inputs.h"
 #include "solder/reference.h"
+#include "support/flat_programs.h"
 
 using namespace solder;
 using namespace solder::gpu_testing;
@@ -105,18 +106,7 @@ TEST(GpuHorizontalFusion, SlicesOfDifferentSizesAndOffsets) {
 // Small pointwise kernels of one structure over inputs of different shapes: one launch.
 TEST(GpuHorizontalFusion, PointwiseMembersOfDifferentShapes) {
   SKIP_WITHOUT_GPU();
-  Fusion f = parse_fusion(R"(fusion pw {
-  input x1: f32[A, 33]
-  input x2: f32[7, C]
-  input x3: f32[1, 513]
-  y1 = tanh(x1)
-  y2 = tanh(x2)
-  y3 = tanh(x3)
-  output y1
-  output y2
-  output y3
-}
-)");
+  const Fusion f = solder::testing::tanh_of_three_shapes();
   for (Layout l : {Layout::Contiguous, Layout::Misaligned, Layout::Transposed}) {
     bool stacked = false;
     const int k = check(f, {{1000, 33}, {7, 1}, {1, 513}}, l, "pointwise", &stacked);

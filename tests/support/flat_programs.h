@@ -24,6 +24,17 @@ inline Fusion masked(DType t, const std::vector<std::string>& m_dims) {
   return f;
 }
 
+// tanh of three inputs of different shapes ([A, 33], [7, C], [1, 513]): small pointwise kernels
+// of one structure, which horizontal fusion stacks as one launch.
+inline Fusion tanh_of_three_shapes() {
+  Fusion f("pw");
+  for (const Shape& s : {Shape{Dim::sym("A"), Dim(33)}, Shape{Dim(7), Dim::sym("C")}, Shape{Dim(1), Dim(513)}}) {
+    const std::string name = "x" + std::to_string(f.inputs().size() + 1);
+    f.output(tanh(f.input(name, DType::F32, s)));
+  }
+  return f;
+}
+
 // sigmoid(x[:, 0::S]) * x[:, 1::S] of x [B, S * N] (the sweep's strided_slice at S = 2): both
 // inputs' columns at stride S.
 inline Fusion strided_pair(DType t, int64_t s, int64_t n) {
