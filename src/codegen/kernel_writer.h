@@ -529,8 +529,8 @@ struct Writer {
   // The chunk's strided spans at hand (strided_loads): slot -> its name; scalar_loads takes each
   // element from it where the row's phase allowed the load.
   std::map<int, std::string> strided_spans;
-  // A vector chunk's strided inputs at col0 (strided_vec): each span loads from the aligned
-  // vector at or below the chunk's first element, where that lies within the row's elements
+  // A vector chunk's strided inputs at col0 (strided_vec): each span loads from the 16-byte
+  // boundary at or below the chunk's first element, where that lies within the row's elements
   // (the phase below S, and the span inside [0, C) of the operand's columns); the element loop
   // picks every S-th element from the phase (a select among S constant indices), else it
   // loads the element itself.
@@ -544,7 +544,8 @@ struct Writer {
       code += I(ind) + "union { Vec<unsigned, 4> v[" + num(pieces) + "]; " + t + " e[VEC * " + sn + "]; } " + n + ";\n";
       code += I(ind) + "unsigned ph" + kk + ";\n" + I(ind) + "bool ok" + kk + ";\n" + I(ind) + "{\n";
       code += I(ind + 1) + "const " + t + "* a = " + ptr(k) + " + " + offset(k, "row", "col0") + ";\n";
-      code += I(ind + 1) + "ph" + kk + " = (unsigned)((unsigned long long)a / sizeof(" + t + ")) & (VEC * " + sn + " - 1);\n";
+      // Elements past the 16-byte boundary at or below a: the span starts there.
+      code += I(ind + 1) + "ph" + kk + " = (unsigned)((unsigned long long)a / sizeof(" + t + ")) & (16 / sizeof(" + t + ") - 1);\n";
       code += I(ind + 1) + "ok" + kk + " = ph" + kk + " < " + sn + " && col0 * " + sn + " >= (i64)ph" + kk + " && (col0 + VEC) * " + sn +
               " - (i64)ph" + kk + " <= (C - 1) * " + sn + " + 1;\n";
       code += I(ind + 1) + "if (ok" + kk + ") {\n";
