@@ -37,9 +37,7 @@ Fusion full_reduction(DType t, bool use_mean) {
 std::string operand_text(const Scheduled& c, const Fusion&) { return c.plan.key(); }
 
 std::string access_of(const Scheduled& c, int operand) {
-  const OperandPlan& o = c.plan.operands.at(operand);
-  return std::string(access_name(o.access)) + (o.rows_by_dim ? "/dims" : "") + (o.segments ? "/seg" : "") +
-         (o.col_stride ? "/s" + std::to_string(o.col_stride) : "");
+  return access_text(c.plan.operands.at(operand));
 }
 
 }  // namespace

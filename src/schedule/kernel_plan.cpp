@@ -20,6 +20,11 @@ const char* access_name(Access a) {
   return "?";
 }
 
+std::string access_text(const OperandPlan& o) {
+  return std::string(access_name(o.access)) + (o.rows_by_dim ? "/dims" : "") + (o.segments ? "/seg" : "") +
+         (o.col_stride ? "/s" + std::to_string(o.col_stride) : "");
+}
+
 std::string KernelParams::str() const {
   std::string s = "vec=" + std::to_string(vec) + " threads=" + std::to_string(threads);
   if (threads_per_row)
@@ -367,8 +372,7 @@ std::string KernelPlan::key() const {
   for (int d : shape.dim_order) s += std::to_string(d) + ",";
   s += "|ops=";
   for (const auto& o : operands)
-    s += std::to_string(o.value) + ":" + access_name(o.access) + (o.rows_by_dim ? "/dims" : "") + (o.segments ? "/seg" : "") +
-         (o.col_stride ? "/s" + std::to_string(o.col_stride) : "") + ",";
+    s += std::to_string(o.value) + ":" + access_text(o) + ",";
   if (shape.category == KernelCategory::Transpose) {
     const TileDims& t = shape.tile;
     s += "|tile=" + std::to_string(t.row_lo) + "-" + std::to_string(t.row_hi) + "," + std::to_string(t.col_lo) + "-" +
@@ -531,8 +535,7 @@ void KernelPlan::validate() const {
 std::string KernelPlan::describe(const Fusion& f) const {
   std::string s = name + " (" + kernel_category_name(shape.category) + ")\n    params: " + params.str() + "\n    operands:";
   for (const auto& o : operands)
-    s += " " + f.value(o.value).name + (o.is_output ? "(out," : "(in,") + access_name(o.access) + (o.rows_by_dim ? "/dims" : "") + (o.segments ? "/seg" : "") +
-         (o.col_stride ? "/s" + std::to_string(o.col_stride) : "") + ")";
+    s += " " + f.value(o.value).name + (o.is_output ? "(out," : "(in,") + access_text(o) + ")";
   return s;
 }
 

@@ -153,6 +153,9 @@ struct OperandPlan {
   int col_stride = 0;
 };
 
+// An operand's access as plans print it (key, explain): `row/dims`, `full/dims/seg`, `general/s2`.
+std::string access_text(const OperandPlan& o);
+
 // One row of R x C whose rows are not vec-aligned (one_row, col_vec=1): a full/dims operand not
 // in runs at the flat index (segments) is read element by element, its vectors not starting at
 // its rows' starts.
