@@ -55,6 +55,7 @@ struct Dim3 { unsigned x = 0, y = 0, z = 0; };
 #include "exec/view_meta.h"
 #include "solder/error.h"
 #include "../../../tests/support/row_unroll_programs.h"
+#include "../../../tests/support/flat_programs.h"
 #include "../../../tests/support/shift_programs.h"
 #include "../../../tests/support/symbolic_cat_programs.h"
 
@@ -756,9 +757,7 @@ int main(int argc, char** argv) {
     const std::string tn(dtype_name(t));
     for (int64_t s : {2, 3, 4})
       for (int64_t n : {2048, 1000, 37}) {
-        Fusion f("strided");
-        Tensor x = f.input("x", t, {Dim::sym("B"), Dim(s * n)});
-        f.output(sigmoid(slice(x, 1, 0, s * n, s)) * slice(x, 1, 1, s * n, s));
+        const Fusion f = strided_pair(t, s, n);
         for (const Layout& l : {Layout{}, Layout{{}, 0, 1}, Layout{{}, 3, 0}, Layout{{}, 1, 3}})
           run("strided_s" + std::to_string(s) + "_n" + std::to_string(n) + "_pad" + std::to_string(l.pad) + "_mis" +
                   std::to_string(l.mis) + "_" + tn,
