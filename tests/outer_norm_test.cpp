@@ -18,6 +18,7 @@
 #include "runtime/device_info.h"
 #include "schedule/launch_grid.h"
 #include "schedule/scheduler.h"
+#include "schedule/stages.h"
 #include "solder/error.h"
 #include "solder/executor.h"
 #include "solder/reference.h"
@@ -443,6 +444,7 @@ TEST(OuterNormKernels, PinnedClusterAndStagedPlansCompile) {
 // The GPU tier's pinned plans (tests/gpu/outer_norm_test.cpp, PinnedClusterPlans) are valid
 // and compile for every dtype and layout's alignment (some may spill: pinned plans run anyway).
 TEST(OuterNormKernels, GpuTierPinnedPlansAreValid) {
+  auto masked = [](DType t) { return solder::testing::softmax_of_transposed(t, false, true); };
   struct Case {
     std::function<Fusion(DType)> make;
     Bindings sizes;
@@ -460,10 +462,18 @@ TEST(OuterNormKernels, GpuTierPinnedPlansAreValid) {
       {[](DType t) { return norm_of_transposed(t, false); }, {{"B", 130}, {"H", 1001}}, "cluster=16,staged=0"},
       {[](DType t) { return norm_of_transposed(t, true); }, {{"B", 96}, {"H", 5000}}, "cluster=8,persistent_batch=0,unroll=4,staged"},
       {[](DType t) { return norm_of_transposed(t, true); }, {{"B", 96}, {"H", 5000}}, "cluster=1,persistent_batch=0,unroll=2"},
+      // HeldCuts: held rows holding the masked input.
+      {masked, {{"B", 100}, {"H", 1000}}, "threads=256,rows_per_block=64,persistent_batch=16,min_blocks=1,cluster=1,staged=0,scheduler=outer_norm"},
+      {masked, {{"B", 100}, {"H", 1000}}, "threads=256,rows_per_block=64,persistent_batch=16,smem_rows=10,min_blocks=1,cluster=1,staged=0,scheduler=outer_norm"},
+      {masked, {{"B", 100}, {"H", 1000}}, "threads=256,rows_per_block=64,persistent_batch=16,min_blocks=1,cluster=1,staged=1,scheduler=outer_norm"},
+      {masked, {{"B", 100}, {"H", 1000}}, "vec=1,threads=128,rows_per_block=64,persistent_batch=16,min_blocks=1,cluster=1,staged=0,scheduler=outer_norm"},
+      {masked, {{"B", 100}, {"H", 1000}}, "threads=256,rows_per_block=32,persistent_batch=8,cluster=4,staged=0,scheduler=outer_norm"},
   };
   for (DType t : {DType::F32, DType::F16, DType::BF16})
     for (const Case& cs : cases)
       for (bool misaligned : {false, true}) {
+        // smem_rows copies 4-16-byte vectors: not f32's 32 bytes nor a misaligned input's elements.
+        if ((t == DType::F32 || misaligned) && cs.plan.find("smem_rows") != std::string::npos) continue;
         const Fusion f = cs.make(t);
         const Lowered l = lowered(f, cs.sizes, misaligned);
         const std::string what = f.name() + " " + std::string(dtype_name(t)) + " [" + cs.plan + "]" + (misaligned ? " misaligned" : "");
@@ -594,4 +604,45 @@ TEST(OuterNormScheduler, SpillingHeldRowsRetryInSharedMemory) {
     held |= r.params.find("persistent_batch=") != std::string::npos;
   }
   EXPECT_TRUE(held) << "held rows, not the re-read form";
+}
+
+// Held cuts (schedule/stages.h): a softmax of a scaled, rounded and masked f16 over a transposed
+// view (seed 42 #036) holds the masked f16 values, computed once as the rows load; no pass
+// multiplies by the scale again. A layer norm of x + r (two inputs into one value) and one of
+// x widened to f32 (a wider value) have none. The kernels compile without spills.
+TEST(OuterNormKernels, HeldRowsHoldTheMaskedInput) {
+  using solder::testing::softmax_of_transposed;
+  for (DType t : {DType::F16, DType::BF16, DType::F32}) {
+    const Fusion f = softmax_of_transposed(t, false, true);
+    const Lowered l = lowered(f, {{"B", 4096}, {"H", 16384}});
+    const StagePlan sp = plan_stages(l.sf.fusion, l.sf.segments.at(l.si), l.ks, false, false);
+    std::vector<int> ins;
+    for (int v : l.sf.segments.at(l.si).inputs)
+      if (l.sf.fusion.value(v).dtype == t) ins.push_back(v);
+    const std::vector<HeldCut> cuts = held_cuts(l.sf.fusion, l.sf.segments.at(l.si), sp, ins);
+    ASSERT_EQ(cuts.size(), 1u) << dtype_name(t);
+    const Node& n = l.sf.fusion.nodes()[l.sf.fusion.value(cuts[0].value).producer];
+    EXPECT_EQ(n.op, Op::Where) << dtype_name(t);
+
+    Executor ex(f);
+    std::vector<KernelSourceInfo> sources;
+    for (const auto& r : ex.compile_for(resolve_input_shapes(f, {}, {{"B", 4096}, {"H", 16384}}), &sources)) {
+      EXPECT_EQ(r.spill_bytes, 0) << r.params;
+      EXPECT_NE(r.params.find("persistent_batch="), std::string::npos) << r.params;
+    }
+    ASSERT_EQ(sources.size(), 1u);
+    const std::string& src = sources[0].source;
+    const size_t pass0 = src.find("// Pass 0");
+    ASSERT_NE(src.find("holds v" + std::to_string(cuts[0].value)), std::string::npos) << dtype_name(t);
+    EXPECT_LT(src.find("holds v"), pass0);
+    EXPECT_EQ(src.find("__fmul_rn", pass0), std::string::npos) << dtype_name(t) << ": the scale again after the cut";
+  }
+  for (DType t : {DType::F16, DType::F32}) {
+    for (const Fusion& f : {norm_of_transposed_res(t), norm_of_transposed(t, false)}) {
+      const Lowered l = lowered(f, {{"B", 4096}, {"H", 8192}});
+      const Segment& s = l.sf.segments.at(l.si);
+      const StagePlan sp = plan_stages(l.sf.fusion, s, l.ks, false, false);
+      EXPECT_TRUE(held_cuts(l.sf.fusion, s, sp, s.inputs).empty()) << f.name() << " " << dtype_name(t);
+    }
+  }
 }

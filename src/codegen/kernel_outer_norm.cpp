@@ -74,6 +74,12 @@ class OuterNormWriter {
       ++nb_.steps;
     }
     for (int k : staged_) nb_.staged_elem_bytes += dtype_size(w.dt(w.op(k).value));
+    if (P_.batch > 0) {
+      std::vector<int> held;
+      for (int k : ins_)
+        if (is(k, Access::Full) || is(k, Access::General)) held.push_back(w.op(k).value);
+      for (const HeldCut& c : held_cuts(w.f, w.seg, sp_, held)) cut_[w.operand_index.at(c.input)] = c.value;
+    }
     if (P_.staged && staged_.empty()) throw Error("codegen: " + w.plan.name + ": staged, but no output is addressed General");
     if (P_.staged && int64_t{ty_n_} * dtype_size(w.dt(w.op(staged_.front()).value)) % 16)
       throw Error("codegen: " + w.plan.name + ": staged outputs need 16 bytes of rows per column (TY = " + num(ty_n_) + ")");
@@ -82,7 +88,10 @@ class OuterNormWriter {
   void write() {
     c_ += outer_device_helpers(P_.kept_run);
     prologue();
-    if (P_.batch > 0) held_loads();
+    if (P_.batch > 0) {
+      held_loads();
+      held_cut_values();
+    }
     for (int level = 1; level <= sp_.max_level; ++level) reduction_pass(level);
     output_pass();
     if (cl_ > 1) c_ += "  cluster_wait();  // no block of the cluster pushes into this one any more\n";
@@ -271,13 +280,59 @@ class OuterNormWriter {
               "[i < SR ? 0 : i - SR];\n";
   }
 
+  // Element j of a held vector of input k (16-bit elements in pairs or not).
+  std::string held_element(int k, const std::string& vec) const {
+    const bool pairs = is(k, Access::Full) ? w_.in_pairs(k) : general_pairs(k);
+    return pairs ? "half_of(" + vec + ".e[j / 2], j & 1)" : vec + ".e[j]";
+  }
+  // Held cuts (held_cuts): each held slot of a cut input takes its cut value's bits, in place,
+  // computed once here instead of in every pass.
+  void held_cut_values() {
+    if (cut_.empty()) return;
+    c_ += "  // Held inputs that reach the passes through one value of their size hold that value.\n";
+    c_ += "#pragma unroll\n  for (int i = 0; i < B; ++i) {\n";
+    const int sr = P_.smem_rows;
+    for (const auto& [k, v] : cut_) {
+      const std::string n = num(k);
+      const bool full = is(k, Access::Full), pairs = full ? w_.in_pairs(k) : general_pairs(k);
+      const std::string type = full ? w_.in_vec_type(k) : pairs ? "Vec<unsigned, VEC / 2>" : "Vec<" + t_of(k) + ", VEC>";
+      const std::string reg = "h" + n + (full && sr > 0 ? "[i < SR ? 0 : i - SR]" : "[i]");
+      const std::string smem = full && sr > 0 ? "reinterpret_cast<const " + type + "*>(dyn_smem + " + num(smem_off_.at(k)) + ")[i * THREADS + threadIdx.x]" : "";
+      c_ += "    {  // input " + n + " holds v" + num(v) + "\n";
+      c_ += "      " + type + " cv" + n + " = " + (smem.empty() ? reg : "i < SR ? " + smem + " : " + reg) + ";\n";
+      // Pairs: two (pre-rounded) floats to one word in one conversion (f16_pair).
+      c_ += "      " + std::string(pairs ? "float" : storage_type(w_.dt(v))) + " cb[VEC];\n";
+      c_ += "#pragma unroll\n      for (int j = 0; j < VEC; ++j) {\n";
+      ExprEmitter em = emitter("c", "");
+      const std::string x = em.value(v, c_, I(4));
+      c_ += "        cb[j] = " + (pairs ? x : store_convert(w_.dt(v), x)) + ";\n      }\n";
+      if (pairs)
+        c_ += "#pragma unroll\n      for (int j = 0; j < VEC / 2; ++j) cv" + n + ".e[j] = " + (w_.dt(v) == DType::BF16 ? "bf16" : "f16") +
+              "_pair(cb[2 * j], cb[2 * j + 1]);\n";
+      else c_ += "#pragma unroll\n      for (int j = 0; j < VEC; ++j) cv" + n + ".e[j] = cb[j];\n";
+      if (smem.empty()) c_ += "      " + reg + " = cv" + n + ";\n";
+      else
+        c_ += "      if (i < SR) st_shared<" + type + ">(dsm + " + num(smem_off_.at(k)) + "u + (unsigned)(i * THREADS + threadIdx.x) * (unsigned)sizeof(" + type +
+              "), cv" + n + ");\n      else " + reg + " = cv" + n + ";\n";
+      c_ += "    }\n";
+    }
+    c_ += "  }\n";
+    // The passes read the slots back as ordinary loads: none moves above the stores, and none
+    // is answered from the stored registers (which would keep every slot in registers).
+    if (sr > 0) c_ += "  asm volatile(\"\" ::: \"memory\");\n";
+  }
+
   // The element expression of input / result values for slot `s` of arrays `prefix`, at row r.
   ExprEmitter emitter(const std::string& prefix, const std::string& s) {
     ExprEmitter em(w_.f, [this, prefix, s](int v) -> std::string {
       if (auto it = results_.find(v); it != results_.end()) return it->second + "[j]";
+      if (prefix == "h")
+        for (const auto& [k, cv] : cut_)
+          if (cv == v) return load_convert(w_.dt(v), held_element(k, is(k, Access::Full) ? held_ref(k, s) : "h" + num(k) + "[" + s + "]"));
       if (!w_.is_input(v)) return "";
       const int k = w_.operand_index.at(v);
       const DType t = w_.dt(v);
+      if (prefix == "c" && cut_.count(k)) return load_convert(t, held_element(k, "cv" + num(k)));
       switch (w_.op(k).access) {
         case Access::Full: {
           const std::string v = prefix == "h" ? held_ref(k, s) : prefix + num(k) + "[" + s + "]";
@@ -598,6 +653,7 @@ class OuterNormWriter {
   OuterNormBytes nb_;
   std::vector<int> ins_, elem_outs_, kept_outs_, staged_;
   std::map<int, std::string> results_;  // reduction result value -> its register array
+  std::map<int, int> cut_;              // held input operand -> the value its slots hold (held_cuts)
   std::map<int, int64_t> smem_off_;     // smem_rows: Full input -> its held slots' byte offset in dyn_smem
 };
 

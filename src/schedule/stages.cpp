@@ -105,6 +105,64 @@ StagePlan plan_stages(const Fusion& f, const Segment& s, const KernelShape& ks, 
   return p;
 }
 
+std::vector<HeldCut> held_cuts(const Fusion& f, const Segment& s, const StagePlan& sp, const std::vector<int>& inputs) {
+  std::map<int, std::vector<int>> consumers;  // value -> the segment's nodes reading it
+  for (int ni : s.nodes)
+    for (int x : f.nodes()[ni].in) consumers[x].push_back(ni);
+  const std::set<int> outs(s.outputs.begin(), s.outputs.end());
+  std::vector<HeldCut> cuts;
+  for (int x : inputs) {
+    HeldCut best;
+    size_t best_cone = 0;
+    for (int ni : s.nodes) {
+      const Node& n = f.nodes()[ni];
+      if (!is_element_op(n.op) || n.out.size() != 1) continue;
+      const int v = n.out[0];
+      if (sp.stage[v] != 0 || sp.row_level[v] || !is_floating(f.value(v).dtype) ||
+          dtype_size(f.value(v).dtype) != dtype_size(f.value(x).dtype)) continue;
+      // The values between x and v: each made by an element op from x, earlier cone values,
+      // constants and stage-0 values constant along the reduced dims; no other input that varies
+      // along them.
+      std::set<int> cone;
+      bool ok = true, reaches = false;
+      std::function<void(int)> back = [&](int y) {
+        if (!ok || cone.count(y)) return;
+        if (y == x) {
+          reaches = true;
+          return;
+        }
+        const Value& val = f.value(y);
+        if (val.producer >= 0 && f.nodes()[val.producer].op == Op::Constant) return;
+        if (sp.row_level[y] && sp.stage[y] == 0) return;
+        if (!sp.in_kernel[y] || sp.stage[y] != 0 || !is_element_op(f.nodes()[val.producer].op)) {
+          ok = false;
+          return;
+        }
+        cone.insert(y);
+        for (int z : f.nodes()[val.producer].in) back(z);
+      };
+      back(v);
+      if (!ok || !reaches) continue;
+      cone.erase(v);
+      cone.insert(x);
+      // Nothing but v leaves the cone: every reader of a cone value makes a cone value or v.
+      for (int y : cone) {
+        if (outs.count(y)) ok = false;
+        for (int c : consumers[y]) {
+          const int o = f.nodes()[c].out[0];
+          if (o != v && !cone.count(o)) ok = false;
+        }
+      }
+      if (ok && cone.size() > best_cone) {
+        best = {x, v};
+        best_cone = cone.size();
+      }
+    }
+    if (best.value >= 0) cuts.push_back(best);
+  }
+  return cuts;
+}
+
 int narrow_source(const Fusion& f, int v) {
   auto narrow = [&](int x) { return f.value(x).dtype == DType::F16 || f.value(x).dtype == DType::BF16; };
   if (narrow(v)) return v;

@@ -44,4 +44,16 @@ StagePlan plan_stages(const Fusion& f, const Segment& s, const KernelShape& ks, 
 // row takes half the registers, which is what lets the wide rows keep their loads in flight.
 int narrow_source(const Fusion& f, int v);
 
+// Held rows hold an input's bits; where the input reaches the kernel's reductions and outputs
+// only through one value of the same size (a float dtype), computed from it with element ops, constants
+// and values constant along the reduced dims (a scaled, rounded and masked f16 input), the rows
+// may hold that value's bits instead: computed once as the rows load, not again in every pass.
+struct HeldCut {
+  int input = -1;  // the input value
+  int value = -1;  // the value held in its place
+};
+// The deepest such value of each input in `inputs` that has one (element op outputs, no segment
+// output on the way).
+std::vector<HeldCut> held_cuts(const Fusion& f, const Segment& s, const StagePlan& sp, const std::vector<int>& inputs);
+
 }  // namespace solder

@@ -189,6 +189,19 @@ template <int V> __device__ __forceinline__ void set_pair(Vec<u16, V>& v, int j2
   u.w[j2] = w;
   v = u.v;
 }
+// Two floats rounded to one pair of 16-bit elements in one instruction. Packed from two
+// 16-bit conversions, ptxas saw through the pair and kept each half in a register of its own
+// (the outer_norm template's held cuts spilled so).
+__device__ __forceinline__ unsigned f16_pair(float lo, float hi) {
+  unsigned r;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+__device__ __forceinline__ unsigned bf16_pair(float lo, float hi) {
+  unsigned r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
 __device__ __forceinline__ float bf16_to_f(Half x) { return __int_as_float(x.h ? x.w & 0xffff0000u : x.w << 16); }
 // A value held across passes widens through inline PTX, again at each use: as plain C++ the
 // compiler kept the values the first pass had widened for the later ones (a float per element

@@ -241,3 +241,31 @@ TEST(GpuOuterNorm, Workloads) {
     for (Layout l : {Layout::Contiguous, Layout::Misaligned})
       check(make_workload(name), b, l, describe(name, DType::F32, b, l));
 }
+
+// Held cuts: a softmax of a scaled, rounded and masked x over a transposed view (seed 42 #036)
+// holds the masked values, not x (the CPU test HeldRowsHoldTheMaskedInput): the scheduler's
+// plans and pinned held plans (registers, shared memory, staged outputs, vec 1), masked rows
+// (all -inf: NaN) among them.
+TEST(GpuOuterNorm, HeldCuts) {
+  SKIP_WITHOUT_GPU();
+  using solder::testing::softmax_of_transposed;
+  auto masked = [](DType t) { return softmax_of_transposed(t, false, true); };
+  // (The pinned plans are GpuTierPinnedPlansAreValid's last five, CPU.)
+  for (DType t : kTypes) {
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 4096}, {"H", 16384}}, {{"B", 1000}, {"H", 3001}}, {{"B", 40}, {"H", 20000}}})
+      for (Layout l : {Layout::Contiguous, Layout::Misaligned}) {
+        const std::string what = describe("masked softmax T", t, b, l);
+        const std::string params = check(masked(t), b, l, what);
+        if (b.at("H") == 16384 && l == Layout::Contiguous)
+          EXPECT_NE(params.find("persistent_batch="), std::string::npos) << what << ": " << params;
+      }
+    for (const std::string plan : {"threads=256,rows_per_block=64,persistent_batch=16,min_blocks=1,cluster=1,staged=0,scheduler=outer_norm",
+                                   "threads=256,rows_per_block=64,persistent_batch=16,smem_rows=10,min_blocks=1,cluster=1,staged=0,scheduler=outer_norm",
+                                   "threads=256,rows_per_block=64,persistent_batch=16,min_blocks=1,cluster=1,staged=1,scheduler=outer_norm",
+                                   "vec=1,threads=128,rows_per_block=64,persistent_batch=16,min_blocks=1,cluster=1,staged=0,scheduler=outer_norm",
+                                   "threads=256,rows_per_block=32,persistent_batch=8,cluster=4,staged=0,scheduler=outer_norm"}) {
+      if (t == DType::F32 && plan.find("smem_rows") != std::string::npos) continue;
+      check_pinned({masked, {{"B", 100}, {"H", 1000}}, plan}, t, Layout::Contiguous);
+    }
+  }
+}

@@ -48,6 +48,8 @@ inline Half half_of(unsigned pair, int h) { return {pair, h}; }
 inline float bf16_to_f(Half x) { return bf16_to_f((u16)x); }
 inline float f16_to_f(Half x) { return f16_to_f((u16)x); }
 inline float held_bf16_to_f(Half x) { return bf16_to_f((u16)x); }
+inline unsigned f16_pair(float lo, float hi) { return (unsigned)f_to_f16(lo) | (unsigned)f_to_f16(hi) << 16; }
+inline unsigned bf16_pair(float lo, float hi) { return (unsigned)f_to_bf16(lo) | (unsigned)f_to_bf16(hi) << 16; }
 inline float __fadd_rn(float a, float b) { return a + b; }
 inline float __fsub_rn(float a, float b) { return a - b; }
 inline float __fmul_rn(float a, float b) { return a * b; }

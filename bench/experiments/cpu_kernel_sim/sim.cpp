@@ -56,6 +56,7 @@ struct Dim3 { unsigned x = 0, y = 0, z = 0; };
 #include "solder/error.h"
 #include "../../../tests/support/row_unroll_programs.h"
 #include "../../../tests/support/flat_programs.h"
+#include "../../../tests/support/outer_norm_programs.h"
 #include "../../../tests/support/shift_programs.h"
 #include "../../../tests/support/symbolic_cat_programs.h"
 
@@ -637,6 +638,20 @@ int main(int argc, char** argv) {
           "vec=8,threads=1024,rows_per_block=1024,persistent_batch=15,min_blocks=1,cluster=1,staged=0");
     }
   }
+  // Held cuts (`onormcut_` cases): the outer_norm template's held rows hold the scaled, rounded
+  // and masked input of a softmax over a transposed view (seed 42 #036), not the input: f16 and
+  // bf16 (pairs; vec 1 without), f32 (floats); registers, shared memory (smem_rows) and staged
+  // outputs; a mask of 0s and 1s (a masked row is all -inf: NaN, as the reference's).
+  for (DType t : {DType::F16, DType::BF16, DType::F32})
+    for (const std::string pin : {std::string("vec=8,threads=256,rows_per_block=64,persistent_batch=16,min_blocks=1,cluster=1,staged=0"),
+                                  std::string("vec=8,threads=256,rows_per_block=64,persistent_batch=16,smem_rows=10,min_blocks=1,cluster=1,staged=0"),
+                                  std::string("vec=8,threads=256,rows_per_block=64,persistent_batch=16,min_blocks=1,cluster=1,staged=1"),
+                                  std::string("vec=1,threads=128,rows_per_block=64,persistent_batch=16,min_blocks=1,cluster=1,staged=0")}) {
+      if (t == DType::F32 && pin.find("smem_rows") != std::string::npos) continue;  // 32-byte vectors: no cp.async size
+      run("onormcut_" + std::string(dtype_name(t)) + "_" + pin, solder::testing::softmax_of_transposed(t, false, true),
+          Bindings{{"B", 40}, {"H", 1000}}, std::vector<Layout>{C, C}, std::vector<Layout>{C}, 1 << 30, "outer_norm",
+          pin + ",scheduler=outer_norm");
+    }
   // The outer template (phase-shifted kept columns and the aligned form; block and grid form):
   // exact allocations, misaligned and padded inputs, odd runs.
   g_exact = true;
