@@ -339,24 +339,3 @@ TEST(FlatIndex, ShortAlignedRowsOfAPermutedViewAreOneRow) {
   const std::string wide = Executor(g).explain(resolve_input_shapes(g, {}, {{"B", 8}, {"S", 64}, {"H", 4}}));
   EXPECT_EQ(wide.find("one_row"), std::string::npos) << wide;
 }
-
-// Strided slices' columns (seed 43 #107: x[:, 0::2] and x[:, 1::2] of a bf16 16384 x 4096) load
-// as the vectors that span them, every S-th element kept: the plan marks them (general/sS), the
-// kernel compiles without spills, and a stride of 5 stays element by element.
-TEST(FlatIndex, StridedColumnsLoadAsSpanningVectors) {
-  for (DType t : {DType::F32, DType::BF16})
-    for (int64_t s : {2, 3, 4, 5}) {
-      const Fusion f = strided_pair(t, s, 2048);
-      const auto shapes = resolve_input_shapes(f, {}, {{"B", 64}});
-      Executor ex(f);
-      std::vector<KernelSourceInfo> sources;
-      ex.compile_for(shapes, &sources);
-      const std::string text = ex.explain(shapes), what = std::string(dtype_name(t)) + " S=" + std::to_string(s);
-      const std::string mark = "(in,general/s" + std::to_string(s) + ")";
-      const bool spans = s <= 4;
-      EXPECT_EQ(text.find(mark) != std::string::npos, spans) << what << "\n" << text;
-      ASSERT_EQ(sources.size(), 1u) << what;
-      EXPECT_EQ(sources[0].spill_bytes, 0) << what;
-      EXPECT_EQ(sources[0].source.find("ld_vec<unsigned, 4>((const unsigned*)(a - ph") != std::string::npos, spans) << what;
-    }
-}

@@ -314,7 +314,6 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       } else {
         w.vector_loads(ins, ind, "row", "col0");
       }
-      if (!loaded && !crossing && !two_rows && !phased && !one_row) w.strided_loads(ins, ind);
       w.store_decls(elem_outs, ind);
     }
     if (selecting) {
@@ -415,7 +414,6 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     c.insert(loop_at, pl.loop());
     w.row_base = chunk_bases;
     w.hoisted = chunk_hoisted;
-    w.strided_spans.clear();
     if (vector_path) w.store_vectors(elem_outs, ind, "row", "col0");
   };
   if (one_row) {

@@ -516,58 +516,11 @@ struct Writer {
   std::map<int, std::string> hoisted;  // operand slot -> variable
   // Column vectors a thread loads once for every row it takes (see write_flat): slot -> variable.
   std::map<int, std::string> block_vectors;
-  // General inputs at a small constant column stride S (OperandPlan::col_stride), loaded as the
-  // VEC x S elements around a chunk's VEC (strided_loads): S where that applies, else 0. The
-  // span is whole 16-byte vectors (at most four), its last one holding a needed element.
-  int strided_vec(int k) const {
-    const int s = op(k).col_stride, bytes = vec * s * static_cast<int>(dtype_size(dt(op(k).value)));
-    if (s < 2 || op(k).is_output || op(k).access != Access::General || !flat_rows || plan.params.one_row ||
-        window_dim(op(k).value) >= 0)
-      return 0;
-    return bytes % 16 == 0 && bytes <= 64 ? s : 0;
-  }
-  // The chunk's strided spans at hand (strided_loads): slot -> its name; scalar_loads takes each
-  // element from it where the row's phase allowed the load.
-  std::map<int, std::string> strided_spans;
-  // A vector chunk's strided inputs at col0 (strided_vec): each span loads from the 16-byte
-  // boundary at or below the chunk's first element, where that lies within the row's elements
-  // (the phase below S, and the span inside [0, C) of the operand's columns); the element loop
-  // picks every S-th element from the phase (a select among S constant indices), else it
-  // loads the element itself.
-  void strided_loads(const std::vector<int>& ks_in, int ind) {
-    strided_spans.clear();
-    for (int k : ks_in) {
-      const int s = strided_vec(k);
-      if (!s || hoisted.count(k)) continue;
-      const std::string kk = num(k), t = storage_type(dt(op(k).value)), n = "sv" + kk, sn = num(s);
-      const int pieces = vec * s * static_cast<int>(dtype_size(dt(op(k).value))) / 16;
-      code += I(ind) + "union { Vec<unsigned, 4> v[" + num(pieces) + "]; " + t + " e[VEC * " + sn + "]; } " + n + ";\n";
-      code += I(ind) + "unsigned ph" + kk + ";\n" + I(ind) + "bool ok" + kk + ";\n" + I(ind) + "{\n";
-      code += I(ind + 1) + "const " + t + "* a = " + ptr(k) + " + " + offset(k, "row", "col0") + ";\n";
-      // Elements past the 16-byte boundary at or below a: the span starts there.
-      code += I(ind + 1) + "ph" + kk + " = (unsigned)((unsigned long long)a / sizeof(" + t + ")) & (16 / sizeof(" + t + ") - 1);\n";
-      code += I(ind + 1) + "ok" + kk + " = ph" + kk + " < " + sn + " && col0 * " + sn + " >= (i64)ph" + kk + " && (col0 + VEC) * " + sn +
-              " - (i64)ph" + kk + " <= (C - 1) * " + sn + " + 1;\n";
-      code += I(ind + 1) + "if (ok" + kk + ") {\n";
-      for (int q = 0; q < pieces; ++q)
-        code += I(ind + 2) + n + ".v[" + num(q) + "] = ld_vec<unsigned, 4>((const unsigned*)(a - ph" + kk + ") + " + num(4 * q) + ");\n";
-      code += I(ind + 1) + "}\n" + I(ind) + "}\n";
-      strided_spans[k] = n;
-    }
-  }
 
   void scalar_loads(const std::vector<int>& ks_in, int ind, const std::string& row, const std::string& col, bool all) {
     for (int k : ks_in) {
       if (hoisted.count(k) || (vectorized(k) && !all)) continue;
       const std::string t = storage_type(dt(op(k).value)), w = window_of(op(k).value, row, col);
-      if (auto it = strided_spans.find(k); it != strided_spans.end() && !all) {
-        const int s = op(k).col_stride;
-        std::string pick = it->second + ".e[j * " + num(s) + " + " + num(s - 1) + "]";
-        for (int h = s - 2; h >= 0; --h)
-          pick = "(ph" + num(k) + " == " + num(h) + " ? " + it->second + ".e[j * " + num(s) + " + " + num(h) + "] : " + pick + ")";
-        code += I(ind) + "const " + t + " ie" + num(k) + " = ok" + num(k) + " ? " + pick + " : " + elem_ref(k, row, col) + ";\n";
-        continue;
-      }
       code += I(ind) + "const " + t + " ie" + num(k) + " = " +
               (w.empty() ? elem_ref(k, row, col) : w + " ? " + elem_ref(k, row, col) + " : (" + t + ")0") + ";\n";
     }

@@ -326,10 +326,6 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
     o.access = fc.access;
     o.rows_by_dim = fc.rows_by_dim;
     divides |= o.rows_by_dim || o.access == Access::General;
-    // Columns at a small constant stride (one kernel dim): vectors that span them (col_stride).
-    const int rank = static_cast<int>(cx.facts.dims.size());
-    if (o.access == Access::General && !o.is_output && plan.shape.category == KernelCategory::Pointwise && rank - cx.shape.split == 1)
-      if (const int64_t s = cx.facts.operands[k].strides[rank - 1]; s >= 2 && s <= 4) o.col_stride = static_cast<int>(s);
   }
   p.index32 = divides && fits_index32(cx.facts);
   // Pointwise kernels over a single row may end in a masked tail; others need C % vec == 0 so
@@ -401,11 +397,6 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
     for (KernelPlan& c : out)
       if (!c.params.one_row && c.params.unroll == 1 && c.params.threads == kFlatThreads)
         c.params.threads = even_pass_threads(c.params, cx.facts, cx.device);
-  // Strided columns' spans are the 2-D vector path's (Writer::strided_vec): one row of R x C
-  // and phased rows read those inputs element by element.
-  for (KernelPlan& c : out)
-    if (c.params.one_row || c.params.col_vec)
-      for (OperandPlan& o : c.operands) o.col_stride = 0;
   // Rows in flight for the first plan where it is a 2-D one (above); the plan as it was after
   // it (the fallback where the rows' loads spill).
   if (!pick)

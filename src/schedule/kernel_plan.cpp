@@ -21,8 +21,7 @@ const char* access_name(Access a) {
 }
 
 std::string access_text(const OperandPlan& o) {
-  return std::string(access_name(o.access)) + (o.rows_by_dim ? "/dims" : "") + (o.segments ? "/seg" : "") +
-         (o.col_stride ? "/s" + std::to_string(o.col_stride) : "");
+  return std::string(access_name(o.access)) + (o.rows_by_dim ? "/dims" : "") + (o.segments ? "/seg" : "");
 }
 
 std::string KernelParams::str() const {

@@ -146,14 +146,9 @@ struct OperandPlan {
   // in one aligned run of it (flat_segments), loaded as vectors though rows are not vec-aligned
   // (`full/dims/seg`).
   bool segments = false;
-  // 2-D pointwise plans: a General input whose columns are one kernel dim at a constant stride
-  // S of 2-4 elements (a strided slice x[:, 0::2], an interleaved pair's half): a thread's VEC
-  // elements load as the VEC x S elements that span them, 16-byte vectors, every S-th kept
-  // (Writer::strided_vec), where the row's phase allows. Printed `general/sN`.
-  int col_stride = 0;
 };
 
-// An operand's access as plans print it (key, explain): `row/dims`, `full/dims/seg`, `general/s2`.
+// An operand's access as plans print it (key, explain): `row/dims`, `full/dims/seg`.
 std::string access_text(const OperandPlan& o);
 
 // One row of R x C whose rows are not vec-aligned (one_row, col_vec=1): a full/dims operand not

@@ -139,19 +139,3 @@ TEST(GpuFlatIndex, ShortRowsOfAPermutedViewAsOneRow) {
           if (l == Layout::Contiguous && b.at("S") > 1) EXPECT_NE(launches.find("one_row"), std::string::npos) << what << ": " << launches;
         }
 }
-
-// Strided slices' columns as spanning vectors (OperandPlan::col_stride): S = 2-4, rows of whole
-// vectors and not, each row at its own phase (misaligned, sliced), a batch of one.
-TEST(GpuFlatIndex, StridedColumns) {
-  SKIP_WITHOUT_GPU();
-  for (DType t : {DType::F32, DType::F16, DType::BF16})
-    for (int64_t s : {2, 3, 4})
-      for (int64_t n : {2048, 1000, 37})
-        for (int64_t b : {1, 37})
-          for (Layout l : {Layout::Contiguous, Layout::Misaligned, Layout::Sliced}) {
-            const Fusion f = strided_pair(t, s, n);
-            const std::string what = std::string(dtype_name(t)) + " S=" + std::to_string(s) + " N=" + std::to_string(n) +
-                                     " B=" + std::to_string(b) + " layout " + std::to_string(static_cast<int>(l));
-            check(f, resolve_input_shapes(f, {}, {{"B", b}}), l, what);
-          }
-}

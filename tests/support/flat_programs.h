@@ -35,15 +35,6 @@ inline Fusion tanh_of_three_shapes() {
   return f;
 }
 
-// sigmoid(x[:, 0::S]) * x[:, 1::S] of x [B, S * N] (the sweep's strided_slice at S = 2): both
-// inputs' columns at stride S.
-inline Fusion strided_pair(DType t, int64_t s, int64_t n) {
-  Fusion f("strided_pair");
-  Tensor x = f.input("x", t, {Dim::sym("B"), Dim(s * n)});
-  f.output(sigmoid(slice(x, 1, 0, s * n, s)) * slice(x, 1, 1, s * n, s));
-  return f;
-}
-
 // Broadcasts along every axis at once (seed 4 #016): [1,M,1], [1,M,K], [B,1,K], [K].
 inline Fusion every_axis(DType t) {
   Fusion f("every_axis");

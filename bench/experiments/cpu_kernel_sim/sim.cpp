@@ -13,7 +13,7 @@
 // per block and several, rows within a warp and across warps, the register prefetch with and
 // without tickets (blocks capped so they walk several rows; 13 and 25 rows so tickets are
 // taken), the shared-memory prefetch, weight ring, ldg weights, resident weights, phased rows,
-// recompute, looped rows; `strided_` cases: strided slices' columns as vectors; `colvec_` cases: 2-D pointwise plans with column-only inputs; `group3_` cases: some of them as a group kernel of three members, each
+// recompute, looped rows; `colvec_` cases: 2-D pointwise plans with column-only inputs; `group3_` cases: some of them as a group kernel of three members, each
 // over fewer blocks than its rows (the stacked launch's shared wave). `innershift_` cases: the inner template's shift plans (norms of a
 // column slice at an odd row stride, tests/support/inner_shift_programs.h's forms over laid-out
 // inputs). `full_` cases: full reductions (sum, amax, var_mean, an epilogue) over every dim of
@@ -764,20 +764,6 @@ int main(int argc, char** argv) {
     run("shift_pinned_rope4096_" + tn, rope_halves(t, 4096), Bindings{{"B", 2}, {"M", 2}}, std::vector<Layout>{C, C, C},
         std::vector<Layout>{C}, 1 << 30, "pointwise", v + ",unroll=1,one_row=0,col_vec=0,shift=1");
     g_expect_param = "";
-  }
-  // Strided columns (OperandPlan::col_stride): x[:, 0::S] and x[:, 1::S] of one tensor, S = 2-4,
-  // rows of whole vectors and not, misaligned and padded rows (each row's phase), the spans'
-  // ends at the view's last element (exact allocations: a span past it would be caught).
-  for (DType t : {DType::F32, DType::F16, DType::BF16}) {
-    const std::string tn(dtype_name(t));
-    for (int64_t s : {2, 3, 4})
-      for (int64_t n : {2048, 1000, 37}) {
-        const Fusion f = strided_pair(t, s, n);
-        for (const Layout& l : {Layout{}, Layout{{}, 0, 1}, Layout{{}, 3, 0}, Layout{{}, 1, 3}})
-          run("strided_s" + std::to_string(s) + "_n" + std::to_string(n) + "_pad" + std::to_string(l.pad) + "_mis" +
-                  std::to_string(l.mis) + "_" + tn,
-              f, Bindings{{"B", 5}}, std::vector<Layout>{l}, std::vector<Layout>{C}, 1 << 30, "pointwise");
-      }
   }
   // 2-D pointwise plans whose rows fit one pass: blocks as wide as the row's vectors (seed 8
   // #012, #142, #127 at small sizes): phased rows of odd lengths with [1, M, 1], [1, M, K],
