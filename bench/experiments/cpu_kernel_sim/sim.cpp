@@ -631,11 +631,11 @@ int main(int argc, char** argv) {
                                       std::string("vec=1,threads=128,rows_per_block=4,unroll=1,persistent_batch=0,min_blocks=1,cluster=1,staged=0")}) {
           if (tn == "f32" && rl.pad == 0) continue;  // keep it quick
           const std::string name = "onorm_general_" + tn + "_pad" + std::to_string(rl.pad) + "_" + pin;
-          run(name, f, sz, std::vector<Layout>{C, rl, C}, std::vector<Layout>{C}, 1 << 30, "outer_norm", pin);
+          run(name, f, sz, std::vector<Layout>{C, rl, C}, std::vector<Layout>{C}, 1 << 30, "outer_norm", pin + ",scheduler=outer_norm");
         }
       // The roles swapped: x stored along the rows (General), r transposed (Full).
       run("onorm_general_swapped_" + tn, f, sz, std::vector<Layout>{T2, T2, C}, std::vector<Layout>{C}, 1 << 30, "outer_norm",
-          "vec=8,threads=1024,rows_per_block=1024,persistent_batch=15,min_blocks=1,cluster=1,staged=0");
+          "vec=8,threads=1024,rows_per_block=1024,persistent_batch=15,min_blocks=1,cluster=1,staged=0,scheduler=outer_norm");
     }
   }
   // Held cuts (`onormcut_` cases): the outer_norm template's held rows hold the scaled, rounded
