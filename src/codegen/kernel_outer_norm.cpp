@@ -7,7 +7,8 @@
 // shared memory in warp order: the same bits every run) and every thread takes its columns'
 // statistics. The last pass computes the element outputs and stores them; kept-level outputs
 // are stored by thread row 0. Element math is recomputed in every pass from the inputs: with
-// `batch` > 0 those are held in registers, read from memory once; with batch 0 each pass reads
+// `batch` > 0 those are held in registers, read from memory once (or, where an input reaches the
+// passes through one value of its size, that value: held_cuts); with batch 0 each pass reads
 // them again (rows too long to hold); with `smem_rows` = S the first S held slots are in dynamic
 // shared memory (cp.async), the rest in registers. General inputs (their reduced rows
 // unit-stride, their kept columns not: a contiguous residual beside a transposed input) are
