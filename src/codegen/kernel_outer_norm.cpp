@@ -207,9 +207,7 @@ class OuterNormWriter {
   }
   void row_decls(int ind, const std::string& n, const std::string& prefix) {
     for (int k : ins_) {
-      if (is(k, Access::Full)) c_ += I(ind) + w_.in_vec_type(k) + " " + prefix + num(k) + "[" + n + "];\n";
-      if (is(k, Access::General))
-        c_ += I(ind) + (general_pairs(k) ? std::string("Vec<unsigned, VEC / 2> ") : "Vec<" + t_of(k) + ", VEC> ") + prefix + num(k) + "[" + n + "];\n";
+      if (is(k, Access::Full) || is(k, Access::General)) c_ += I(ind) + held_vec_type(k) + " " + prefix + num(k) + "[" + n + "];\n";
       if (is(k, Access::Row) && prefix != "h") c_ += I(ind) + t_of(k) + " " + prefix + "r" + num(k) + "[" + n + "];\n";
     }
   }
@@ -281,10 +279,14 @@ class OuterNormWriter {
               "[i < SR ? 0 : i - SR];\n";
   }
 
-  // Element j of a held vector of input k (16-bit elements in pairs or not).
+  // A Full or General input's vector of a row (held or loaded; 16-bit elements in pairs or not)
+  // and its element j.
+  bool held_pairs(int k) const { return is(k, Access::Full) ? w_.in_pairs(k) : general_pairs(k); }
+  std::string held_vec_type(int k) const {
+    return is(k, Access::Full) ? w_.in_vec_type(k) : general_pairs(k) ? "Vec<unsigned, VEC / 2>" : "Vec<" + t_of(k) + ", VEC>";
+  }
   std::string held_element(int k, const std::string& vec) const {
-    const bool pairs = is(k, Access::Full) ? w_.in_pairs(k) : general_pairs(k);
-    return pairs ? "half_of(" + vec + ".e[j / 2], j & 1)" : vec + ".e[j]";
+    return held_pairs(k) ? "half_of(" + vec + ".e[j / 2], j & 1)" : vec + ".e[j]";
   }
   // Held cuts (held_cuts): each held slot of a cut input takes its cut value's bits, in place,
   // computed once here instead of in every pass.
@@ -295,8 +297,8 @@ class OuterNormWriter {
     const int sr = P_.smem_rows;
     for (const auto& [k, v] : cut_) {
       const std::string n = num(k);
-      const bool full = is(k, Access::Full), pairs = full ? w_.in_pairs(k) : general_pairs(k);
-      const std::string type = full ? w_.in_vec_type(k) : pairs ? "Vec<unsigned, VEC / 2>" : "Vec<" + t_of(k) + ", VEC>";
+      const bool full = is(k, Access::Full), pairs = held_pairs(k);
+      const std::string type = held_vec_type(k);
       const std::string reg = "h" + n + (full && sr > 0 ? "[i < SR ? 0 : i - SR]" : "[i]");
       const std::string smem = full && sr > 0 ? "reinterpret_cast<const " + type + "*>(dyn_smem + " + num(smem_off_.at(k)) + ")[i * THREADS + threadIdx.x]" : "";
       c_ += "    {  // input " + n + " holds v" + num(v) + "\n";
@@ -335,14 +337,8 @@ class OuterNormWriter {
       const DType t = w_.dt(v);
       if (prefix == "c" && cut_.count(k)) return load_convert(t, held_element(k, "cv" + num(k)));
       switch (w_.op(k).access) {
-        case Access::Full: {
-          const std::string v = prefix == "h" ? held_ref(k, s) : prefix + num(k) + "[" + s + "]";
-          return load_convert(t, w_.in_pairs(k) ? "half_of(" + v + ".e[j / 2], j & 1)" : v + ".e[j]");
-        }
-        case Access::General: {
-          const std::string v = prefix + num(k) + "[" + s + "]";
-          return load_convert(t, general_pairs(k) ? "half_of(" + v + ".e[j / 2], j & 1)" : v + ".e[j]");
-        }
+        case Access::Full: return load_convert(t, held_element(k, prefix == "h" ? held_ref(k, s) : prefix + num(k) + "[" + s + "]"));
+        case Access::General: return load_convert(t, held_element(k, prefix + num(k) + "[" + s + "]"));
         case Access::Row:
           return load_convert(t, prefix == "h" ? w_.ptr(k) + "[r * rs" + num(k) + "]" : prefix + "r" + num(k) + "[" + s + "]");
         case Access::Col: return load_convert(t, "hc" + num(k) + "[j]");
