@@ -454,10 +454,10 @@ TEST(CodegenCompile, PairsReadOnlyInputsAtHand) {
 // rounded quotient's rounding for every pair, bench/experiments/f16_div_check.cu); other f32
 // quotients of a kernel whose results are all f16/bf16/fp8 take div_narrow (the reciprocal's
 // product, an approximation below those dtypes' rounding); a kernel with an f32 result keeps
-// the IEEE division for them.
+// the IEEE division for them (a / b, or div_checked with a / b where it sets dslow).
 TEST(CodegenCompile, HalfQuotientsTakeTheShortDivision) {
   // How many of the kernel's divisions (each appears once per code path) take div_f16,
-  // div_narrow and the IEEE division.
+  // div_narrow and the IEEE division (div_checked is one).
   auto divisions = [](DType t, double k, bool keep_f32) {
     Fusion f("quotient");
     Dim B = Dim::sym("B"), H = Dim::sym("H");
@@ -475,7 +475,7 @@ TEST(CodegenCompile, HalfQuotientsTakeTheShortDivision) {
       return std::distance(std::sregex_iterator(kernel.begin(), kernel.end(), re), std::sregex_iterator());
     };
     const auto f16 = count(std::regex(R"(= div_f16\()")), narrow = count(std::regex(R"(= div_narrow\()")),
-               ieee = count(std::regex(R"(= v\d+ / )"));
+               ieee = count(std::regex(R"(= (v\d+ / |div_checked\())"));
     EXPECT_GT(f16 + narrow + ieee, 0) << kernel;
     const double all = static_cast<double>(f16 + narrow + ieee);
     return std::array<double, 3>{f16 / all, narrow / all, ieee / all};

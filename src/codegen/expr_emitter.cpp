@@ -286,6 +286,13 @@ std::string ExprEmitter::op_expr(const Node& n, const std::vector<std::string>& 
   // expf and two IEEE divisions an element: seed 38 #147).
   const bool narrow_f32 = out == DType::F32 && narrow_results_;
   auto fn = [&](const char* flt, const char* d) { return std::string(dbl ? d : flt) + "(" + a[0] + ")"; };
+  // An f32 quotient under set_checked_divisions: exact as a / b, no branch of its own.
+  const bool checked = checked_ && is_floating(out) && !dbl;
+  auto ieee_div = [&](const std::string& x, const std::string& y) {
+    if (!checked) return x + " / " + y;
+    ++checked_count_;
+    return "div_checked(" + x + ", " + y + ", dslow)";
+  };
   DType in0 = n.in.empty() ? out : f_.value(n.in[0]).dtype;
   switch (n.op) {
     case Op::Neg:
@@ -299,19 +306,23 @@ std::string ExprEmitter::op_expr(const Node& n, const std::vector<std::string>& 
     case Op::Log: return rounded(out, fn("logf", "log"));
     case Op::Sqrt: return rounded(out, fn("sqrtf", "sqrt"));
     case Op::Rsqrt: return rounded(out, fn("rsqrtf", "rsqrt"));
-    case Op::Reciprocal: return rounded(out, std::string(dbl ? "1.0" : "1.0f") + " / " + a[0]);
+    case Op::Reciprocal: return rounded(out, ieee_div(dbl ? "1.0" : "1.0f", a[0]));
     case Op::Tanh:
       // A bf16 input rounded to bf16: the hardware tanh agrees (tanh_bf16 in the device runtime).
       if (out == DType::BF16 && in0 == DType::BF16) return rounded(out, "tanh_bf16(" + a[0] + ")");
       return rounded(out, fn("tanhf", "tanh"));
-    case Op::Sigmoid: return rounded(out, (fast || narrow_f32 ? "fast_sigmoid(" : "s_sigmoid(") + a[0] + ")");
+    case Op::Sigmoid:
+      if (fast || narrow_f32) return rounded(out, "fast_sigmoid(" + a[0] + ")");
+      return rounded(out, checked ? ieee_div("1.0f", "(1.0f + expf(-" + a[0] + "))") : "s_sigmoid(" + a[0] + ")");
     case Op::Erf: return rounded(out, fn("erff", "erf"));
     case Op::Sin: return rounded(out, fn("sinf", "sin"));
     case Op::Cos: return rounded(out, fn("cosf", "cos"));
     case Op::Relu: return "s_relu(" + a[0] + ")";
     case Op::Gelu: return rounded(out, "s_gelu(" + a[0] + ")");
     case Op::GeluTanh: return rounded(out, (fast ? "fast_gelu_tanh(" : "s_gelu_tanh(") + a[0] + ")");
-    case Op::Silu: return rounded(out, (fast || narrow_f32 ? "fast_silu(" : "s_silu(") + a[0] + ")");
+    case Op::Silu:
+      if (fast || narrow_f32) return rounded(out, "fast_silu(" + a[0] + ")");
+      return rounded(out, checked ? ieee_div(a[0], "(1.0f + expf(-" + a[0] + "))") : "s_silu(" + a[0] + ")");
     case Op::LogicalNot: return "!(" + a[0] + ")";
     case Op::Add: return arith('+', out, a[0], a[1]);
     case Op::Sub: return arith('-', out, a[0], a[1]);
@@ -322,7 +333,7 @@ std::string ExprEmitter::op_expr(const Node& n, const std::vector<std::string>& 
     // takes the reciprocal's product (device runtime: div_narrow), below their rounding.
     case Op::Div: {
       const char* short_div = f16_quotient(n) ? "div_f16(" : narrow_f32 ? "div_narrow(" : nullptr;
-      return rounded(out, short_div ? short_div + a[0] + ", " + a[1] + ")" : a[0] + " / " + a[1]);
+      return rounded(out, short_div ? short_div + a[0] + ", " + a[1] + ")" : ieee_div(a[0], a[1]));
     }
     case Op::Pow: return rounded(out, std::string(dbl ? "pow(" : "powf(") + a[0] + ", " + a[1] + ")");
     case Op::Maximum: return "s_max(" + a[0] + ", " + a[1] + ")";

@@ -43,6 +43,13 @@ class ExprEmitter {
   // rounding) and the fast division instead of expf's exact range reduction (softmax spent a
   // third of its instructions there) and the IEEE division; an f32 division takes div_narrow.
   void set_narrow_results(bool narrow) { narrow_results_ = narrow; }
+  // Checked divisions: an f32 division (and f32 reciprocal, sigmoid, silu) takes the IEEE
+  // division's fast path without its per-division branch (div_checked in the device runtime),
+  // setting the bool `dslow` where its operands lie outside that path's range. The template
+  // declares `dslow` and recomputes the elements with this off where it is set (one branch a
+  // vector instead of one a division, which also kept ptxas from interleaving the elements).
+  void set_checked_divisions(bool checked) { checked_ = checked; }
+  int checked_divisions() const { return checked_count_; }
   // Pairs: the raw bits are two elements in one 32-bit register (`unsigned`) and the native
   // ops work on both at once (f16x2, bf16x2). Only raw_bits() is meaningful then.
   void set_pairs(bool pairs) { pairs_ = pairs; }
@@ -68,6 +75,8 @@ class ExprEmitter {
   std::function<std::string(int)> raw_;
   std::function<std::string(int)> window_;
   bool narrow_results_ = false;
+  bool checked_ = false;
+  int checked_count_ = 0;
   bool pairs_ = false;
   PairCondition pair_cond_;
   std::map<int, std::string> raw_done_;

@@ -1,5 +1,6 @@
 #include <cmath>
 #include <cstring>
+#include <set>
 
 #include "codegen/kernel_writer.h"
 
@@ -326,6 +327,8 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     // vector: a warp takes one most times where rows are short (rows of 333 under 256-element
     // warps), and its other lanes waited out VEC dependent round trips (seed 27 #153).
     const size_t loop_at = c.size();
+    // The element loop's header, its element's row and column, and its scalar loads.
+    auto loop_head = [&] {
     c += std::string(crossing && !two_rows ? "#pragma unroll 1\n" : "#pragma unroll\n") + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
     if (two_rows) {
       c += I(ind + 1) + "const bool nx = col0 + " + step + " >= CX;\n";
@@ -342,6 +345,8 @@ void write_flat(Writer& w, KernelSource& ks_out) {
       c += I(ind + 1) + "const i64 col = col0 + " + step + ";\n" + I(ind + 1) + "(void)col;\n";
     }
     w.scalar_loads(ins, ind + 1, "row", "col", !vector_path);
+    };
+    loop_head();
     auto element_emitter = [&] {
       ExprEmitter e(w.f, [&](int v) { return w.is_input(v) ? w.elem_input(v, vector_path) : std::string(); });
       e.set_raw_bits([&](int v) { return w.is_input(v) ? w.elem_raw(v, vector_path) : std::string(); });
@@ -394,23 +399,48 @@ void write_flat(Writer& w, KernelSource& ks_out) {
         }
         return conds[id] = {name[0], name[1]};
       });
-      em.set_raw_bits([&](int v) -> std::string {
-        if (w.is_input(v)) return w.elem_raw(v, true);
-        const std::string pw = pl.word(v);
-        return pw.empty() ? pw : "half_of(" + pw + ", j & 1)";
-      });
     }
+    auto pair_bits = [&](ExprEmitter& e) {
+      if (vector_path && w.vec % 2 == 0)
+        e.set_raw_bits([&](int v) -> std::string {
+          if (w.is_input(v)) return w.elem_raw(v, true);
+          const std::string pw = pl.word(v);
+          return pw.empty() ? pw : "half_of(" + pw + ", j & 1)";
+        });
+    };
+    pair_bits(em);
+    // Checked divisions (ExprEmitter::set_checked_divisions) where the loop's elements can be
+    // made again: a vector path that stores only after the loop and folds nothing.
+    bool checked = vector_path && acc.empty();
+    for (int k : elem_outs) checked = checked && w.vectorized(k);
+    em.set_checked_divisions(checked);
+    std::set<int> in_pairs;
     for (int k : elem_outs) {
       // A 16-bit vector output whose pairs the pair loop makes: set a word at a time.
       if (vector_path && w.vectorized(k) && !w.staged.count(k) && w.in_pairs_dtype(k))
         if (const std::string pw = pe.raw_bits(w.op(k).value, pl.body, I(ind + 1)); !pw.empty()) {
           pl.body += I(ind + 1) + "set_pair(out" + num(k) + ", j2, " + pw + ");\n";
+          in_pairs.insert(k);
           continue;
         }
       w.store_elem(k, w.stored(em, k, I(ind + 1)), ind + 1, "row", "col", vector_path);
     }
     write_fold(w, em, acc, ind + 1);
     c += I(ind) + "}\n";
+    if (em.checked_divisions() > 0) {
+      // Where a division's operands fell outside its fast path: the loop again, IEEE divisions.
+      c.insert(loop_at, I(ind) + "{\n" + I(ind) + "bool dslow = false;\n");
+      c += I(ind) + "if (dslow) {\n";
+      ++ind;
+      loop_head();
+      ExprEmitter ieee = element_emitter();
+      pair_bits(ieee);
+      for (int k : elem_outs)
+        if (!in_pairs.count(k)) w.store_elem(k, w.stored(ieee, k, I(ind + 1)), ind + 1, "row", "col", vector_path);
+      c += I(ind) + "}\n";
+      --ind;
+      c += I(ind) + "}\n" + I(ind) + "}\n";
+    }
     c.insert(loop_at, pl.loop());
     w.row_base = chunk_bases;
     w.hoisted = chunk_hoisted;
