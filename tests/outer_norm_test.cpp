@@ -582,18 +582,22 @@ TEST(OuterNormKernels, HeldRowsInSharedMemory) {
 }
 
 // A log_softmax over a middle axis of bf16 rows whose register plan spills (seed 6 #011 of the
-// variant sweep): the next candidate is the same tile with its rows in shared memory, which fits.
+// variant sweep): the next candidate is the best-ranked shape with all its rows in shared
+// memory, and the same tile so follows among the retries; one of them fits.
 TEST(OuterNormScheduler, SpillingHeldRowsRetryInSharedMemory) {
   const Scheduled c = choice_for(softmax_over(DType::BF16, 3, 1, true), {{"B", 64}, {"M", 1000}, {"K", 1024}});
   ASSERT_EQ(c.scheduler, "outer_norm");
   ASSERT_GE(c.plans.size(), 2u);
   const KernelParams& a = c.plans[0].params;
-  const KernelParams& b = c.plans[1].params;
   if (a.smem_rows == 0) {
-    EXPECT_EQ(b.threads, a.threads);
-    EXPECT_EQ(b.rows_per_block, a.rows_per_block);
-    EXPECT_EQ(b.cluster, a.cluster);
-    EXPECT_EQ(b.smem_rows, b.batch) << b.str();
+    EXPECT_EQ(c.plans[1].params.smem_rows, c.plans[1].params.batch) << c.plans[1].params.str();
+    bool same_tile = false;
+    for (size_t i = 1; i < c.plans.size() && i <= 2; ++i) {
+      const KernelParams& b = c.plans[i].params;
+      same_tile |= b.threads == a.threads && b.rows_per_block == a.rows_per_block && b.cluster == a.cluster &&
+                   b.smem_rows == b.batch && b.batch > 0;
+    }
+    EXPECT_TRUE(same_tile) << "the same tile with its rows in shared memory among the first retries";
   }
   Fusion f = softmax_over(DType::BF16, 3, 1, true);
   Executor ex(f);

@@ -455,14 +455,18 @@ class OuterNormScheduler final : public Scheduler {
       const TileShape& best = held.front();
       std::vector<const TileShape*> picks = {&best};
       auto same_tile = [&](const TileShape& t) { return t.tx == best.tx && t.threads == best.threads && t.cluster == best.cluster; };
-      // Registers that spill: first the same tile with its rows in shared memory (the held
-      // registers freed, the block unchanged).
-      if (best.smem_rows == 0)
-        for (const TileShape& t : held)
-          if (same_tile(t) && t.resident == best.resident && t.smem_rows == t.batch) {
-            picks.push_back(&t);
-            break;
-          }
+      // Registers that spill: first the best-ranked shape with all its rows in shared memory
+      // (no held registers for ptxas to overrun; a partial share keeps the spilled prediction),
+      // then the same tile so (the held registers freed, the block unchanged).
+      if (best.smem_rows == 0) {
+        auto all_smem = [&](bool same) {
+          for (const TileShape& t : held)
+            if (t.smem_rows == t.batch && (!same || (same_tile(t) && t.resident == best.resident))) return &t;
+          return static_cast<const TileShape*>(nullptr);
+        };
+        for (const TileShape* t : {all_smem(false), all_smem(true)})
+          if (t && std::find(picks.begin(), picks.end(), t) == picks.end()) picks.push_back(t);
+      }
       const TileShape* roomier = nullptr;
       for (const TileShape& t : held)
         if (t.resident == 512 && best.resident == 1024 && (!roomier || (same_tile(t) && !same_tile(*roomier)))) roomier = &t;
