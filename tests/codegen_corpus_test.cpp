@@ -320,25 +320,33 @@ TEST(SchedulerChoices, PersistentKernelsRefuseRowsTheyDoNotCover) {
   plan.params.vec = 8;
   plan.params.threads = plan.params.threads_per_row = 128;
   plan.params.batch = 4;
+  // An f16 input and output of contiguous rows: both at one phase whatever the row length.
+  for (bool out : {false, true}) plan.operands.push_back(OperandPlan{.value = out, .is_output = out, .access = Access::Full});
   LaunchFacts facts;
   facts.R = 16;
-  for (int64_t c : {3 * 128 * 8 + 8, 4096}) {
+  for (int k = 0; k < 2; ++k) facts.operands.push_back(OperandFacts{.dtype = DType::F16, .access = Access::Full});
+  auto set_c = [&](int64_t c) {
     facts.C = c;
+    for (OperandFacts& o : facts.operands) o.ld = c, o.strides = {c, 1};
+  };
+  for (int64_t c : {3 * 128 * 8 + 8, 4096}) {
+    set_c(c);
     EXPECT_NO_THROW(launch_grid(plan, facts, h100_profile(), 4)) << c;
   }
   for (int64_t c : {3 * 128 * 8, 4096 + 8, 64}) {
-    facts.C = c;
+    set_c(c);
     EXPECT_THROW(launch_grid(plan, facts, h100_profile(), 4), Error) << c;
   }
   // Phase-shifted (steps of 2): the batches but the last must hold whole vectors at every
-  // phase (slots 1 .. 3 * 128, up to column 3 * 128 * 8 + 8), the last the rest.
+  // phase (slots 1 .. 3 * 128, up to column 3 * 128 * 8 + 8), the last the rest; rows of an
+  // odd length have steps of one element, not two.
   plan.params.col_vec = 2;
   for (int64_t c : {3 * 128 * 8 + 8, 3 * 128 * 8 + 10, 4096 - 6}) {
-    facts.C = c;
+    set_c(c);
     EXPECT_NO_THROW(launch_grid(plan, facts, h100_profile(), 4)) << c;
   }
   for (int64_t c : {3 * 128 * 8 + 6, 4096, 4096 + 2, 4096 + 1}) {
-    facts.C = c;
+    set_c(c);
     EXPECT_THROW(launch_grid(plan, facts, h100_profile(), 4), Error) << c;
   }
 }

@@ -121,6 +121,23 @@ TEST(InnerShift, LaunchRefusesWhatTheFormCannotAddress) {
   EXPECT_THROW(launch_grid(c.plan, overlap.facts, h100_profile(), 2, 0), Error);
 }
 
+// A phased plan (col_vec) needs every row-varying operand at one phase: launch_grid refuses it
+// where x's rows are padded and the output's are not (seed 44 #033 pinned so read misaligned
+// vectors on the device before).
+TEST(InnerShift, LaunchRefusesPhasedRowsAtOtherPhases) {
+  const Fusion f = sliced_norm(DType::BF16, "rms_w", 4097, 0, 0);
+  const Scheduled c = schedule(f, {{"B", 64}});
+  ASSERT_GT(c.plan.params.col_vec, 0) << c.plan.key();
+  EXPECT_NO_THROW(launch_grid(c.plan, c.facts, h100_profile(), 2, 0));
+  const Scheduled padded = schedule(f, {{"B", 64}}, {{0, {1, 0}}});
+  try {
+    launch_grid(c.plan, padded.facts, h100_profile(), 2, 0);
+    ADD_FAILURE() << "a phased plan launched over rows at other phases";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("one phase"), std::string::npos) << e.what();
+  }
+}
+
 // A pinned vec=1 drops shift (the old plan, for the plan grid).
 TEST(InnerShift, PinsOfTheOldPlan) {
   const Fusion f = sliced_norm(DType::BF16, "rms", 12288, 0, 12289);

@@ -30,33 +30,6 @@ constexpr int64_t kSmemReserve = 8192;
 // Looped rows: one thread per this many vectors of the row, a power of two from a warp to a block.
 constexpr int64_t kLoopedVectorsPerThread = 8;
 
-// Phase-shifted rows: the element step g of every row's phase (a power of two below v that
-// divides the row length), when all row-varying operands share the same phase in every row
-// (same start modulo v elements, same row stride modulo v), every weight is aligned to g
-// elements and no operand is read element by element in general form; else 0. Rows then start
-// at multiples of g elements past a v-aligned address: weights load g elements at a time.
-int phase_step(const KernelPlan& plan, const LaunchFacts& facts, int v) {
-  int phase = -1, ld = -1;
-  for (size_t k = 0; k < plan.operands.size(); ++k) {
-    const Access a = plan.operands[k].access;
-    const uint64_t es = dtype_size(facts.operands[k].dtype);
-    if (a == Access::General || (plan.operands[k].is_output && a == Access::Col)) return 0;
-    if (a != Access::Full) continue;
-    if (facts.operands[k].address % es) return 0;
-    const int ph = static_cast<int>(facts.operands[k].address / es % v), l = static_cast<int>(facts.operands[k].ld % v);
-    if ((phase >= 0 && ph != phase) || (ld >= 0 && l != ld)) return 0;
-    phase = ph;
-    ld = l;
-  }
-  if (phase < 0) return 0;
-  const int g = std::gcd(v, std::gcd(phase, std::gcd(ld, static_cast<int>(facts.C % v))));
-  for (size_t k = 0; k < plan.operands.size(); ++k)
-    if (plan.operands[k].access == Access::Col &&
-        facts.operands[k].address % (static_cast<uint64_t>(g) * dtype_size(facts.operands[k].dtype)))
-      return 0;
-  return g;
-}
-
 // Threads per row for rows of `nvec` vectors of `vec`: the fewest (at least a warp) that give
 // each thread at most 32 row elements (4 vectors of 8). Autotune on the H200 (2026-11-23,
 // perf-notes) found 4 vectors per thread best or within 2% at every W1, softmax and rms size
@@ -97,9 +70,12 @@ int64_t trimmed_threads(int64_t t, int64_t nvec) {
 }
 
 // Few rows (fewer than SMs): each row over more threads, fewer vectors each, down to one
-// vector per thread, so the few blocks there are finish sooner.
+// vector per thread, so the few blocks there are finish sooner. Rows of a wave or two (fewer
+// than 256 threads an SM in all) likewise while the doubled threads stay under that: a thread's
+// chain of loads, not the SMs' bandwidth, sets their time.
 int64_t few_rows_threads(int64_t tpr, int64_t nvec, int64_t rows, int sm_count) {
-  while (tpr < 512 && rows < sm_count && 2 * tpr <= nvec) tpr *= 2;
+  constexpr int64_t kThreadsPerSm = 256;
+  while (tpr < 512 && 2 * tpr <= nvec && (rows < sm_count || rows * 2 * tpr <= sm_count * kThreadsPerSm)) tpr *= 2;
   return tpr;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 
 #include "solder/error.h"
 
@@ -275,6 +276,28 @@ int widest_vec(const KernelPlan& plan, const LaunchFacts& facts, bool tail_ok) {
     if (ok) break;
   }
   return vec;
+}
+
+int phase_step(const KernelPlan& plan, const LaunchFacts& facts, int v) {
+  int phase = -1, ld = -1;
+  for (size_t k = 0; k < plan.operands.size(); ++k) {
+    const Access a = plan.operands[k].access;
+    const uint64_t es = dtype_size(facts.operands[k].dtype);
+    if (a == Access::General || (plan.operands[k].is_output && a == Access::Col)) return 0;
+    if (a != Access::Full) continue;
+    if (facts.operands[k].address % es) return 0;
+    const int ph = static_cast<int>(facts.operands[k].address / es % v), l = static_cast<int>(facts.operands[k].ld % v);
+    if ((phase >= 0 && ph != phase) || (ld >= 0 && l != ld)) return 0;
+    phase = ph;
+    ld = l;
+  }
+  if (phase < 0) return 0;
+  const int g = std::gcd(v, std::gcd(phase, std::gcd(ld, static_cast<int>(facts.C % v))));
+  for (size_t k = 0; k < plan.operands.size(); ++k)
+    if (plan.operands[k].access == Access::Col &&
+        facts.operands[k].address % (static_cast<uint64_t>(g) * dtype_size(facts.operands[k].dtype)))
+      return 0;
+  return g;
 }
 
 int shifted_inner_vec(const KernelPlan& plan, const LaunchFacts& facts) {

@@ -97,6 +97,13 @@ std::string flat_vectors_misfit(const KernelPlan& plan, const LaunchFacts& facts
 // tail, so C need not divide).
 int widest_vec(const KernelPlan& plan, const LaunchFacts& facts, bool tail_ok);
 
+// Phase-shifted rows: the element step g of every row's phase (a power of two below v that
+// divides the row length), when all row-varying operands share the same phase in every row
+// (same start modulo v elements, same row stride modulo v), every weight is aligned to g
+// elements and no operand is read element by element in general form; else 0. Rows then start
+// at multiples of g elements past a v-aligned address: weights load g elements at a time.
+int phase_step(const KernelPlan& plan, const LaunchFacts& facts, int v);
+
 // Inner held rows with every Full input read at its own phase (KernelParams::shift, see
 // write_inner): the widest vector that the row length and the other vectorized operands (outputs,
 // weights) allow, as widest_vec, where each Full input is element-aligned with rows at least a

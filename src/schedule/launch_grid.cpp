@@ -113,6 +113,12 @@ Grid launch_grid(const KernelPlan& plan, const LaunchFacts& facts, const DeviceI
       throw Error("kernel " + plan.name + " (" + p.str() + "): rows of " + std::to_string(facts.C) +
                   " elements, or an operand's row starts, are not whole vectors of " + std::to_string(p.vec) +
                   " (pin col_vec or a narrower vec)");
+    // Phased rows: every row-varying operand at one phase, weights aligned to the plan's step
+    // (phase_step, the scheduler's test); a pin at other facts would misalign the vectors.
+    if (const int g = p.col_vec > 0 ? phase_step(plan, facts, p.vec) : 1; g == 0 || g % std::max(1, p.col_vec))
+      throw Error("kernel " + plan.name + " (" + p.str() + "): the operands' rows are not all at one phase of vectors of " +
+                  std::to_string(p.vec) + " with weights aligned to " + std::to_string(p.col_vec) +
+                  " elements (phased rows need that; pin col_vec=0 or a narrower vec)");
     // Persistent kernels assume every batch but the last lies inside the row (see write_inner);
     // phase-shifted ones that the batches cover the row and that at every phase the batches but
     // the last hold whole vectors (slots 1 .. (batch - 1) * tpr). A cluster's blocks share a row.
