@@ -108,7 +108,7 @@ TEST(GpuExecutor, NormsAcrossHiddenSizes) {
   SKIP_WITHOUT_GPU();
   for (const char* name : {"w1_layer_norm_fused", "w5_softmax_bf16", "w5_rms_norm_bf16"})
     for (int64_t h : {1, 7, 768, 1000, 5140, 16388, 65536 + 8})
-      for (int64_t b : {1, 16, 129}) {
+      for (int64_t b : {1, 16, 129, 257}) {  // 257: rows of a wave or two, spread over more threads
         Fusion f = make_workload(name);
         auto shapes = resolve_input_shapes(f, no_shapes, {{"B", b}, {"H", h}});
         check(f, shapes, Layout::Contiguous, std::string(name) + " B=" + std::to_string(b) + " H=" + std::to_string(h));
