@@ -71,11 +71,12 @@ int64_t trimmed_threads(int64_t t, int64_t nvec) {
 
 // Few rows (fewer than SMs): each row over more threads, fewer vectors each, down to one
 // vector per thread, so the few blocks there are finish sooner. Rows of a wave or two (fewer
-// than 256 threads an SM in all) likewise while the doubled threads stay under that: a thread's
-// chain of loads, not the SMs' bandwidth, sets their time.
-int64_t few_rows_threads(int64_t tpr, int64_t nvec, int64_t rows, int sm_count) {
+// than 256 threads an SM in all) of a norm (`passes`: the row read again from registers)
+// likewise while the doubled threads stay under that: a thread's chain of loads and passes,
+// not the SMs' bandwidth, sets their time. Not a plain reduction's (measured slower).
+int64_t few_rows_threads(int64_t tpr, int64_t nvec, int64_t rows, int sm_count, bool passes) {
   constexpr int64_t kThreadsPerSm = 256;
-  while (tpr < 512 && 2 * tpr <= nvec && (rows < sm_count || rows * 2 * tpr <= sm_count * kThreadsPerSm)) tpr *= 2;
+  while (tpr < 512 && 2 * tpr <= nvec && (rows < sm_count || (passes && rows * 2 * tpr <= sm_count * kThreadsPerSm))) tpr *= 2;
   return tpr;
 }
 
@@ -284,7 +285,7 @@ RowModel::RowModel(const ScheduleContext& c, bool allow_shift) : cx(c) {
     // 64 x 333: two vectors of 8 a thread against two elements, measured slower; 100 x 4097:
     // two against nine, faster).
     auto per_thread = [&](int64_t threads, int64_t n) {
-      const int64_t spread = few_rows_threads(threads, n, facts.R, cx.device.sm_count);
+      const int64_t spread = few_rows_threads(threads, n, facts.R, cx.device.sm_count, !plain);
       return (n + spread - 1) / spread;
     };
     const int64_t uv = (facts.C + vec - 1) / vec, ut = base_threads_per_row(uv, vec, widest, many_rows);
@@ -308,7 +309,7 @@ RowModel::RowModel(const ScheduleContext& c, bool allow_shift) : cx(c) {
   // Vectors a row overlaps: up to vec - col_vec more elements when shifted.
   nvec = (facts.C + (col_vec ? vec - col_vec : 0) + vec - 1) / vec;
   held = held_per_element(stages);
-  tpr = few_rows_threads(base_threads_per_row(nvec, vec, widest, many_rows), nvec, facts.R, cx.device.sm_count);
+  tpr = few_rows_threads(base_threads_per_row(nvec, vec, widest, many_rows), nvec, facts.R, cx.device.sm_count, !plain);
   pick = cx.recorded_choice(facts.C, vec);
   pick_looped = pick && pick->threads_per_row && pick->looped;
   if (pick && pick->threads_per_row) tpr = pick->threads_per_row;
@@ -347,7 +348,10 @@ std::vector<Try> cluster_tries(const RowModel& m) {
     for (int n : {2, 4, 8}) {
       if (n > most) break;
       const int64_t share = (nvec + n - 1) / n;
-      for (int64_t t = std::max<int64_t>(256, base_threads_per_row(share, m.vec, m.widest, m.many_rows)); t <= 512; t *= 2)
+      // A plain reduction's vectors are loads in flight, not values held for a later pass: from
+      // 256 threads, up to kMaxBatch vectors each.
+      const int64_t first = m.plain ? 256 : std::max<int64_t>(256, base_threads_per_row(share, m.vec, m.widest, m.many_rows));
+      for (int64_t t = first; t <= 512; t *= 2)
         if (m.fits(t, prefetch, share)) {
           tries.push_back({.tpr = t, .prefetch = prefetch, .cluster = n});
           break;
