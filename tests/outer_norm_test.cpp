@@ -610,6 +610,26 @@ TEST(OuterNormScheduler, SpillingHeldRowsRetryInSharedMemory) {
   EXPECT_TRUE(held) << "held rows, not the re-read form";
 }
 
+// Where the best-ranked shape with all rows in shared memory is another shape than the first
+// plan's (an rms norm of a transposed bf16 4096 x 5140: cluster 2 against the first plan's 4),
+// the retry after a spill takes it before the same tile so (seed 43 #090: its first plan's tile
+// with the rows in shared memory 67.6 us, the best-ranked such shape 42.7).
+TEST(OuterNormScheduler, SpillRetryTakesTheBestRankedSharedMemoryShape) {
+  const Scheduled c = choice_for(norm_of_transposed(DType::BF16, true), {{"B", 4096}, {"H", 5140}});
+  ASSERT_EQ(c.scheduler, "outer_norm");
+  ASSERT_GE(c.plans.size(), 3u);
+  const KernelParams& a = c.plans[0].params;
+  const KernelParams& b = c.plans[1].params;
+  const KernelParams& s = c.plans[2].params;
+  ASSERT_EQ(a.smem_rows, 0) << a.str();
+  EXPECT_EQ(b.smem_rows, b.batch) << b.str();
+  EXPECT_TRUE(b.threads != a.threads || b.rows_per_block != a.rows_per_block || b.cluster != a.cluster) << "another shape: " << b.str();
+  EXPECT_EQ(s.threads, a.threads) << s.str();
+  EXPECT_EQ(s.rows_per_block, a.rows_per_block) << s.str();
+  EXPECT_EQ(s.cluster, a.cluster) << s.str();
+  EXPECT_EQ(s.smem_rows, s.batch) << s.str();
+}
+
 // Held cuts (schedule/stages.h): a softmax of a scaled, rounded and masked f16 over a transposed
 // view (seed 42 #036) holds the masked f16 values, computed once as the rows load; no pass
 // multiplies by the scale again. A layer norm of x + r (two inputs into one value) and one of

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "programs/run_inputs.h"
+#include "ir/parser.h"
 #include "ops/workloads.h"
 #include "pipeline/compile_kernel.h"
 #include "pipeline/pipeline.h"
@@ -21,8 +22,7 @@ struct Scheduled {
   std::vector<KernelPlan> candidates;
 };
 
-Scheduled schedule(const std::string& workload, const Bindings& sizes) {
-  Fusion f = make_workload(workload);
+Scheduled schedule(const Fusion& f, const Bindings& sizes) {
   SegmentedFusion sf = lower(f);
   const Bindings b = bind_shapes(sf.fusion, resolve_input_shapes(f, {}, sizes));
   int si = 0;
@@ -33,6 +33,8 @@ Scheduled schedule(const std::string& workload, const Bindings& sizes) {
   const SchedulerChoice choice = choose_scheduler(cx);
   return {choice.scheduler->name(), choice.passed_over, choice.scheduler->candidates(cx)};
 }
+
+Scheduled schedule(const std::string& workload, const Bindings& sizes) { return schedule(make_workload(workload), sizes); }
 
 }  // namespace
 
@@ -200,6 +202,31 @@ TEST(SchedulerChoices, FewRowsSpreadOverTheSMs) {
   }
   // Many rows keep several short rows per block.
   EXPECT_GT(schedule("w1_layer_norm_fused", {{"B", 8192}, {"H", 768}}).candidates.front().params.rows_per_block, 1);
+}
+
+// Norm rows of a wave or two (rows x threads under 256 an SM) spread over more threads, as
+// rows fewer than SMs do: W1 f32 rows of 1024 take 128 threads at B = 257, a warp at B = 2048.
+// A plain reduction's rows keep their threads (measured slower spread: seed 45 #060).
+TEST(SchedulerChoices, NormRowsOfAWaveOrTwoSpread) {
+  const auto tpr = [](const Scheduled& s) { return s.candidates.front().params.threads_per_row; };
+  EXPECT_EQ(tpr(schedule("w1_layer_norm_fused_f32", {{"B", 257}, {"H", 1024}})), 128);
+  EXPECT_EQ(tpr(schedule("w1_layer_norm_fused_f32", {{"B", 2048}, {"H", 1024}})), 32);
+  const Fusion sum = parse_fusion("fusion s {\n  input x: f32[B, H]\n  r = sum(x, axes=[1], keepdim=false)\n  output r\n}\n");
+  EXPECT_EQ(tpr(schedule(sum, {{"B", 257}, {"H", 1024}})), tpr(schedule(sum, {{"B", 2048}, {"H", 1024}})));
+}
+
+// A plain reduction of rows no block holds, split over a cluster: its vectors are loads in
+// flight, so blocks of at most 512 threads (two an SM) may take up to 16 a thread (f32 rows of
+// 128000 over 4 blocks of 512 threads, where the prefetch does not fit), not only the 8 of a
+// norm's held rows (seed 46 #142: 93.4 -> 82.4 us).
+TEST(SchedulerChoices, PlainReductionsOverClustersTakeMoreVectorsAThread) {
+  const Fusion sum = parse_fusion("fusion s {\n  input x: f32[B, H]\n  r = sum(x, axes=[1], keepdim=false)\n  output r\n}\n");
+  const Scheduled s = schedule(sum, {{"B", 512}, {"H", 128000}});
+  ASSERT_EQ(s.scheduler, "inner");
+  EXPECT_GT(s.candidates.front().params.cluster, 1) << s.candidates.front().params.str();
+  bool wide = false;
+  for (const KernelPlan& c : s.candidates) wide |= c.params.cluster > 1 && c.params.threads <= 512 && c.params.batch > 8;
+  EXPECT_TRUE(wide) << "a cluster plan of blocks of at most 512 threads, more than 8 vectors a thread";
 }
 
 // A row a warp holds takes half a warp where that leaves fewer slots empty: 16-bit rows of 333
