@@ -306,7 +306,9 @@ class OuterWriter {
   }
   // One row's accumulation, from the loaded values in<k>[u] (rows' vectors) and ir<k>[u].
   void row_math(int ind) {
-    if (any_welford_) c_ += I(ind) + "wn += 1.f;\n" + I(ind) + "const float winv = 1.f / wn;\n";
+    // The hardware reciprocal of the count: the IEEE division's slow-path call kept ptxas from
+    // issuing the unrolled rows' loads ahead of their math (as welford_add's __fdividef).
+    if (any_welford_) c_ += I(ind) + "wn += 1.f;\n" + I(ind) + "const float winv = __fdividef(1.f, wn);\n";
     c_ += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
     ExprEmitter em(w_.f, [&](int v) -> std::string {
       if (!w_.is_input(v)) return "";

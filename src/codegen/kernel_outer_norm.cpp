@@ -409,7 +409,7 @@ class OuterNormWriter {
     }
     if (welford) c_ += "  float wn" + num(level) + " = 0.f;\n";
     each_row([&](const std::string& prefix, const std::string& s, int ind) {
-      if (welford) c_ += I(ind) + "wn" + num(level) + " += 1.f;\n" + I(ind) + "const float winv = 1.f / wn" + num(level) + ";\n";
+      if (welford) c_ += I(ind) + "wn" + num(level) + " += 1.f;\n" + I(ind) + "const float winv = __fdividef(1.f, wn" + num(level) + ");\n";
       c_ += "#pragma unroll\n" + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
       ExprEmitter em = emitter(prefix, s);
       for (const auto* st : steps) {

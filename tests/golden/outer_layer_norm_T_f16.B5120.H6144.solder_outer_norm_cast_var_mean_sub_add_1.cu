@@ -65,7 +65,7 @@ extern "C" __global__ void __launch_bounds__(512, 1) solder_outer_norm_cast_var_
     const int r = ty + i * TY;
     if (i < B - 1 || r < RH) {
       wn1 += 1.f;
-      const float winv = 1.f / wn1;
+      const float winv = __fdividef(1.f, wn1);
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
         const float v4 = (float)(f16_to_f(half_of(h2[i].e[j / 2], j & 1)));

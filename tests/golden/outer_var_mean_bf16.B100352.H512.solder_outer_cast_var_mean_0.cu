@@ -83,7 +83,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_cast_var_mean_
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         wn += 1.f;
-        const float winv = 1.f / wn;
+        const float winv = __fdividef(1.f, wn);
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
           const float v1 = (float)(bf16_to_f(in0[u].e[j]));
@@ -103,7 +103,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_cast_var_mean_
       for (int u = 0; u < UNROLL - 1; ++u) {
         if (r + (i64)u * TY >= re) break;
         wn += 1.f;
-        const float winv = 1.f / wn;
+        const float winv = __fdividef(1.f, wn);
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
           const float v1 = (float)(bf16_to_f(in0[u].e[j]));
@@ -120,7 +120,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) solder_outer_cast_var_mean_
 #pragma unroll
       for (int j = 0; j < VEC; ++j) in0[0].e[j] = kc0 + j < K ? (P0 + (r) * rs0)[kb0 + j] : (u16)0;
       wn += 1.f;
-      const float winv = 1.f / wn;
+      const float winv = __fdividef(1.f, wn);
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
         const float v1 = (float)(bf16_to_f(in0[u].e[j]));
