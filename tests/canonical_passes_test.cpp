@@ -269,7 +269,8 @@ TEST(KeepReducedDims, TheEpilogueJoinsTheReductionsKernelWithTheSameValues) {
   const SegmentedFusion sf = lower(f);
   int kernels = 0;
   for (const Segment& seg : sf.segments) kernels += seg.kind == SegmentKind::Kernel;
-  EXPECT_EQ(kernels, 3) << describe_segments(sf);
+  // The max over [0, 2] runs as two (passes/split_gapped_reductions.cpp).
+  EXPECT_EQ(kernels, 4) << describe_segments(sf);
   const auto shapes = resolve_input_shapes(f, {}, {{"B", 5}, {"M", 7}, {"K", 33}});
   const auto in = make_random_inputs(f, shapes, 3);
   const auto want = run_reference(f, in), got = run_reference(sf.fusion, in);

@@ -389,21 +389,26 @@ TEST(CodegenCompile, ClusterRowsCombineAcrossBlocks) {
 
 // A reduction over dims apart in memory reads its input as vectors where each lies in one
 // unit-stride run (C a multiple of the vector, aligned: general/seg), else one element per
-// thread; never VEC elements per thread read one at a time.
+// thread; never VEC elements per thread read one at a time. Runs of a known size under 32
+// elements stay one kernel (longer ones split in two: passes/split_gapped_reductions.cpp).
 TEST(CodegenCompile, ReductionsOverDimsApartLoadVectorsInRuns) {
-  Fusion f("apart");
-  Tensor x = f.input("x", DType::F16, {Dim::sym("A"), Dim::sym("B"), Dim::sym("C")});
-  f.output(sum(cast(x, DType::F32), {0, 2}));
-  auto runs = prepare_all(f, {{2, 1000, 512}});
+  auto apart = [](int64_t c) {
+    Fusion f("apart");
+    Tensor x = f.input("x", DType::F16, {Dim::sym("A"), Dim::sym("B"), Dim(c)});
+    f.output(sum(cast(x, DType::F32), {0, 2}));
+    return f;
+  };
+  auto runs = prepare_all(apart(16), {{2, 1000, 16}});
   ASSERT_EQ(runs.kernels.size(), 1u);
   EXPECT_TRUE(runs.kernels[0].plan.operands[0].segments);
   EXPECT_EQ(runs.kernels[0].plan.params.vec, 8);
   EXPECT_NE(runs.kernels[0].source.source.find("ld_vec<unsigned, 4>((const unsigned*)(P0 + goff(p, 0, rowc, colc)))"),
             std::string::npos);
-  auto odd = prepare_all(f, {{2, 1000, 301}});
+  auto odd = prepare_all(apart(15), {{2, 1000, 15}});
+  ASSERT_EQ(odd.kernels.size(), 1u);
   EXPECT_FALSE(odd.kernels[0].plan.operands[0].segments);
   EXPECT_EQ(odd.kernels[0].plan.params.vec, 1);
-  auto misaligned = prepare_all(f, {{2, 1000, 512}}, 2);
+  auto misaligned = prepare_all(apart(16), {{2, 1000, 16}}, 2);
   EXPECT_FALSE(misaligned.kernels[0].plan.operands[0].segments);
 }
 

@@ -12,6 +12,7 @@
 #include "passes/passes.h"
 #include "passes/recognize_var_mean.h"
 #include "passes/sort_commutative.h"
+#include "passes/split_gapped_reductions.h"
 #include "passes/views_before_casts.h"
 #include "passes/widen_low_precision.h"
 
@@ -61,6 +62,9 @@ SegmentedFusion lower(const Fusion& input) {
   // CSE before recognizing statistics: (x - m) * (x - m) written twice must be one operand.
   f = run_pass("cse", f, eliminate_common_subexpressions);
   f = run_pass("recognize_var_mean", f, recognize_var_mean);
+  // After recognizing var_mean (a hand-written variance splits as one), before CSE (the
+  // constants it adds merge).
+  f = run_pass("split_gapped_reductions", f, split_gapped_reductions);
   // Again: nodes that read a mean recognize_var_mean merged may now be identical (x - m
   // written once against mean(x) and once against var_mean(x)'s mean).
   f = run_pass("cse", f, eliminate_common_subexpressions);

@@ -163,6 +163,7 @@ struct Builder {
     // W3's sixteen norms of views of one input would all join one kernel and spill.
     int target = -1;
     for (int x : n.in) target = std::max(target, seg_of[x]);
+    const int lo = target;  // the latest producer of an operand
     const bool after_view = target >= 0 && segs[target].kind == SegmentKind::View && kind != OpKind::Reduction;
     if (target < 0 || after_view)
       for (int i = static_cast<int>(segs.size()) - 1, after = target; i > after; --i)
@@ -174,6 +175,21 @@ struct Builder {
       add_to(target, node_index);
       return;
     }
+    // Other kernels after every operand's producer, latest first: a reduction of a kernel's
+    // results over another domain joins a later kernel that reduces that domain over the same
+    // axes (sibling reductions of one kernel's partials: a split var_mean's mean, spread and
+    // count), and element math of inputs alone an earlier kernel whose domain it fits (the
+    // count's x * 0 + 1 beside the var_mean of x). Not reductions of views (W3, above).
+    const bool sibling = kind == OpKind::Reduction && lo >= 0 && segs[lo].kind == SegmentKind::Kernel;
+    const bool of_inputs = is_element_op(n.op) && lo < 0;
+    if (sibling || of_inputs)
+      for (int i = static_cast<int>(segs.size()) - 1; i > lo; --i)
+        if (i != target && segs[i].kind == SegmentKind::Kernel && (of_inputs || (segs[i].category != KernelCategory::Pointwise &&
+                                                                                 segs[i].reduce_axes == n.attrs.axes)) &&
+            try_join(i, n)) {
+          add_to(i, node_index);
+          return;
+        }
     int si;
     if (kind == OpKind::Reduction) {
       const Shape& in = f.value(n.in[0]).shape;
