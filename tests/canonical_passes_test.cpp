@@ -262,6 +262,41 @@ fusion k {
 )");
 }
 
+TEST(KeepReducedDims, MathAfterASqueezeRunsBeforeIt) {
+  // A reshape that drops only size-1 dims of a computed value (split_gapped_reductions'
+  // results without keepdim) heads a chain as a reduction without keepdim does; a squeeze of an
+  // input or one that reorders nothing else stays.
+  expect_rewrite(keep_reduced_dims, R"(
+fusion k {
+  input x: f32[B, M, K]
+  s = sum(x, axes=[2], keepdim=true)
+  r = reshape(s, shape=[B, M])
+  c = constant(value=0.5, dtype=f32)
+  y = mul(r, c)
+  output y
+}
+)", R"(
+fusion k {
+  input x: f32[B, M, K]
+  s = sum(x, axes=[2], keepdim=true)
+  c = constant(value=0.5, dtype=f32)
+  y0 = mul(s, c)
+  y = reshape(y0, shape=[B, M])
+  output y
+}
+)");
+  const char* input_squeeze = R"(
+fusion k {
+  input x: f32[B, 1, K]
+  r = reshape(x, shape=[B, K])
+  c = constant(value=0.5, dtype=f32)
+  y = mul(r, c)
+  output y
+}
+)";
+  expect_same_graph(keep_reduced_dims(parse_fusion(input_squeeze)), parse_fusion(input_squeeze));
+}
+
 TEST(KeepReducedDims, TheEpilogueJoinsTheReductionsKernelWithTheSameValues) {
   // Seed 7 #104 / #138 / #142 of the variant sweep ran an amax and its scale (or sqrt) as two
   // kernels. Now one kernel and a view; the values match the program as written.

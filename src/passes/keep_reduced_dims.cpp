@@ -31,6 +31,21 @@ bool drops_dims(const Fusion& f, const Node& n) {
          n.attrs.axes.size() < f.value(n.in[0]).shape.size();
 }
 
+// A reshape that only drops size-1 dims of a computed value (split_gapped_reductions' outputs
+// without keepdim): the math after it may run before it just as well.
+bool squeezes(const Fusion& f, const Node& n) {
+  if (n.op != Op::Reshape || f.value(n.in[0]).producer < 0) return false;
+  const Node& p = f.nodes()[f.value(n.in[0]).producer];
+  if (op_info(p.op).kind == OpKind::View || p.op == Op::Constant) return false;
+  const Shape &in = f.value(n.in[0]).shape, &out = f.value(n.out[0]).shape;
+  size_t j = 0;
+  for (const Dim& d : in) {
+    if (j < out.size() && d == out[j]) ++j;
+    else if (!d.is_one()) return false;
+  }
+  return j == out.size() && in.size() > out.size();
+}
+
 }  // namespace
 
 Fusion keep_reduced_dims(const Fusion& f) {
@@ -40,7 +55,7 @@ Fusion keep_reduced_dims(const Fusion& f) {
   std::vector<char> keep(f.nodes().size(), 0);     // reductions to rewrite
   for (size_t i = 0; i < f.nodes().size(); ++i) {
     const Node& n = f.nodes()[i];
-    if (drops_dims(f, n))
+    if (drops_dims(f, n) || squeezes(f, n))
       for (int o : n.out) chain[o] = 1;
     const int x = single_operand(f, n);
     if (x >= 0 && chain[x]) {
@@ -49,7 +64,7 @@ Fusion keep_reduced_dims(const Fusion& f) {
     }
   }
   bool any = false;
-  for (size_t i = 0; i < f.nodes().size(); ++i) any |= keep[i] && drops_dims(f, f.nodes()[i]);
+  for (size_t i = 0; i < f.nodes().size(); ++i) any |= keep[i] && (drops_dims(f, f.nodes()[i]) || squeezes(f, f.nodes()[i]));
   if (!any) return f;
 
   Rebuilder rb(f);
@@ -72,6 +87,10 @@ Fusion keep_reduced_dims(const Fusion& f) {
       for (int v : n.in) in.push_back(rb.mapped(v));
       const auto outs = rb.dst.add(n.op, in, a);
       for (size_t k = 0; k < outs.size(); ++k) kept[n.out[k]] = outs[k];
+      continue;
+    }
+    if (squeezes(f, n) && keep[i]) {  // its input is the value at the kept shape
+      kept[n.out[0]] = rb.mapped(n.in[0]);
       continue;
     }
     if (x >= 0 && kept.count(x)) {

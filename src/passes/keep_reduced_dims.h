@@ -11,7 +11,8 @@ namespace solder {
 // The same values (a size-1 dim changes no element), and the element math joins the reduction's
 // kernel: the segmenter keeps math on a reduction's result in its kernel only where the result
 // has the kernel's rank (a result without its dims would broadcast along the wrong axis there).
-// Full reductions (every axis) are left as they are: their kernels take scalar epilogues.
+// Full reductions (every axis) are left as they are: their kernels take scalar epilogues. A
+// reshape that only drops size-1 dims of a computed value heads a chain the same way.
 Fusion keep_reduced_dims(const Fusion& f);
 
 }  // namespace solder
