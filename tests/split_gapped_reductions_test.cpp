@@ -108,3 +108,18 @@ TEST(SplitGappedReductions, LeftAlone) {
     EXPECT_EQ(split_gapped_reductions(f).hash(), f.hash()) << text;
   }
 }
+
+TEST(SplitGappedReductions, IntegerSumsStayExactAndF64StaysF64) {
+  // An i32 sum splits without a float in between (exact); an f64 var_mean's count and
+  // correction stay f64 (means and variances of integers the IR refuses).
+  for (const std::string dtype : {"i32", "f64"}) {
+    const std::string text = program(dtype, "B, M, K", dtype == "i32" ? "sum" : "var_mean", "0, 2", false, 1);
+    const Fusion f = parse_fusion(text);
+    const Fusion g = split_gapped_reductions(f);
+    for (const Node& n : g.nodes()) {
+      if (n.op == Op::Cast) ADD_FAILURE() << text << print_fusion(g);
+      if (n.op == Op::Constant) EXPECT_EQ(n.attrs.dtype, DType::F64) << text;
+    }
+    expect_same_values(f, {{"B", 5}, {"M", 7}, {"K", 33}}, text);
+  }
+}

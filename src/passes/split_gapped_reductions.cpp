@@ -51,10 +51,10 @@ Fusion split_gapped_reductions(const Fusion& f) {
   if (!any) return f;
 
   Rebuilder rb(f);
-  auto constant = [&](double v) {
+  auto constant = [&](double v, DType t) {
     Attrs a;
     a.value = v;
-    a.dtype = DType::F32;
+    a.dtype = t;
     return rb.dst.add(Op::Constant, std::vector<int>{}, a)[0];
   };
   auto cast = [&](int v, DType t) {
@@ -88,10 +88,14 @@ Fusion split_gapped_reductions(const Fusion& f) {
       rb.remap[n.out[0]] = reduce(n.op, p, all, keep)[0];
       continue;
     }
-    const int xf = cast(x, DType::F32);
+    // Narrow floats in f32 (one rounding at the end, as one reduction); f32, f64 and integer
+    // sums as they are (integer sums stay exact).
+    const bool narrow = is_floating(t) && dtype_size(t) < 4;
+    const int xf = narrow ? cast(x, DType::F32) : x;
+    const DType ft = rb.dst.value(xf).dtype;
     if (n.op == Op::Sum || n.op == Op::Mean) {
       const int p = reduce(n.op, xf, run, true)[0];
-      rb.remap[n.out[0]] = cast(reduce(n.op, p, all, keep)[0], t);
+      rb.remap[n.out[0]] = cast(reduce(n.op, p, all, keep)[0], f.value(n.out[0]).dtype);
       continue;
     }
     // var_mean: the population variance over all is the mean of the partial variances plus the
@@ -103,12 +107,12 @@ Fusion split_gapped_reductions(const Fusion& f) {
     if (n.attrs.correction != 0) {
       // x * 0 + 1 counts the elements in the first step's kernel (a non-finite x makes the
       // variance NaN, as it is).
-      const int one = binary(Op::Add, binary(Op::Mul, xf, constant(0.0)), constant(1.0));
+      const int one = binary(Op::Add, binary(Op::Mul, xf, constant(0.0, ft)), constant(1.0, ft));
       const int count = reduce(Op::Sum, reduce(Op::Sum, one, run, true)[0], all, true)[0];
-      const int less = binary(Op::Sub, count, constant(static_cast<double>(n.attrs.correction)));
+      const int less = binary(Op::Sub, count, constant(static_cast<double>(n.attrs.correction), ft));
       var = binary(Op::Mul, var, binary(Op::Div, count, less));
     }
-    const int outs[2] = {cast(var, t), cast(spread[1], t)};
+    const int outs[2] = {cast(var, f.value(n.out[0]).dtype), cast(spread[1], f.value(n.out[1]).dtype)};
     for (int k = 0; k < 2; ++k) {
       Attrs a;
       a.shape = f.value(n.out[k]).shape;
