@@ -71,12 +71,12 @@ int64_t trimmed_threads(int64_t t, int64_t nvec) {
 
 // Few rows (fewer than SMs): each row over more threads, fewer vectors each, down to one
 // vector per thread, so the few blocks there are finish sooner. Rows of a wave or two (fewer
-// than 256 threads an SM in all) of a norm (`passes`: the row read again from registers)
+// than 256 threads an SM in all) of a norm (`norm`: the row read again from registers)
 // likewise while the doubled threads stay under that: a thread's chain of loads and passes,
 // not the SMs' bandwidth, sets their time. Not a plain reduction's (measured slower).
-int64_t few_rows_threads(int64_t tpr, int64_t nvec, int64_t rows, int sm_count, bool passes) {
+int64_t few_rows_threads(int64_t tpr, int64_t nvec, int64_t rows, int sm_count, bool norm) {
   constexpr int64_t kThreadsPerSm = 256;
-  while (tpr < 512 && 2 * tpr <= nvec && (rows < sm_count || (passes && rows * 2 * tpr <= sm_count * kThreadsPerSm))) tpr *= 2;
+  while (tpr < 512 && 2 * tpr <= nvec && (rows < sm_count || (norm && rows * 2 * tpr <= sm_count * kThreadsPerSm))) tpr *= 2;
   return tpr;
 }
 
