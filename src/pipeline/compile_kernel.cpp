@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <future>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -38,23 +39,48 @@ std::string hex64(uint64_t v) {
   return buf;
 }
 
-// Codegen + NVRTC (through the caches) for one plan.
-PreparedKernel build(const SegmentedFusion& sf, const Segment& s, const KernelPlan& plan, const DeviceInfo& dev,
-                     KernelCache& cache, int& compiles) {
+// One plan's code and its cache key (the code's hash too: a disk entry written by another
+// version of the code generator must not be taken for this one's kernel).
+PreparedKernel generated(const SegmentedFusion& sf, const Segment& s, const KernelPlan& plan, const DeviceInfo& dev) {
   PreparedKernel pk;
   pk.plan = plan;
   pk.source = generate_kernel(sf.fusion, s, plan);
-  // The source's hash too: a disk entry written by another version of the code generator
-  // must not be taken for this one's kernel (same plan, different code).
   pk.cache_key = hex64(sf.fusion.hash()) + "|" + dev.arch() + "|" + plan.key() +
                  "|src=" + hex64(fnv1a64(pk.source.source.data(), pk.source.source.size())) + (kernel_line_info() ? "|lineinfo" : "");
-  pk.compiled = cache.get(pk.cache_key, [&] {
-    ++compiles;
-    CompiledKernel k = compile_cuda(pk.source.source, pk.source.name, dev.arch());
+  return pk;
+}
+
+// A candidate's NVRTC compile through the caches. The task owns what it reads (the source, a
+// handle on the cache), so the driver may stop waiting for it once an earlier candidate fits;
+// its kernel still lands in the cache.
+struct Built {
+  std::shared_ptr<const CompiledKernel> kernel;
+  bool compiled = false;  // not a cache hit
+};
+Built compile_through(KernelCache cache, const std::string& key, const std::string& source, const std::string& name,
+                      const std::string& arch) {
+  Built b;
+  b.kernel = cache.get(key, [&] {
+    b.compiled = true;
+    CompiledKernel k = compile_cuda(source, name, arch);
     if (k.ptxas.registers < 0 && has_gpu()) complete_resources(k);
     return k;
   });
-  return pk;
+  return b;
+}
+
+// Compiles nobody waits for any more: the process waits for them at exit, so none is torn
+// down inside NVRTC.
+void leave_running(std::future<Built> f) {
+  static std::mutex mu;
+  static std::vector<std::future<Built>> running;
+  std::lock_guard<std::mutex> lock(mu);
+  running.erase(std::remove_if(running.begin(), running.end(),
+                               [](std::future<Built>& r) {
+                                 return r.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+                               }),
+                running.end());
+  running.push_back(std::move(f));
 }
 
 // The scheduler's first plan with the user's parts (CompileOptions::plan). Parts the user did
@@ -186,7 +212,8 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Kernel
   // seeds 15 and 16 on the H100's host). After a spill the next ones compile side by side, a
   // batch at a time, and are judged in order, so the plan chosen never depends on the batches:
   // a retry chain of five plans took one ptxas run after another (2.4 s for seed 6 #011's
-  // first call).
+  // first call). The driver waits for a batch's candidates in order and returns at the first
+  // that fits: the later ones (often the larger, slower compiles) finish on their own.
   const int width = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
   const int first = width >= 4 ? std::clamp(choice.scheduler->compiles_at_once(), 1, width) : 1;
   // A rejected candidate as explain lists it: its params, and the operands it stages (which the
@@ -218,24 +245,29 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Kernel
       }
       todo.push_back(&plan);
     }
-    std::vector<std::future<std::pair<PreparedKernel, int>>> built;
-    for (const KernelPlan* plan : todo)
-      built.push_back(std::async(todo.size() > 1 ? std::launch::async : std::launch::deferred, [&, plan] {
-        int n = 0;
-        const auto t0 = std::chrono::steady_clock::now();
-        PreparedKernel pk = build(sf, s, *plan, dev, cache, n);
-        if (debug_kernels())
-          std::fprintf(stderr, "solder: kernel %s [%s] %s: %.1f ms, %d registers, %d B spilled\n", plan->name.c_str(),
-                       choice.scheduler->name(), plan->params.str().c_str(),
-                       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
-                       pk.compiled->ptxas.registers, spill_bytes(pk));
-        return std::make_pair(std::move(pk), n);
-      }));
-    std::vector<std::pair<PreparedKernel, int>> results;
-    for (auto& b : built) results.push_back(b.get());  // every build joined before any return
-    for (const auto& r : results) compiles += r.second;
-    for (auto& [pk, n] : results) {
-      if (!pk.compiled->ptxas.spills()) return chosen(std::move(pk));
+    std::vector<PreparedKernel> pks;
+    std::vector<std::future<Built>> built;
+    for (const KernelPlan* plan : todo) {
+      pks.push_back(generated(sf, s, *plan, dev));
+      const PreparedKernel& pk = pks.back();
+      built.push_back(std::async(todo.size() > 1 ? std::launch::async : std::launch::deferred, compile_through, cache,
+                                 pk.cache_key, pk.source.source, pk.source.name, dev.arch()));
+    }
+    for (size_t i = 0; i < built.size(); ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const Built b = built[i].get();
+      PreparedKernel& pk = pks[i];
+      pk.compiled = b.kernel;
+      compiles += b.compiled;
+      if (debug_kernels())
+        std::fprintf(stderr, "solder: kernel %s [%s] %s: %.1f ms waited, %.1f ms to compile, %d registers, %d B spilled\n",
+                     pk.plan.name.c_str(), choice.scheduler->name(), pk.plan.params.str().c_str(),
+                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+                     b.kernel->compile_ms, b.kernel->ptxas.registers, spill_bytes(pk));
+      if (!pk.compiled->ptxas.spills()) {
+        for (size_t j = i + 1; j < built.size(); ++j) leave_running(std::move(built[j]));
+        return chosen(std::move(pk));
+      }
       rejected.push_back(described(pk.plan) + ": " + std::to_string(pk.compiled->ptxas.spill_store_bytes) + " B spilled");
       if (!least.compiled || spill_bytes(pk) < spill_bytes(least)) least = std::move(pk);
     }

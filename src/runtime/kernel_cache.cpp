@@ -27,6 +27,7 @@ using KernelPtr = std::shared_ptr<const CompiledKernel>;
 
 struct KernelCache::Impl {
   std::mutex mu;
+  CacheStats stats;  // under mu
   // A shared_future per key: concurrent callers of one key wait for a single build, while
   // different keys compile in parallel (the lock is not held during a build).
   std::unordered_map<std::string, std::shared_future<KernelPtr>> entries;
@@ -119,6 +120,11 @@ KernelCache::KernelCache(std::string dir) : dir_(dir.empty() ? default_dir() : s
   if (!impl_->disk) impl_->disable_disk(dir_, "not writable");
 }
 
+CacheStats KernelCache::stats() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->stats;
+}
+
 bool KernelCache::disk_enabled() const { return impl_->disk; }
 
 std::string KernelCache::entry_path(const std::string& key) const {
@@ -133,7 +139,7 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const std::string& key,
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     if (auto it = impl_->entries.find(key); it != impl_->entries.end()) {
-      ++stats_.memory_hits;
+      ++impl_->stats.memory_hits;
       pending = it->second;
     } else {
       impl_->entries.emplace(key, promise.get_future().share());
@@ -166,8 +172,8 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const std::string& key,
     }
     {
       std::lock_guard<std::mutex> lock(impl_->mu);
-      ++(from_disk ? stats_.disk_hits : stats_.compiles);
-      if (corrupt) ++stats_.corrupt_rebuilt;
+      ++(from_disk ? impl_->stats.disk_hits : impl_->stats.compiles);
+      if (corrupt) ++impl_->stats.corrupt_rebuilt;
     }
     promise.set_value(result);
     return result;

@@ -18,6 +18,8 @@ struct CacheStats {
   int64_t corrupt_rebuilt = 0; // disk entries that failed validation and were recompiled
 };
 
+// A handle: copies share both caches and the statistics (a compile the driver stopped waiting
+// for finishes through its own copy).
 class KernelCache {
  public:
   // dir: disk cache folder; empty = default ($SOLDER_CACHE_DIR, else $XDG_CACHE_HOME/solder,
@@ -27,7 +29,7 @@ class KernelCache {
   // the full key and a checksum; anything that fails validation is rebuilt and overwritten.
   std::shared_ptr<const CompiledKernel> get(const std::string& key,
                                             const std::function<CompiledKernel()>& build);
-  const CacheStats& stats() const { return stats_; }
+  CacheStats stats() const;
   const std::string& dir() const { return dir_; }
   // Where `key`'s disk entry lives (<dir>/<16 hex digits of a 64-bit hash>.cubin.entry), or ""
   // when the disk cache is off. Exposed for tests and tooling.
@@ -37,7 +39,6 @@ class KernelCache {
 
  private:
   std::string dir_;
-  CacheStats stats_;
   struct Impl;
   std::shared_ptr<Impl> impl_;
 };
