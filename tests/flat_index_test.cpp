@@ -11,6 +11,7 @@
 #include "support/flat_programs.h"
 #include "support/first_plan.h"
 #include "support/row_unroll_programs.h"
+#include "support/shift_programs.h"
 
 #include "pipeline/compile_kernel.h"
 #include "pipeline/pipeline.h"
@@ -338,4 +339,18 @@ TEST(FlatIndex, ShortAlignedRowsOfAPermutedViewAreOneRow) {
   g.output(permute(y, {0, 2, 1, 3}) * 2.0);
   const std::string wide = Executor(g).explain(resolve_input_shapes(g, {}, {{"B", 8}, {"S", 64}, {"H", 4}}));
   EXPECT_EQ(wide.find("one_row"), std::string::npos) << wide;
+}
+
+// Short rows of inputs at another row stride (the halves of a swiglu's input, seed 48 #119:
+// rows of 64 in rows of 128): one row of R x C with those inputs addressed from their rows'
+// offsets (full/dims), where the 2-D plan would keep 8 of its 64 threads busy. Halves whose rows
+// are not vec-aligned keep the 2-D plan (element by element in one row: not measured).
+TEST(FlatIndex, ShortRowsAtAnotherStrideAreOneRow) {
+  const Fusion f = gated_halves(DType::F16, 64, 0, false, false);
+  const std::string text = Executor(f).explain(resolve_input_shapes(f, {}, {{"B", 8192}, {"W", 128}}));
+  EXPECT_NE(text.find("params: vec=8 threads=256 unroll=1 one_row index32\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("(in,full/dims)"), std::string::npos) << text;
+  const Fusion odd = gated_halves(DType::F32, 385, 0, false, false);
+  const std::string t2 = Executor(odd).explain(resolve_input_shapes(odd, {}, {{"B", 4096}, {"W", 770}}));
+  EXPECT_EQ(t2.find("one_row"), std::string::npos) << t2;
 }

@@ -98,47 +98,53 @@ bool interleave_pays(const KernelPlan& one) {
   return streamed > vectors;
 }
 
-// One row of R x C elements (KernelParams::one_row) where every Full operand with rows at one
-// stride is dense over [R, C] (ld == C): vectors (16 bytes, or as wide as their addresses allow)
-// then stay aligned across row ends. Where rows are vec-aligned too, every operand keeps its
-// vectors; otherwise weights and full/dims operands are read element by element. With no vector
-// operand (rows of one element beside a [1, M, 1] operand, where the 2-D grid gives each row a
-// block), one element per thread. Only with 32-bit index math (a division per vector); windows
-// (a cat's pieces) where vec divides their bounds and the rows (windows_allow). Nothing where
-// the domain is one row already.
+// One row of R x C elements (KernelParams::one_row): a Full operand dense over [R, C] (ld == C)
+// lies at the element's flat index, one at another row stride (a slice's rows: the halves of a
+// swiglu's input) is addressed from its row's offset per vector (rows by dim) where every row is
+// vec-aligned. Vectors (16 bytes, or as wide as their addresses allow) then stay aligned across
+// row ends. Where rows are
+// vec-aligned too, every operand keeps its vectors; otherwise weights and full/dims operands are
+// read element by element. With no vector operand (rows of one element beside a [1, M, 1]
+// operand, where the 2-D grid gives each row a block), one element per thread. Only with 32-bit
+// index math (a division per vector); windows (a cat's pieces) where vec divides their bounds and
+// the rows (windows_allow). Nothing where the domain is one row already.
 std::optional<KernelPlan> one_row_plan(const KernelPlan& plan, const LaunchFacts& facts, int threads) {
   if (plan.shape.category != KernelCategory::Pointwise || facts.R <= 1 || !fits_index32(facts)) return std::nullopt;
+  KernelPlan r = plan;
   int widest = 0;
-  for (size_t k = 0; k < plan.operands.size(); ++k) {
-    const OperandPlan& o = plan.operands[k];
+  bool restrided = false;  // a Full operand at another row stride, addressed by dim here
+  for (size_t k = 0; k < r.operands.size(); ++k) {
+    OperandPlan& o = r.operands[k];
     if (o.access == Access::Full || o.access == Access::Col) widest = std::max(widest, dtype_size(facts.operands[k].dtype));
-    if (o.access == Access::Full && !o.rows_by_dim && facts.operands[k].ld != facts.C) return std::nullopt;
+    if (o.access == Access::Full && !o.rows_by_dim && facts.operands[k].ld != facts.C) o.rows_by_dim = restrided = true;
   }
   if (widest > 8) return std::nullopt;
   // 16 bytes of the widest, narrowed until every dense operand's address allows it; 1 where none
   // loads vectors (rows of one element: K = 1).
   int vec = widest ? 16 / widest : 1;
   auto dense_aligned = [&](int v) {
-    for (size_t k = 0; k < plan.operands.size(); ++k)
-      if (plan.operands[k].access == Access::Full && !plan.operands[k].rows_by_dim &&
+    for (size_t k = 0; k < r.operands.size(); ++k)
+      if (r.operands[k].access == Access::Full && !r.operands[k].rows_by_dim &&
           facts.operands[k].address % (static_cast<uint64_t>(v) * dtype_size(facts.operands[k].dtype)))
         return false;
     return true;
   };
   while (vec > 1 && !dense_aligned(vec)) vec /= 2;
   bool aligned_rows = facts.C % vec == 0;
-  for (size_t k = 0; k < plan.operands.size(); ++k) {
-    const OperandPlan& o = plan.operands[k];
+  for (size_t k = 0; k < r.operands.size(); ++k) {
+    const OperandPlan& o = r.operands[k];
     const uint64_t bytes = static_cast<uint64_t>(vec) * dtype_size(facts.operands[k].dtype);
     if ((o.access == Access::Col || (o.access == Access::Full && o.rows_by_dim)) &&
         (facts.operands[k].address % bytes || !row_steps_divisible(facts, static_cast<int>(k), plan.shape.split, vec)))
       aligned_rows = false;
   }
-  KernelPlan r = plan;
   r.params.vec = vec;
   r.params.threads = threads;
   r.params.unroll = 1;
   r.params.col_vec = aligned_rows || vec == 1 ? 0 : 1;
+  // Rows at other strides that are not vec-aligned would be read element by element (not
+  // measured against the 2-D plan's rows in flight): none.
+  if (restrided && r.params.col_vec) return std::nullopt;
   r.params.one_row = true;
   // full/dims operands whose vectors at the flat index lie in one aligned run of them (a
   // [1, M, K] operand broadcast over B where M x K is a multiple of vec) load as vectors there.

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "support/flat_programs.h"
+#include "support/shift_programs.h"
 
 #include <cstring>
 
@@ -138,4 +139,23 @@ TEST(GpuFlatIndex, ShortRowsOfAPermutedViewAsOneRow) {
           const std::string launches = check(f, resolve_input_shapes(f, {}, b), l, what);
           if (l == Layout::Contiguous && b.at("S") > 1) EXPECT_NE(launches.find("one_row"), std::string::npos) << what << ": " << launches;
         }
+}
+
+// Short rows at another row stride (halves of a gated input in rows of 2h + off + 8, at offsets
+// that keep the halves vec-aligned) as one row of R x C: full/dims inputs addressed per vector
+// from their rows' offsets; odd rows, a single row, padded and misaligned layouts.
+TEST(GpuFlatIndex, ShortRowsAtAnotherStrideAsOneRow) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (int64_t h : {64, 48, 8})
+      for (int64_t off : {0, 8})
+        for (int64_t rows : {8192, 37, 1})
+          for (Layout l : {Layout::Contiguous, Layout::Misaligned, Layout::Sliced}) {
+            const Fusion f = gated_halves(t, h, off, off == 8, false);
+            const Bindings b{{"B", rows}, {"W", 2 * h + off + 8}};
+            const std::string what = std::string(dtype_name(t)) + " halves h=" + std::to_string(h) + " off " + std::to_string(off) +
+                                     sizes_text(b) + " layout " + std::to_string(static_cast<int>(l));
+            const std::string launches = check(f, resolve_input_shapes(f, {}, b), l, what);
+            if (l == Layout::Contiguous && rows == 8192) EXPECT_NE(launches.find("one_row"), std::string::npos) << what << ": " << launches;
+          }
 }

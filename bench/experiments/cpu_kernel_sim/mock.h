@@ -74,6 +74,9 @@ using std::isfinite;
 using std::fmax;
 using std::min;
 inline float __fdividef(float a, float b) { return a / b; }
+inline float div_checked(float a, float b, bool&) { return a / b; }  // the IEEE quotient its fast path equals
+inline float div_rn(float a, float b) { return a / b; }
+inline float div_wide(float a, float b) { return a / b; }
 inline float rsqrtf(float x) { return 1.f / std::sqrt(x); }
 struct Welford { float n, mean, m2; };
 inline Welford welford_merge(const Welford& a, const Welford& b) {

@@ -872,6 +872,27 @@ int main(int argc, char** argv) {
           run(on + "_where_il", where_clamp_silu_add(t), sz, std::vector<Layout>{C, C, C}, std::vector<Layout>{C}, cap, "pointwise", il);
           run(on + "_bcast_il", sub_mul_add_bcast(t), sz, std::vector<Layout>{C, C, C, C}, std::vector<Layout>{C}, cap, "pointwise", il);
         }
+    // One row of R x C over operands at another row stride (rows by dim): the halves of a gated
+    // input in wide rows (aligned offsets: no shift), products of inputs and outputs with padded
+    // rows (aligned and odd pads); a grid of 3 strides.
+    for (int cap : {1 << 30, 3}) {
+      const std::string gn = cap == 3 ? "_grid3" : "";
+      g_expect_param = " one_row";
+      for (int64_t h : {64, 48, 40, 24, 8})
+        for (int64_t off : {0, 8, 16}) {
+          const std::string hn = "onerow_strided_halves_h" + std::to_string(h) + "_off" + std::to_string(off) + "_" + tn + gn;
+          run(hn, gated_halves(t, h, off, off == 8, off == 16), Bindings{{"B", 37}, {"W", 2 * h + off + 8}},
+              std::vector<Layout>{C}, std::vector<Layout>{C}, cap, "pointwise");
+        }
+      g_expect_param = "";
+      for (int64_t hcols : {64, 40, 8, 33})
+        for (const Layout& l : {Layout{{}, 8, 0}, Layout{{}, 16, 0}, Layout{{}, 3, 0}, Layout{{}, 8, 1}}) {
+          const std::string pn = "onerow_strided_padded_H" + std::to_string(hcols) + "_pad" + std::to_string(l.pad) + "_mis" +
+                                 std::to_string(l.mis) + "_" + tn + gn;
+          run(pn, padded_product(t), Bindings{{"B", 29}, {"H", hcols}}, std::vector<Layout>{l, C}, std::vector<Layout>{l}, cap,
+              "pointwise");
+        }
+    }
     g_expect_param = "";
     // (index32=0: the 64-bit rows and row offsets, as over tensors past 2^31 elements.)
     // (vec=1: the elements loaded ahead as vectors of one.)
