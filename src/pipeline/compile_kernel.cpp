@@ -206,7 +206,7 @@ PreparedKernel prepare_kernel(const SegmentedFusion& sf, int index, const Kernel
   PreparedKernel least;  // the candidate that spilled least, where all do
   int compiles = 0;
   // The first candidate compiles alone where cores are few (it fits, mostly); with 4 or more,
-  // the scheduler's first few (Scheduler::compiles_at_once: the first fallback, or more where
+  // the scheduler's first few (Scheduler::compiles_at_once: its first fallbacks, or more where
   // first plans often spill) compile beside it, as a spill cost a whole second ptxas round
   // (first calls of programs that retried: median 416-675 ms against 124-189 ms for the rest,
   // seeds 15 and 16 on the H100's host). After a spill the next ones compile side by side, a

@@ -46,9 +46,10 @@ class Scheduler {
   // is the most conservative plan the scheduler has.
   virtual std::vector<KernelPlan> candidates(const ScheduleContext& cx) const = 0;
   // Candidates the compile driver builds side by side at first, where the host has the cores
-  // (prepare_kernel): the first plan and its first fallback, or more where first plans often
-  // spill (each spill otherwise costs a whole ptxas round before the next is tried).
-  virtual int compiles_at_once() const { return 2; }
+  // (prepare_kernel): the first plan and its first two fallbacks, or more where first plans
+  // often spill (each spill otherwise costs a whole ptxas round before the next is tried). The
+  // driver returns at the first that fits, so the others cost cores, not time.
+  virtual int compiles_at_once() const { return 3; }
 };
 
 // Every scheduler, in priority order: the first that can take a segment does.

@@ -39,9 +39,6 @@ constexpr int kMaxStaticSmem = 48 * 1024;
 class TransposeScheduler final : public Scheduler {
  public:
   const char* name() const override { return "transpose"; }
-  // Its three register caps compile together: a third of first plans spill (seeds 46-48, the
-  // tiles' hoisted addresses), and a second ptxas round of these kernels costs 0.3-0.4 s.
-  int compiles_at_once() const override { return 3; }
 
   std::optional<std::string> cannot_schedule(const ScheduleContext& cx) const override {
     std::string why;
