@@ -835,3 +835,24 @@ TEST(TransposeScheduler, PartialReductionsAcrossTileColumns) {
     EXPECT_NE(mis.prepared.source.source.find("each warp's half of its rows"), std::string::npos);
   }
 }
+
+// A transposed bool mask's staged bytes are packed into their slots by byte permutes. Written
+// element by element, ptxas held each byte in a register of its own: here every cap at 16-byte
+// vectors spilled (112 bytes at 128 registers) and the plan fell to vec=4 over 32-row tiles;
+// seed 48 #019 ran uncapped at 114 registers for the same reason.
+TEST(TransposeKernels, StagedBytesPackByPermutes) {
+  Fusion f("masked_t");
+  const Dim B = Dim::sym("B"), M = Dim::sym("M"), K = Dim::sym("K");
+  Tensor x = f.input("x", DType::BF16, {B, M, K});
+  Tensor y0 = f.input("y0", DType::BF16, {B, M, Dim(1)});
+  Tensor y1 = f.input("y1", DType::BF16, {B, Dim(1), K});
+  Tensor mt = f.input("mt", DType::Bool, {K, M});
+  Tensor v = maximum(x, y0) * y1;
+  f.output(where(permute(mt, {1, 0}), v, constant(f, 0, DType::BF16)) * 1.0);
+  f.output(v * 1.0);
+  const std::string text = Executor(f).explain(resolve_input_shapes(f, {}, {{"B", 64}, {"M", 256}, {"K", 768}}));
+  EXPECT_NE(text.find("(in,staged)"), std::string::npos) << text;
+  EXPECT_NE(text.find("params: vec=8 threads=256 unroll=1 min_blocks="), std::string::npos) << text;
+  EXPECT_NE(text.find(" tile_vec=16 "), std::string::npos) << text;
+  EXPECT_NE(text.find(", 0 bytes spill stores"), std::string::npos) << text;
+}

@@ -38,6 +38,19 @@ template <int TR, int TV> __device__ __forceinline__ void stage_item(int it, int
 }
 )CUDA";
 
+// Staged bytes: element j of four byte vectors packed into one 4-byte slot by byte permutes.
+// Written element by element, ptxas held each byte in a register of its own (four bool
+// vectors of 8: 32 registers, the 64-register cap spilled 320 bytes, seed 48 #019).
+constexpr const char* kPackBytes = R"CUDA(
+template <int V> __device__ __forceinline__ Vec<u8, 4> pack_bytes(const Vec<u8, V>& a, const Vec<u8, V>& b, const Vec<u8, V>& c,
+                                                                 const Vec<u8, V>& d, int j) {
+  const unsigned sel = (j & 3) | ((4 + (j & 3)) << 4);
+  auto word = [&](const Vec<u8, V>& v) { return reinterpret_cast<const unsigned*>(&v)[j >> 2]; };
+  const unsigned w = __byte_perm(__byte_perm(word(a), word(b), sel), __byte_perm(word(c), word(d), sel), 0x5410);
+  return *reinterpret_cast<const Vec<u8, 4>*>(&w);
+}
+)CUDA";
+
 class TransposeWriter {
  public:
   TransposeWriter(Writer& w)
@@ -88,6 +101,7 @@ class TransposeWriter {
 
   void write(KernelSource& ks_out) {
     c_ += kStageItem;
+    if (std::any_of(staged_in_.begin(), staged_in_.end(), [&](int k) { return packs_bytes(k); })) c_ += kPackBytes;
     prologue();
     if (partial_) {
       if (cross_) write_cross(ks_out);
@@ -134,6 +148,8 @@ class TransposeWriter {
 
   bool is(int k, Access a) const { return w_.op(k).access == a; }
   int esize(int k) const { return dtype_size(w_.dt(w_.op(k).value)); }
+  // A staged byte input whose slots phase 1 packs by byte permutes (kPackBytes): whole words of TV.
+  bool packs_bytes(int k) const { return esize(k) == 1 && E(k) == 4 && P_.tile_vec % 4 == 0; }
   int E(int k) const { return slot_elems(esize(k)); }
   int RW(int k) const { return P_.tile_cols / E(k); }
   std::string T(int k) const { return storage_type(w_.dt(w_.op(k).value)); }
@@ -291,8 +307,13 @@ class TransposeWriter {
       if (items % P_.threads) c_ += I(ind + 1) + "if (it >= " + num(items) + ") break;\n";
       c_ += I(ind + 1) + "int tr, tc;\n" + I(ind + 1) + "stage_item<TR, TV>(it, tr, tc);\n";
       c_ += "#pragma unroll\n" + I(ind + 1) + "for (int j = 0; j < TV; ++j) {\n";
-      c_ += I(ind + 2) + slot_type(k) + " s;\n";
-      for (int e = 0; e < E(k); ++e) c_ += I(ind + 2) + "s.e[" + num(e) + "] = sv" + n(k) + "e" + num(e) + "[u].e[j];\n";
+      if (packs_bytes(k)) {
+        c_ += I(ind + 2) + "const " + slot_type(k) + " s = pack_bytes<TV>(sv" + n(k) + "e0[u], sv" + n(k) + "e1[u], sv" + n(k) +
+              "e2[u], sv" + n(k) + "e3[u], j);\n";
+      } else {
+        c_ += I(ind + 2) + slot_type(k) + " s;\n";
+        for (int e = 0; e < E(k); ++e) c_ += I(ind + 2) + "s.e[" + num(e) + "] = sv" + n(k) + "e" + num(e) + "[u].e[j];\n";
+      }
       c_ += I(ind + 2) + slot(k, "tr * TV + j", "tc") + " = s;\n";
       c_ += I(ind + 1) + "}\n" + I(ind) + "}\n";
     }

@@ -363,3 +363,27 @@ TEST(GpuTranspose, PartialReductionsAcrossTileColumns) {
           if (l == Layout::Contiguous && b.at("B") >= 16) EXPECT_NE(launches.find(" transpose "), std::string::npos) << what << ": " << launches;
         }
 }
+
+// A transposed bool mask (staged bytes packed into their slots by byte permutes) beside a
+// contiguous x, a row and a column operand: odd and whole tiles, misaligned and sliced layouts.
+TEST(GpuTranspose, TransposedBoolMasks) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : {DType::F32, DType::F16, DType::BF16}) {
+    Fusion f("masked_t");
+    const Dim B = Dim::sym("B"), M = Dim::sym("M"), K = Dim::sym("K");
+    Tensor x = f.input("x", t, {B, M, K});
+    Tensor y0 = f.input("y0", t, {B, M, Dim(1)});
+    Tensor y1 = f.input("y1", t, {B, Dim(1), K});
+    Tensor mt = f.input("mt", DType::Bool, {K, M});
+    Tensor v = maximum(x, y0) * y1;
+    f.output(where(permute(mt, {1, 0}), v, constant(f, 0, t)) * 1.0);
+    f.output(v * 1.0);
+    for (const Bindings& b : std::vector<Bindings>{{{"B", 4}, {"M", 256}, {"K", 768}}, {{"B", 3}, {"M", 37}, {"K", 130}},
+                                                   {{"B", 1}, {"M", 200}, {"K", 72}}})
+      for (Layout l : {Layout::Contiguous, Layout::Misaligned, Layout::Sliced}) {
+        const std::string what = std::string(dtype_name(t)) + " masked_t" + sizes_text(b) + " layout " + std::to_string(static_cast<int>(l));
+        const Outcome o = check(f, resolve_input_shapes(f, no_shapes, b), l, what);
+        if (l == Layout::Contiguous && b.at("M") >= 64) EXPECT_NE(o.launches.find(" transpose "), std::string::npos) << what << ": " << o.launches;
+      }
+  }
+}

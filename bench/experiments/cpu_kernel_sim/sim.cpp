@@ -383,6 +383,16 @@ Fusion binary(DType t, Op op, int rank_a, int rank_b) {
   f.output(op == Op::Add ? x + y : x * y);
   return f;
 }
+// where(m, x, 0) * 2 and x itself over [A, B, C], m a bool [A, B, C] (its staged bytes packed by
+// byte permutes where it is transposed: `tmask_` cases).
+Fusion bool_masked(DType t) {
+  Fusion f("sim");
+  Shape sh{Dim::sym("A"), Dim::sym("B"), Dim::sym("C")};
+  Tensor x = f.input("x", t, sh), m = f.input("m", DType::Bool, sh);
+  f.output(where(m, x, constant(f, 0, t)) * 2.0);
+  f.output(x + 1.0);
+  return f;
+}
 Fusion unary_copy(DType t, int rank) {
   Fusion f("simcopy");
   const char* names[] = {"A", "B", "C", "D"};
@@ -552,6 +562,15 @@ int main(int argc, char** argv) {
   const Layout T2{{1, 0}}, C{};
   for (DType t : {DType::F32, DType::F16, DType::BF16}) {
     std::string tn(dtype_name(t));
+    // Bool masks transposed against x (the byte tiles packed by permutes), odd and whole tiles,
+    // a misaligned mask, a grid of 3 blocks.
+    for (const Bindings& sz : std::vector<Bindings>{{{"A", 2}, {"B", 64}, {"C", 128}}, {{"A", 3}, {"B", 37}, {"C", 130}},
+                                                    {{"A", 1}, {"B", 200}, {"C", 72}}})
+      for (const Layout& ml : {Layout{{0, 2, 1}}, Layout{{0, 2, 1}, 0, 1}})
+        for (int cap : {1 << 30, 3})
+          run("tmask_A" + std::to_string(sz.at("A")) + "B" + std::to_string(sz.at("B")) + "C" + std::to_string(sz.at("C")) + "_mis" +
+                  std::to_string(ml.mis) + "_" + tn + (cap == 3 ? "_grid3" : ""),
+              bool_masked(t), sz, std::vector<Layout>{C, ml}, std::vector<Layout>{C, C}, cap, "transpose");
     run("add_T_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2, C}, std::vector<Layout>{C}, 1 << 30, "transpose");
     run("add_T_small_grid_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2, C}, std::vector<Layout>{C}, 3, "transpose");
     run("add_T_odd_" + tn, binary(t, Op::Add, 2, 2), Bindings{{"A", 37}, {"B", 67}}, std::vector<Layout>{T2, C}, std::vector<Layout>{C}, 1 << 30, "transpose");

@@ -1,16 +1,17 @@
 # call177 (owed by the CPU-only session of 2026-12-04 16:25-19:25): the compile driver's early
-# return and transpose's three caps at once (2cdfcbb), one row of R x C over rows at another
-# stride (8825f31), against 33f3e2e (rev.patch): same-run A/B of run times and cold first calls,
-# the GPU flat-index tests, then a fresh seed 49 sweep beside torch.compile.
+# return and three candidates at once (2cdfcbb, f390c65), one row of R x C over rows at another
+# stride (8825f31), staged bytes packed by permutes (the transpose template), against 33f3e2e
+# (rev.patch): same-run A/B of run times and cold first calls, then the new GPU tests.
 R=$OUT; mkdir -p $R
 export SOLDER_ROOT=$PWD
 D=docs/results/2026-12-04c/next
 ( bash scripts/build_patched.sh prev $D/rev.patch _solder solder_cli > $R/build_prev.txt 2>&1 ) &
-bash scripts/build_patched.sh cand '' _solder solder_cli gpu_flat_index_test || exit 1
+bash scripts/build_patched.sh cand '' _solder solder_cli gpu_flat_index_test gpu_transpose_test || exit 1
 wait; tail -1 $R/build_prev.txt; echo "built at ${SECONDS}s" | tee $R/times.txt
-# one_row over strided halves: 48 #119, 46 #146, 48 #023/#085 (cat pieces); first calls: 48 #019,
-# #133 (transposes that spilled twice), #052, #152, #135 (outer_norm batches of four).
-NEW=/tmp/cand/build PREV=/tmp/prev/build OUT=$R/ab PROGS="48:119|023|085|019|133|052|152|135 46:146" bash scripts/ab_variants.sh | tail -14
+# one_row over strided halves: 48 #119, 46 #146, 40 #050, 44 #053/#131, 45 #155, 48 #023/#085
+# (cat pieces); 48 #019 (a transposed bool mask: 114 registers uncapped before, the 64 cap now);
+# first calls: 48 #019, #133 (transposes that spilled twice), #052, #152, #135 (outer_norm).
+NEW=/tmp/cand/build PREV=/tmp/prev/build OUT=$R/ab PROGS="48:119|023|085|019|133|052|152|135 46:146 40:050 44:053|131 45:155" bash scripts/ab_variants.sh | tail -14
 python3 - $R/ab/x <<'PY' | tee $R/first_calls.txt
 import json, sys, glob
 for f in sorted(glob.glob(sys.argv[1] + "/r[12]-*.json")):  # the cold passes
@@ -19,5 +20,6 @@ for f in sorted(glob.glob(sys.argv[1] + "/r[12]-*.json")):  # the cold passes
 PY
 cp $R/ab/ab.txt $R/ab.txt; rm -rf $R/ab/x
 echo "ab at ${SECONDS}s" | tee -a $R/times.txt
-( timeout $((420-SECONDS)) /tmp/cand/build/tests/gpu_flat_index_test --gtest_brief=1 2>&1; echo "gpu_flat_index_test exit $?" ) | tail -6 | tee $R/gpu_tests.txt
+( timeout $((480-SECONDS)) /tmp/cand/build/tests/gpu_flat_index_test --gtest_brief=1 2>&1; echo "gpu_flat_index_test exit $?" ) | tail -6 | tee $R/gpu_tests.txt
+( timeout $((560-SECONDS)) /tmp/cand/build/tests/gpu_transpose_test --gtest_brief=1 --gtest_filter='*TransposedBoolMasks:*DtypesBroadcastsAndMisalignment' 2>&1; echo "gpu_transpose_test exit $?" ) | tail -6 | tee -a $R/gpu_tests.txt
 echo "tests at ${SECONDS}s" | tee -a $R/times.txt
