@@ -562,6 +562,17 @@ int main(int argc, char** argv) {
   const Layout T2{{1, 0}}, C{};
   for (DType t : {DType::F32, DType::F16, DType::BF16}) {
     std::string tn(dtype_name(t));
+    // fp8 transposes (byte tiles packed by permutes): a 3-d permute copy, NCHW -> NHWC.
+    if (t == DType::F32)
+      for (DType b : {DType::F8E4M3, DType::F8E5M2}) {
+        const std::string bn(dtype_name(b));
+        run("tbytes_copy3_" + bn, unary_copy(b, 3), Bindings{{"A", 3}, {"B", 40}, {"C", 130}}, std::vector<Layout>{Layout{{0, 2, 1}}},
+            std::vector<Layout>{C}, 1 << 30, "transpose");
+        run("tbytes_nhwc_" + bn, unary_copy(b, 4), Bindings{{"A", 2}, {"B", 28}, {"C", 28}, {"D", 64}}, std::vector<Layout>{Layout{{0, 3, 1, 2}}},
+            std::vector<Layout>{C}, 1 << 30, "transpose");
+        run("tbytes_copy3_odd_" + bn, unary_copy(b, 3), Bindings{{"A", 2}, {"B", 37}, {"C", 67}}, std::vector<Layout>{Layout{{0, 2, 1}}},
+            std::vector<Layout>{C}, 3, "transpose");
+      }
     // Bool masks transposed against x (the byte tiles packed by permutes), odd and whole tiles,
     // a misaligned mask, a grid of 3 blocks.
     for (const Bindings& sz : std::vector<Bindings>{{{"A", 2}, {"B", 64}, {"C", 128}}, {{"A", 3}, {"B", 37}, {"C", 130}},
