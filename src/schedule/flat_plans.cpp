@@ -99,15 +99,15 @@ bool interleave_pays(const KernelPlan& one) {
 }
 
 // One row of R x C elements (KernelParams::one_row): a Full operand dense over [R, C] (ld == C)
-// lies at the element's flat index, one at another row stride (a slice's rows: the halves of a
-// swiglu's input) is addressed from its row's offset per vector (rows by dim) where every row is
-// vec-aligned. Vectors (16 bytes, or as wide as their addresses allow) then stay aligned across
-// row ends. Where rows are
-// vec-aligned too, every operand keeps its vectors; otherwise weights and full/dims operands are
-// read element by element. With no vector operand (rows of one element beside a [1, M, 1]
-// operand, where the 2-D grid gives each row a block), one element per thread. Only with 32-bit
-// index math (a division per vector); windows (a cat's pieces) where vec divides their bounds and
-// the rows (windows_allow). Nothing where the domain is one row already.
+// lies at the element's flat index; one at another row stride (a slice's rows: the halves of a
+// swiglu's input) is addressed from its row's offset per vector (rows by dim), only where every
+// row is vec-aligned. Vectors (16 bytes, or as wide as their addresses allow) stay aligned
+// across row ends. Where rows are vec-aligned, every operand keeps its vectors; otherwise
+// weights and full/dims operands are read element by element. With no vector operand (rows of
+// one element beside a [1, M, 1] operand, where the 2-D grid gives each row a block), one
+// element per thread. Only with 32-bit index math (a division per vector); windows (a cat's
+// pieces) where vec divides their bounds and the rows (windows_allow). Nothing where the domain
+// is one row already.
 std::optional<KernelPlan> one_row_plan(const KernelPlan& plan, const LaunchFacts& facts, int threads) {
   if (plan.shape.category != KernelCategory::Pointwise || facts.R <= 1 || !fits_index32(facts)) return std::nullopt;
   KernelPlan r = plan;
