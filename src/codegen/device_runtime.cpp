@@ -290,22 +290,26 @@ __device__ __forceinline__ float one_plus_exp_neg(float x) {
 // equals the correctly rounded quotient's rounding for all 2^32 pairs (H200, exhaustive:
 // bench/experiments/f16_div_check.cu; not bf16's, whose tiny divisors overflow y); where q0 is
 // zero, infinite or NaN (a or b zero, infinite or NaN) q0 is the quotient. Four instructions and
-// a select, no branch, where the IEEE division takes a refinement and a slow-path branch.
+// a select, no branch, where the IEEE division takes a refinement and a slow-path branch. The
+// reciprocal flushes subnormals: an f16 value's reciprocal is never an f32 subnormal, nor is
+// the value, so it equals the unflushed one, which ptxas wraps in six range instructions.
 __device__ __forceinline__ float div_f16(float a, float b) {
   float y;
-  asm("rcp.approx.f32 %0, %1;" : "=f"(y) : "f"(b));
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(b));
   const float q0 = __fmul_rn(a, y), q1 = __fmaf_rn(__fmaf_rn(-q0, b, a), y, q0), m = fabsf(q0);
   return m > 0.f && m < __int_as_float(0x7f800000) ? q1 : q0;
 }
 // a / b for an f32 quotient that every result rounds to f16, bf16 or fp8: a times the hardware
 // reciprocal (within 2 ulp of f32, far below those dtypes' rounding; zero, infinite and NaN
-// operands give the IEEE quotient's class). A subnormal divisor is scaled by 2^32 first, as its
-// reciprocal would overflow. No refinement and no slow-path branch, which also leaves ptxas free
-// to interleave a row's elements (perf-notes: softmaxes, bool-masked ones most).
+// operands give the IEEE quotient's class). A divisor whose reciprocal would overflow or be
+// subnormal (|b| under 2^-126 or over 2^126) is scaled by 2^32 or 2^-32 first, so the flushing
+// reciprocal serves (the unflushed one costs six range instructions more). No refinement and no
+// slow-path branch, which also leaves ptxas free to interleave a row's elements (perf-notes:
+// softmaxes, bool-masked ones most).
 __device__ __forceinline__ float div_narrow(float a, float b) {
-  const float s = fabsf(b) < 0x1p-126f ? 0x1p32f : 1.f;
+  const float m = fabsf(b), s = m < 0x1p-126f ? 0x1p32f : m > 0x1p126f ? 0x1p-32f : 1.f;
   float y;
-  asm("rcp.approx.f32 %0, %1;" : "=f"(y) : "f"(b * s));
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(b * s));
   return __fmul_rn(__fmul_rn(a, y), s);
 }
 // a / b, correctly rounded where `slow` stays unset: the IEEE division's own fast path (the

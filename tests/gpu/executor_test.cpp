@@ -483,6 +483,53 @@ TEST(GpuExecutor, F32QuotientsAreIEEE) {
   }
 }
 
+// Quotients of bf16 values rounded to bf16 take the reciprocal's product (div_narrow) and equal
+// eager's bit for bit (exhaustive over the pairs on the device: bench/experiments/f16_div_check.cu),
+// divisors over 2^126 and subnormal ones included: their reciprocals are scaled into range, so a
+// huge divisor gives a subnormal quotient rather than zero (the flushing reciprocal alone gave 0).
+TEST(GpuExecutor, Bf16QuotientsAreEagers) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<float> specials = {0.f,      -0.f,     INFINITY, -INFINITY, NAN,       1e-40f,   -3e-42f,  9.2e-41f,
+                                       1.2e-38f, 3e38f,    -2e38f,   1.f,       -7.5f,     0x1p126f, 0x1p127f, -0x1.fep127f,
+                                       0x1p-126f, 0x1p-127f, 0.3f,   1e30f,     -1e-30f,   5e37f};
+  Fusion f("bf16_quotients");
+  Dim B = Dim::sym("B"), H = Dim::sym("H");
+  Tensor a = f.input("a", DType::BF16, {B, H});
+  Tensor b = f.input("b", DType::BF16, {B, H});
+  f.output(a / b);
+  f.output(b / a);
+  for (int64_t h : {1024, 133}) {
+    const int64_t rows = int64_t(specials.size() * specials.size()) / h + 3;
+    std::vector<HostTensor> in = make_random_inputs(f, {{rows, h}, {rows, h}}, 11);
+    for (size_t i = 0; i < specials.size(); ++i)
+      for (size_t j = 0; j < specials.size(); ++j) {
+        const int64_t at = int64_t(i * specials.size() + j) * 7 % (rows * h);
+        in[0].set(at, specials[i]);
+        in[1].set(at, specials[j]);
+      }
+    const auto want = run_reference(f, in);
+    for (Layout layout : {Layout::Contiguous, Layout::Misaligned}) {
+      Executor ex(f);
+      std::vector<DeviceTensor> dev;
+      for (const HostTensor& h_in : in) dev.push_back(upload(h_in, layout));
+      std::vector<HostTensor> got;
+      for (const DeviceTensor& d : ex.run(dev)) got.push_back(to_host(d));
+      for (size_t o = 0; o < want.size(); ++o) {
+        const HostTensor g = got[o].contiguous(), w = want[o].contiguous();
+        int bad = 0;
+        for (int64_t i = 0; i < w.numel(); ++i) {
+          const double x = g.get(i), y = w.get(i);
+          const bool same = std::isnan(y) ? std::isnan(x) : std::memcmp(g.data() + i * 2, w.data() + i * 2, 2) == 0;
+          if (!same && ++bad <= 5)
+            ADD_FAILURE() << "output " << o << " H=" << h << " element " << i << ": a=" << in[0].get(i) << " b=" << in[1].get(i)
+                          << " gave " << x << ", eager " << y;
+        }
+        EXPECT_EQ(bad, 0) << "output " << o << " H=" << h << (layout == Layout::Misaligned ? " misaligned" : "");
+      }
+    }
+  }
+}
+
 TEST(GpuExecutor, ReductionsKeepdimAndAxes) {
   SKIP_WITHOUT_GPU();
   Fusion f("red");

@@ -158,9 +158,10 @@ inline float fast_sigmoid(float x) { return s_sigmoid(x); }
 inline float fast_silu(float x) { return s_silu(x); }
 // div_f16: its rounding to f16 is the IEEE quotient's (exhaustive on the device).
 inline float div_f16(float a, float b) { return a / b; }
-// div_narrow: the reciprocal's product, its subnormal divisors scaled (the same arithmetic).
+// div_narrow: the reciprocal's product, its divisors outside [2^-126, 2^126] scaled (the same
+// arithmetic).
 inline float div_narrow(float a, float b) {
-  const float s = std::fabs(b) < 0x1p-126f ? 0x1p32f : 1.f;
+  const float m = std::fabs(b), s = m < 0x1p-126f ? 0x1p32f : m > 0x1p126f ? 0x1p-32f : 1.f;
   return a * (1.f / (b * s)) * s;
 }
 
