@@ -271,7 +271,9 @@ TEST(TransposeScheduler, PermutesOfHigherRankTileTheirRuns) {
   const Scheduled rev = copy_choice(DType::F32, {{"d0", 300}, {"d1", 5}, {"d2", 200}}, {2, 1, 0});
   ASSERT_EQ(rev.scheduler, "transpose");
   EXPECT_EQ(rev.plans.front().shape.tile, (TileDims{0, 1, 2, 3}));
-  EXPECT_EQ(transpose_tiles(rev.plans.front(), rev.facts), 5 * 5 * 4);  // 300/64 -> 5, 200/64 -> 4
+  // 300/64 -> 5, 200/64 -> 4: 100 tiles of 64 rows, under two an SM, so 32 rows (300/32 -> 10).
+  EXPECT_EQ(rev.plans.front().params.tile_rows, 32);
+  EXPECT_EQ(transpose_tiles(rev.plans.front(), rev.facts), 10 * 5 * 4);
   // Size-1 dims anywhere change nothing.
   const Scheduled ones = copy_choice(DType::BF16, {{"d0", 1}, {"d1", 700}, {"d2", 1}, {"d3", 900}}, {0, 3, 2, 1});
   ASSERT_EQ(ones.scheduler, "transpose");
@@ -328,6 +330,22 @@ TEST(TransposeScheduler, ThirtyTwoBitIndicesWhereEveryOffsetFits) {
   EXPECT_GT(launch_grid(p, big.facts, h100_profile(), 4).x, 0u);
 }
 
+// Where the 40-register cap spills a 64-row tile, a 32-row tile at 1024 resident threads comes
+// next where its blocks are smaller (f32: 512 threads for 64 x 64, 256 for 32 x 64), else after
+// the 64-row tile at 1024 (16-bit: 256 threads either way), before the 512-thread cap.
+TEST(TransposeScheduler, HalfTilesFollowTheFirstCap) {
+  auto order = [](DType t) {
+    const Scheduled c = choice_for(binary(t, {"B", "H"}, {"B", "H"}), {{"B", 4096}, {"H", 4096}}, Layouts{{{0, {1, 0}}}, {}, {}});
+    std::vector<std::pair<int, int>> rows_resident;
+    for (const KernelPlan& p : c.plans) rows_resident.push_back({p.params.tile_rows, p.params.threads * p.params.min_blocks});
+    rows_resident.resize(std::min<size_t>(rows_resident.size(), 4));
+    return rows_resident;
+  };
+  using V = std::vector<std::pair<int, int>>;
+  EXPECT_EQ(order(DType::F32), (V{{64, 1536}, {32, 1024}, {64, 1024}, {64, 512}}));
+  EXPECT_EQ(order(DType::F16), (V{{64, 1536}, {64, 1024}, {32, 1024}, {64, 512}}));
+}
+
 TEST(TransposeScheduler, PlansPrintParseAndValidate) {
   const Scheduled c = choice_for(binary(DType::F16, {"B", "H"}, {"B", "H"}), {{"B", 777}, {"H", 1030}},
                                  Layouts{{{0, {1, 0}}}, {}, {}});
@@ -336,7 +354,8 @@ TEST(TransposeScheduler, PlansPrintParseAndValidate) {
     EXPECT_TRUE(p.problems().empty()) << p.params.str() << ": " << joined(p.problems());
     EXPECT_EQ(parse_params(p.params.str()), p.params) << p.params.str();
   }
-  EXPECT_NE(c.plans.front().params.str().find("tile_rows=64 tile_cols=64 tile_vec="), std::string::npos);
+  // 13 x 17 tiles of 64 rows are under two an SM: 32 rows.
+  EXPECT_NE(c.plans.front().params.str().find("tile_rows=32 tile_cols=64 tile_vec="), std::string::npos);
   EXPECT_NE(c.plans.front().key().find("|tile=0-1,1-2"), std::string::npos) << c.plans.front().key();
   KernelPlan bad = c.plans.front();
   bad.params.tile_rows = 48;
