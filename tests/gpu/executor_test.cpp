@@ -428,30 +428,13 @@ TEST(GpuExecutor, QuotientsUnderNarrowResults) {
   }
 }
 
-// f32 quotients with f32 results take the IEEE division's fast path a vector at a time and
-// make the vector again with a / b where an operand lies outside its range (div_checked): bit
-// for bit eager's quotient for operands at and past the range's ends, zeros, infinities, NaN and
-// subnormals, as the quotient of a quotient and as a reciprocal (and f32 sigmoid and silu, whose
-// division is checked too, within expf's error); contiguous and misaligned.
-TEST(GpuExecutor, F32QuotientsAreIEEE) {
-  SKIP_WITHOUT_GPU();
-  const std::vector<float> specials = {0.f,        -0.f,       INFINITY,   -INFINITY,       NAN,         1e-40f,
-                                       -3e-42f,    1.4e-45f,   1e-38f,     3e38f,           -2e38f,      1.f,
-                                       -7.5f,      0x1p-62f,   0x1p62f,    0x1.fffffep-63f, 0x1.000002p62f, 0x1.8p-70f,
-                                       -0x1p70f,   1e-30f,     3.3e-39f,   0x1.fffffep127f};
-  Fusion f("f32_quotients");
-  Dim B = Dim::sym("B"), H = Dim::sym("H");
-  Tensor a = f.input("a", DType::F32, {B, H});
-  Tensor b = f.input("b", DType::F32, {B, H});
-  Tensor q = a / b;
-  f.output(q);
-  f.output(q / (abs(a) + 1.0));
-  f.output(reciprocal(b));
-  f.output(sigmoid(a));  // 1 / (1 + expf(-a)): close, as expf is
-  f.output(silu(b));
+// Runs f (inputs a and b of one shape) at H = 1024 and 133 with every pair of `specials` set
+// somewhere in a and b, contiguous and misaligned, and expects its first `exact` outputs bit for
+// bit the reference's (any NaN for a NaN), the rest close.
+void expect_special_pairs(const Fusion& f, const std::vector<float>& specials, size_t exact, int seed) {
   for (int64_t h : {1024, 133}) {
     const int64_t rows = int64_t(specials.size() * specials.size()) / h + 3;
-    std::vector<HostTensor> in = make_random_inputs(f, {{rows, h}, {rows, h}}, 9);
+    std::vector<HostTensor> in = make_random_inputs(f, {{rows, h}, {rows, h}}, seed);
     for (size_t i = 0; i < specials.size(); ++i)
       for (size_t j = 0; j < specials.size(); ++j) {
         // Spread over the vectors: most stay all in range, so both paths run side by side.
@@ -466,21 +449,46 @@ TEST(GpuExecutor, F32QuotientsAreIEEE) {
       for (const HostTensor& h_in : in) dev.push_back(upload(h_in, layout));
       std::vector<HostTensor> got;
       for (const DeviceTensor& d : ex.run(dev)) got.push_back(to_host(d));
-      for (size_t o = 3; o < want.size(); ++o) expect_close(got[o], want[o], "f32 quotients output " + std::to_string(o));
-      for (size_t o = 0; o < 3; ++o) {
+      for (size_t o = exact; o < want.size(); ++o) expect_close(got[o], want[o], f.name() + " output " + std::to_string(o));
+      for (size_t o = 0; o < exact; ++o) {
         const HostTensor g = got[o].contiguous(), w = want[o].contiguous();
+        const size_t bytes = dtype_size(w.dtype);
         int bad = 0;
         for (int64_t i = 0; i < w.numel(); ++i) {
           const double x = g.get(i), y = w.get(i);
-          const bool same = std::isnan(y) ? std::isnan(x) : std::memcmp(g.data() + i * 4, w.data() + i * 4, 4) == 0;
+          const bool same = std::isnan(y) ? std::isnan(x) : std::memcmp(g.data() + i * bytes, w.data() + i * bytes, bytes) == 0;
           if (!same && ++bad <= 5)
-            ADD_FAILURE() << "output " << o << " H=" << h << " element " << i << ": a=" << in[0].get(i) << " b=" << in[1].get(i)
-                          << " gave " << x << ", eager " << y;
+            ADD_FAILURE() << f.name() << " output " << o << " H=" << h << " element " << i << ": a=" << in[0].get(i)
+                          << " b=" << in[1].get(i) << " gave " << x << ", eager " << y;
         }
-        EXPECT_EQ(bad, 0) << "output " << o << " H=" << h << (layout == Layout::Misaligned ? " misaligned" : "");
+        EXPECT_EQ(bad, 0) << f.name() << " output " << o << " H=" << h << (layout == Layout::Misaligned ? " misaligned" : "");
       }
     }
   }
+}
+
+// f32 quotients with f32 results take the IEEE division's fast path a vector at a time and
+// make the vector again with a / b where an operand lies outside its range (div_checked): bit
+// for bit eager's quotient for operands at and past the range's ends, zeros, infinities, NaN and
+// subnormals, as the quotient of a quotient and as a reciprocal (and f32 sigmoid and silu, whose
+// division is checked too, within expf's error); contiguous and misaligned.
+TEST(GpuExecutor, F32QuotientsAreIEEE) {
+  SKIP_WITHOUT_GPU();
+  Fusion f("f32_quotients");
+  Dim B = Dim::sym("B"), H = Dim::sym("H");
+  Tensor a = f.input("a", DType::F32, {B, H});
+  Tensor b = f.input("b", DType::F32, {B, H});
+  Tensor q = a / b;
+  f.output(q);
+  f.output(q / (abs(a) + 1.0));
+  f.output(reciprocal(b));
+  f.output(sigmoid(a));  // 1 / (1 + expf(-a)): close, as expf is
+  f.output(silu(b));
+  expect_special_pairs(f,
+                       {0.f, -0.f, INFINITY, -INFINITY, NAN, 1e-40f, -3e-42f, 1.4e-45f, 1e-38f, 3e38f, -2e38f, 1.f, -7.5f,
+                        0x1p-62f, 0x1p62f, 0x1.fffffep-63f, 0x1.000002p62f, 0x1.8p-70f, -0x1p70f, 1e-30f, 3.3e-39f,
+                        0x1.fffffep127f},
+                       3, 9);
 }
 
 // Quotients of bf16 values rounded to bf16 take the reciprocal's product (div_narrow) and equal
@@ -489,45 +497,16 @@ TEST(GpuExecutor, F32QuotientsAreIEEE) {
 // huge divisor gives a subnormal quotient rather than zero (the flushing reciprocal alone gave 0).
 TEST(GpuExecutor, Bf16QuotientsAreEagers) {
   SKIP_WITHOUT_GPU();
-  const std::vector<float> specials = {0.f,      -0.f,     INFINITY, -INFINITY, NAN,       1e-40f,   -3e-42f,  9.2e-41f,
-                                       1.2e-38f, 3e38f,    -2e38f,   1.f,       -7.5f,     0x1p126f, 0x1p127f, -0x1.fep127f,
-                                       0x1p-126f, 0x1p-127f, 0.3f,   1e30f,     -1e-30f,   5e37f};
   Fusion f("bf16_quotients");
   Dim B = Dim::sym("B"), H = Dim::sym("H");
   Tensor a = f.input("a", DType::BF16, {B, H});
   Tensor b = f.input("b", DType::BF16, {B, H});
   f.output(a / b);
   f.output(b / a);
-  for (int64_t h : {1024, 133}) {
-    const int64_t rows = int64_t(specials.size() * specials.size()) / h + 3;
-    std::vector<HostTensor> in = make_random_inputs(f, {{rows, h}, {rows, h}}, 11);
-    for (size_t i = 0; i < specials.size(); ++i)
-      for (size_t j = 0; j < specials.size(); ++j) {
-        const int64_t at = int64_t(i * specials.size() + j) * 7 % (rows * h);
-        in[0].set(at, specials[i]);
-        in[1].set(at, specials[j]);
-      }
-    const auto want = run_reference(f, in);
-    for (Layout layout : {Layout::Contiguous, Layout::Misaligned}) {
-      Executor ex(f);
-      std::vector<DeviceTensor> dev;
-      for (const HostTensor& h_in : in) dev.push_back(upload(h_in, layout));
-      std::vector<HostTensor> got;
-      for (const DeviceTensor& d : ex.run(dev)) got.push_back(to_host(d));
-      for (size_t o = 0; o < want.size(); ++o) {
-        const HostTensor g = got[o].contiguous(), w = want[o].contiguous();
-        int bad = 0;
-        for (int64_t i = 0; i < w.numel(); ++i) {
-          const double x = g.get(i), y = w.get(i);
-          const bool same = std::isnan(y) ? std::isnan(x) : std::memcmp(g.data() + i * 2, w.data() + i * 2, 2) == 0;
-          if (!same && ++bad <= 5)
-            ADD_FAILURE() << "output " << o << " H=" << h << " element " << i << ": a=" << in[0].get(i) << " b=" << in[1].get(i)
-                          << " gave " << x << ", eager " << y;
-        }
-        EXPECT_EQ(bad, 0) << "output " << o << " H=" << h << (layout == Layout::Misaligned ? " misaligned" : "");
-      }
-    }
-  }
+  expect_special_pairs(f,
+                       {0.f, -0.f, INFINITY, -INFINITY, NAN, 1e-40f, -3e-42f, 9.2e-41f, 1.2e-38f, 3e38f, -2e38f, 1.f,
+                        -7.5f, 0x1p126f, 0x1p127f, -0x1.fep127f, 0x1p-126f, 0x1p-127f, 0.3f, 1e30f, -1e-30f, 5e37f},
+                       2, 11);
 }
 
 TEST(GpuExecutor, ReductionsKeepdimAndAxes) {
