@@ -92,7 +92,7 @@ class TransposeScheduler final : public Scheduler {
     // under two per SM, smaller tiles (32 rows, then as few columns as the slots allow) so more
     // blocks share the loop.
     // Other tiles likewise take 32 rows where they are under two per SM (the golden 37 x 1030
-    // bf16 transpose-add: 17 tiles of 64 rows 9.2 us, 34 of 32 rows 6.2).
+    // bf16 transpose-add: 17 tiles of 64 rows 8.3 us, 34 of 32 rows 6.3; perf-notes 2026-12-04 18:30).
     auto tiles = [&](int r, int c) { return v->batch * ((v->rows + r - 1) / r) * ((v->cols + c - 1) / c); };
     if (!cross)
       while (tile_rows > 32 && tiles(tile_rows, tile_cols) < 2 * cx.device.sm_count) tile_rows /= 2;
