@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 
 #include "programs/load_program.h"
 #include "programs/run_inputs.h"
@@ -428,10 +429,14 @@ TEST(GpuExecutor, QuotientsUnderNarrowResults) {
   }
 }
 
-// Runs f (inputs a and b of one shape) at H = 1024 and 133 with every pair of `specials` set
-// somewhere in a and b, contiguous and misaligned, and expects its first `exact` outputs bit for
-// bit the reference's (any NaN for a NaN), the rest close.
-void expect_special_pairs(const Fusion& f, const std::vector<float>& specials, size_t exact, int seed) {
+// A program over inputs a and b of `t`, both [B, H], whose outputs `outputs` adds, run at H =
+// 1024 and 133 with every pair of `specials` set somewhere in a and b, contiguous and misaligned:
+// its first `exact` outputs bit for bit the reference's (any NaN for a NaN), the rest close.
+void expect_special_pairs(const std::string& name, DType t, const std::function<void(Fusion&, Tensor, Tensor)>& outputs,
+                          const std::vector<float>& specials, size_t exact, int seed) {
+  Fusion f(name);
+  const Dim B = Dim::sym("B"), H = Dim::sym("H");
+  outputs(f, f.input("a", t, {B, H}), f.input("b", t, {B, H}));
   for (int64_t h : {1024, 133}) {
     const int64_t rows = int64_t(specials.size() * specials.size()) / h + 3;
     std::vector<HostTensor> in = make_random_inputs(f, {{rows, h}, {rows, h}}, seed);
@@ -474,17 +479,15 @@ void expect_special_pairs(const Fusion& f, const std::vector<float>& specials, s
 // division is checked too, within expf's error); contiguous and misaligned.
 TEST(GpuExecutor, F32QuotientsAreIEEE) {
   SKIP_WITHOUT_GPU();
-  Fusion f("f32_quotients");
-  Dim B = Dim::sym("B"), H = Dim::sym("H");
-  Tensor a = f.input("a", DType::F32, {B, H});
-  Tensor b = f.input("b", DType::F32, {B, H});
-  Tensor q = a / b;
-  f.output(q);
-  f.output(q / (abs(a) + 1.0));
-  f.output(reciprocal(b));
-  f.output(sigmoid(a));  // 1 / (1 + expf(-a)): close, as expf is
-  f.output(silu(b));
-  expect_special_pairs(f,
+  auto outputs = [](Fusion& f, Tensor a, Tensor b) {
+    Tensor q = a / b;
+    f.output(q);
+    f.output(q / (abs(a) + 1.0));
+    f.output(reciprocal(b));
+    f.output(sigmoid(a));  // 1 / (1 + expf(-a)): close, as expf is
+    f.output(silu(b));
+  };
+  expect_special_pairs("f32_quotients", DType::F32, outputs,
                        {0.f, -0.f, INFINITY, -INFINITY, NAN, 1e-40f, -3e-42f, 1.4e-45f, 1e-38f, 3e38f, -2e38f, 1.f, -7.5f,
                         0x1p-62f, 0x1p62f, 0x1.fffffep-63f, 0x1.000002p62f, 0x1.8p-70f, -0x1p70f, 1e-30f, 3.3e-39f,
                         0x1.fffffep127f},
@@ -497,13 +500,11 @@ TEST(GpuExecutor, F32QuotientsAreIEEE) {
 // huge divisor gives a subnormal quotient rather than zero (the flushing reciprocal alone gave 0).
 TEST(GpuExecutor, Bf16QuotientsAreEagers) {
   SKIP_WITHOUT_GPU();
-  Fusion f("bf16_quotients");
-  Dim B = Dim::sym("B"), H = Dim::sym("H");
-  Tensor a = f.input("a", DType::BF16, {B, H});
-  Tensor b = f.input("b", DType::BF16, {B, H});
-  f.output(a / b);
-  f.output(b / a);
-  expect_special_pairs(f,
+  auto outputs = [](Fusion& f, Tensor a, Tensor b) {
+    f.output(a / b);
+    f.output(b / a);
+  };
+  expect_special_pairs("bf16_quotients", DType::BF16, outputs,
                        {0.f, -0.f, INFINITY, -INFINITY, NAN, 1e-40f, -3e-42f, 9.2e-41f, 1.2e-38f, 3e38f, -2e38f, 1.f,
                         -7.5f, 0x1p126f, 0x1p127f, -0x1.fep127f, 0x1p-126f, 0x1p-127f, 0.3f, 1e30f, -1e-30f, 5e37f},
                        2, 11);
