@@ -88,14 +88,12 @@ class TransposeScheduler final : public Scheduler {
     int tile_rows = v->rows <= 32 || cross ? 32 : kTileRows;
     while (tile_rows > 32 && transpose_smem_bytes(staged_sizes, tile_rows, tile_cols) > kMaxStaticSmem) tile_rows /= 2;
     while (tile_cols > min_cols && transpose_smem_bytes(staged_sizes, tile_rows, tile_cols) > kMaxStaticSmem) tile_cols /= 2;
-    // Partial reductions loop over the reduced dims inside each tile: where the kept tiles are
-    // under two per SM, smaller tiles (32 rows, then as few columns as the slots allow) so more
-    // blocks share the loop.
-    // Other tiles likewise take 32 rows where they are under two per SM (the golden 37 x 1030
-    // bf16 transpose-add: 17 tiles of 64 rows 8.3 us, 34 of 32 rows 6.3; perf-notes 2026-12-04 18:30).
+    // Tiles under two per SM take 32 rows, so more blocks share the work (the golden 37 x 1030
+    // bf16 transpose-add: 17 tiles of 64 rows 8.3 us, 34 of 32 rows 6.3; perf-notes 2026-12-04
+    // 18:30). Partial reductions, which loop over the reduced dims inside each tile, then take
+    // as few columns as the slots allow.
     auto tiles = [&](int r, int c) { return v->batch * ((v->rows + r - 1) / r) * ((v->cols + c - 1) / c); };
-    if (!cross)
-      while (tile_rows > 32 && tiles(tile_rows, tile_cols) < 2 * cx.device.sm_count) tile_rows /= 2;
+    while (tile_rows > 32 && tiles(tile_rows, tile_cols) < 2 * cx.device.sm_count) tile_rows /= 2;
     if (v->tile.reduced_lo >= 0 && !cross)
       while (tile_cols > min_cols && tiles(tile_rows, tile_cols) < 2 * cx.device.sm_count) tile_cols /= 2;
     // Threads: two 16-byte vectors of the widest tiled operand per thread for each side of the
