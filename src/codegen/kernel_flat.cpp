@@ -304,6 +304,8 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   // `loop_bases` and `loop_hoisted`, chosen by its row.
   const std::string step = w.lane_step();
   std::map<int, std::string> loop_bases, loop_hoisted;
+  // Loops of the tail chunk left rolled (see below, UNROLL > 1).
+  bool rolled_tail = false;
   auto chunk_body = [&](bool vector_path, int ind, bool loaded, bool crossing = false, bool two_rows = false, bool whole = false) {
     const bool selecting = vector_path && two_rows;
     const std::map<int, std::string> chunk_bases = w.row_base, chunk_hoisted = w.hoisted;
@@ -329,7 +331,8 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     const size_t loop_at = c.size();
     // The element loop's header, its element's row and column, and its scalar loads.
     auto loop_head = [&] {
-    c += std::string(crossing && !two_rows ? "#pragma unroll 1\n" : "#pragma unroll\n") + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
+    const bool rolled = (crossing && !two_rows) || (rolled_tail && !vector_path);
+    c += std::string(rolled ? "#pragma unroll 1\n" : "#pragma unroll\n") + I(ind) + "for (int j = 0; j < VEC; ++j) {\n";
     if (two_rows) {
       c += I(ind + 1) + "const bool nx = col0 + " + step + " >= CX;\n";
       c += I(ind + 1) + "const auto row = nx ? row0 + 1 : row0, col = nx ? col0 + " + step + " - CX : col0 + " + step + ";\n";
@@ -604,13 +607,20 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     chunk_body(true, 5, true);
     c += "        }\n        continue;\n      }\n";
   }
-  c += "#pragma unroll\n      for (int u = 0; u < UNROLL; ++u) {\n";
+  // With UNROLL > 1 (single rows of at least 2^20 elements) only the domain's last chunk takes
+  // this form, so its loops stay rolled: the kernel holds the unrolled tile once rather than
+  // twice more, and its compile takes about half the time where the element math is long
+  // (perf-notes 2026-12-04 20:30). Not in full reductions: their accumulators live across the
+  // rolled loop, and at a 32-register cap that spilled (W2).
+  rolled_tail = P.unroll > 1 && !full;
+  c += std::string(rolled_tail ? "#pragma unroll 1\n" : "#pragma unroll\n") + "      for (int u = 0; u < UNROLL; ++u) {\n";
   c += "        const i64 col0 = ((chunk * UNROLL + u) * THREADS + threadIdx.x) * VEC" + shift + ";\n";
   c += "        if (" + in_row + "col0 + VEC <= C) {\n";
   chunk_body(true, 5, false);
   c += "        } else if (col0 < C) {\n";
   chunk_body(false, 5, false);
   c += "        }\n      }\n    }\n  }\n";
+  rolled_tail = false;
   if (full) write_grid_combine(w, acc, post_outs, ks_out);
   c += "}\n";
 }

@@ -40,7 +40,7 @@ extern "C" __global__ void __launch_bounds__(256) solder_pw_relu_3(const Params 
         }
         continue;
       }
-#pragma unroll
+#pragma unroll 1
       for (int u = 0; u < UNROLL; ++u) {
         const i64 col0 = ((chunk * UNROLL + u) * THREADS + threadIdx.x) * VEC;
         if (col0 + VEC <= C) {
@@ -55,7 +55,7 @@ extern "C" __global__ void __launch_bounds__(256) solder_pw_relu_3(const Params 
           }
           if ((row) == 0) st_vec<float, 4>(P1 + col0, out1);
         } else if (col0 < C) {
-#pragma unroll
+#pragma unroll 1
           for (int j = 0; j < VEC; ++j) {
             if (col0 + j >= C) break;
             const i64 col = col0 + j;
