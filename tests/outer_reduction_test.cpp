@@ -284,6 +284,24 @@ TEST(OuterScheduler, FewKeptTilesNarrowUntilTheSmsFill) {
   EXPECT_EQ(wide.plans.front().params.threads / wide.plans.front().params.rows_per_block, 32) << wide.plans.front().params.str();
 }
 
+// Twice the blocks resident (a 32-register cap) first only where each thread's loop is short
+// and the grid is more than a wave (seed 49 #021, var over the middle axis of f32 64 x 100 x
+// 4097: 3 steps of 4 rows a thread, 2112 blocks); long loops (1000 rows) and one-wave grids
+// keep the 64-register cap.
+TEST(OuterScheduler, ShortLoopsOverManyBlocksKeepTwiceTheBlocks) {
+  const Fusion f = reduce_program(DType::F32, {0, 0, 0}, Op::VarMean, {1});
+  auto first = [&](int64_t a, int64_t b, int64_t h) {
+    const Scheduled c = choice_for(f, {{"A", a}, {"B", b}, {"H", h}});
+    EXPECT_EQ(c.scheduler, "outer");
+    for (const KernelPlan& p : c.plans) EXPECT_TRUE(p.problems().empty()) << p.params.str();
+    return c.plans.front().params;
+  };
+  EXPECT_EQ(first(64, 100, 4097).min_blocks, 8) << first(64, 100, 4097).str();
+  EXPECT_EQ(first(16, 1000, 4097).min_blocks, 4) << first(16, 1000, 4097).str();  // long loops
+  EXPECT_EQ(first(32, 256, 4097).min_blocks, 4) << first(32, 256, 4097).str();  // 8 steps
+  EXPECT_EQ(first(8, 100, 64).min_blocks, 4) << first(8, 100, 64).str();  // under a wave
+}
+
 TEST(OuterScheduler, PlansPrintParseAndValidate) {
   const Scheduled c = choice_for(make_workload("outer_var_mean_bf16"), {{"B", 100352}, {"H", 512}});
   for (const KernelPlan& p : c.plans) {

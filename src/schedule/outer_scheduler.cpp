@@ -27,6 +27,9 @@ constexpr int kOuterThreads = 256;
 constexpr int kOuterUnroll = 4;
 // Lanes per row in the grid form (see add() in candidates; measured: perf-notes 2026-11-26).
 constexpr int kSplitLanes = 16;
+// Steps of UNROLL rows a thread's loop takes at most for the 2048-thread candidate (see add()
+// in candidates()).
+constexpr int64_t kShortLoopSteps = 4;
 
 // The phased vector (16 bytes of the widest column input) where every column input allows it:
 // strides not negative (a thread's rows then stay inside [its first row, its last row] of the
@@ -146,6 +149,16 @@ class OuterScheduler final : public Scheduler {
         tx /= 2;
         threads = static_cast<int>(tx * std::min<int64_t>(ty_fill, kOuterThreads / tx));
       }
+      // 2048 threads resident (32 registers) only where the grid is more than a wave of 1024
+      // threads an SM and each thread's loop is short (at most kShortLoopSteps steps of UNROLL
+      // rows, the block form): a block's fixed costs (addresses, the combine through shared
+      // memory, the writes) are then a large share of its time, and twice the blocks overlap
+      // them. Longer loops keep more loads in flight under 64 registers; a grid of one wave
+      // gains nothing from the cap (perf-notes 2026-12-04 20:30).
+      if (min_blocks * kOuterThreads > 1024 &&
+          (split || rows > kShortLoopSteps * unroll * (threads / tx) ||
+           tiles(tx) * threads <= int64_t{cx.device.sm_count} * 1024))
+        return;
       p.vec = v;
       p.threads = threads;
       p.rows_per_block = threads / tx;
@@ -161,7 +174,9 @@ class OuterScheduler final : public Scheduler {
     // statistics, a Welford step and a max, spill under 64 even one row at a time), then
     // narrower vectors; the last (one element, one row at a time, uncapped) always compiles.
     // Phased plans come first where they apply, the aligned ones after them.
-    const int full = std::max(1, 1024 / kOuterThreads), half = std::max(1, 512 / kOuterThreads);
+    // Before those, 2048 threads resident where add() finds the loops short (see there).
+    const int twice = std::max(1, 2048 / kOuterThreads), full = std::max(1, 1024 / kOuterThreads),
+              half = std::max(1, 512 / kOuterThreads);
     // A Welford step's phased vectors of 8 spill at kOuterUnroll rows in flight: half the vector
     // keeps the rows in flight before the full vector takes half of them (seed 30 #021, var_mean
     // of a sliced bf16 16384 x 4096: vec 4 unroll 4 78.6 us, vec 8 unroll 2 85.9; not a mean's
@@ -176,6 +191,7 @@ class OuterScheduler final : public Scheduler {
       const bool welford = std::any_of(steps.begin(), steps.end(), [](const ReductionStep& st) { return st.welford; });
       // Full operands are inputs only: an output never varies along the reduced rows.
       const auto phased_inputs = std::count(full_access.begin(), full_access.end(), 1);
+      add(pvec, kOuterUnroll, twice, true);
       add(pvec, kOuterUnroll, full, true);
       const bool halve = welford && pvec > 2 && (2 * vec < pvec / 2 || phased_inputs >= 2);
       if (halve) add(pvec / 2, kOuterUnroll, full, true);
@@ -185,6 +201,7 @@ class OuterScheduler final : public Scheduler {
       add(pvec, 2, half, true);
       add(pvec, 1, half, true);
     }
+    add(vec, kOuterUnroll, twice, false);
     add(vec, kOuterUnroll, full, false);
     add(vec, 2, full, false);
     add(vec, kOuterUnroll, half, false);
