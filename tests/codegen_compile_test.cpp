@@ -454,6 +454,25 @@ TEST(CodegenCompile, PairsReadOnlyInputsAtHand) {
   }
 }
 
+// A where in pairs whose enclosing expression then falls back to elements (y, one row of odd
+// K, is read element by element): the pair loop's code for the condition is dropped with it,
+// and a later where in pairs on the same condition emits it again (seed 51 #030 failed to
+// compile: the condition's names were kept without their code).
+TEST(CodegenCompile, PairedWhereConditionsSurviveAFallBack) {
+  Fusion f("paired_where");
+  Dim B = Dim::sym("B"), M = Dim::sym("M"), K = Dim::sym("K");
+  Tensor x = f.input("x", DType::BF16, {B, M, K});
+  Tensor m = f.input("m", DType::Bool, {B, Dim(1), Dim(1)});
+  Tensor y = f.input("y", DType::BF16, {Dim(1), Dim(1), K});
+  Tensor z = f.input("z", DType::BF16, {M, K});
+  Tensor n = f.input("n", DType::Bool, {Dim(1), Dim(1), K});
+  Tensor zero = constant(f, 0.0, DType::BF16);
+  f.output(clamp(where(n, sigmoid(where(m, x, zero) * y * z), zero), -1.5, 2.0));
+  auto p = prepare_all(f, {{16, 1000, 333}, {16, 1, 1}, {1, 1, 333}, {1000, 333}, {1, 1, 333}});
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_FALSE(p.kernels[0].compiled->ptxas.spills());
+}
+
 // An f32 division of two f16 values whose only readers round to f16 takes div_f16 (the
 // hardware reciprocal and one exact-remainder correction: rounded to f16 it is the correctly
 // rounded quotient's rounding for every pair, bench/experiments/f16_div_check.cu); other f32

@@ -141,11 +141,13 @@ std::string ExprEmitter::raw_bits(int id, std::string& code, const std::string& 
   const size_t mark = code.size();
   auto raw_before = raw_done_;
   auto done_before = done_;
+  auto conds_before = pair_cond_done_;
   std::string r = raw_bits_of(id, code, indent);
   if (r.empty()) {
     code.resize(mark);
     raw_done_ = std::move(raw_before);
     done_ = std::move(done_before);
+    pair_cond_done_ = std::move(conds_before);
   }
   return r;
 }
@@ -182,7 +184,9 @@ std::string ExprEmitter::raw_bits_of(int id, std::string& code, const std::strin
     }
     const std::string name = "h" + std::to_string(id);
     if (pairs_) {
-      const auto [lo, hi] = pair_cond_(n.in[0], code, indent);
+      auto it = pair_cond_done_.find(n.in[0]);
+      if (it == pair_cond_done_.end()) it = pair_cond_done_.emplace(n.in[0], pair_cond_(n.in[0], code, indent)).first;
+      const auto [lo, hi] = it->second;
       if (lo.empty()) return "";
       if (lo == hi)
         code += indent + "const unsigned " + name + " = " + lo + " ? " + side[0] + " : " + side[1] + ";\n";

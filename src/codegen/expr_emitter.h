@@ -55,7 +55,8 @@ class ExprEmitter {
   void set_pairs(bool pairs) { pairs_ = pairs; }
   // Pairs: where(c, a, b) selects per element, so it needs c at both elements of the pair:
   // `cond(id, code, indent)` emits them and returns their names (the template knows the
-  // elements' indices). Unset or empty names: no where in pairs.
+  // elements' indices; raw_bits keeps the names while their code stays). Unset or empty names:
+  // no where in pairs.
   using PairCondition = std::function<std::pair<std::string, std::string>(int, std::string&, const std::string&)>;
   void set_pair_condition(PairCondition cond) { pair_cond_ = std::move(cond); }
   // The bits of value `id` when they come without a rounding (an input, or a native op as
@@ -81,6 +82,7 @@ class ExprEmitter {
   PairCondition pair_cond_;
   std::map<int, std::string> raw_done_;
   std::map<int, std::string> done_;
+  std::map<int, std::pair<std::string, std::string>> pair_cond_done_;  // pair_cond_'s names, by id
 };
 
 }  // namespace solder

@@ -362,7 +362,6 @@ void write_flat(Writer& w, KernelSource& ks_out) {
     // values (a RoPE's products, negation and select).
     PairLoop pl(w.f, I(ind));
     ExprEmitter& pe = pl.pe;
-    std::map<int, std::pair<std::string, std::string>> conds;
     // A where's condition at each element of the pair, by the element emitter in a scope
     // whose j is that element's; only from inputs at hand there (loaded as vectors, or
     // hoisted), not ones the element loop loads one by one.
@@ -389,7 +388,6 @@ void write_flat(Writer& w, KernelSource& ks_out) {
         return w.in_pairs(k) ? w.vector_pair(k) : std::string();
       });
       pe.set_pair_condition([&](int id, std::string& code, const std::string& in) -> std::pair<std::string, std::string> {
-        if (auto it = conds.find(id); it != conds.end()) return it->second;
         if (!at_hand(id)) return {};
         std::string name[2];
         for (int h = 0; h < 2; ++h) {
@@ -400,7 +398,7 @@ void write_flat(Writer& w, KernelSource& ks_out) {
           const std::string x = e.value(id, code, in + "  ");
           code += in + "  " + name[h] + " = " + x + ";\n" + in + "}\n";
         }
-        return conds[id] = {name[0], name[1]};
+        return {name[0], name[1]};
       });
     }
     auto pair_bits = [&](ExprEmitter& e) {

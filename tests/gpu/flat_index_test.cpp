@@ -40,6 +40,21 @@ Fusion rows_and_weight(DType t) {
   return f;
 }
 
+// Selects in pairs under a row's mask, then products by a column and a [M, K] operand, and a
+// select under a column's mask (seed 51 #030: the pair loop's first select fell back to
+// elements and its condition's code went with it).
+Fusion paired_where(DType t) {
+  Fusion f("paired_where");
+  Tensor x = f.input("x", t, dims({"B", "M", "K"}));
+  Tensor m = f.input("m", DType::Bool, dims({"B", "1", "1"}));
+  Tensor y = f.input("y", t, dims({"1", "1", "K"}));
+  Tensor z = f.input("z", t, dims({"M", "K"}));
+  Tensor n = f.input("n", DType::Bool, dims({"1", "1", "K"}));
+  Tensor zero = constant(f, 0.0, t);
+  f.output(clamp(where(n, sigmoid(where(m, x, zero) * y * z), zero), -1.5, 2.0));
+  return f;
+}
+
 // Full reductions of x[:, 1:] (rows one element off alignment, at a row stride of W).
 Fusion slice_reduce(DType t, int which) {
   Fusion f("slice_reduce");
@@ -68,7 +83,8 @@ TEST(GpuFlatIndex, BroadcastOperandsAcrossSizesAndLayouts) {
       const std::vector<std::pair<std::string, Fusion>> programs{{"masked [1,M,1]", masked(t, {"1", "M", "1"})},
                                                                  {"masked [B,1,1]", masked(t, {"B", "1", "1"})},
                                                                  {"every axis", every_axis(t)},
-                                                                 {"rows and weight", rows_and_weight(t)}};
+                                                                 {"rows and weight", rows_and_weight(t)},
+                                                                 {"paired where", paired_where(t)}};
       for (const auto& [name, f] : programs)
         for (Layout l : {Layout::Contiguous, Layout::Misaligned, Layout::Sliced}) {
           const std::string what = std::string(dtype_name(t)) + " " + name + sizes_text(b) + " layout " +
