@@ -608,9 +608,12 @@ void write_flat(Writer& w, KernelSource& ks_out) {
   // With UNROLL > 1 (single rows of at least 2^20 elements) only the domain's last chunk takes
   // this form, so its loops stay rolled: the kernel holds the unrolled tile once rather than
   // twice more, and its compile takes about half the time where the element math is long
-  // (perf-notes 2026-12-04 20:30). Not in full reductions: their accumulators live across the
-  // rolled loop, and at a 32-register cap that spilled (W2).
-  rolled_tail = P.unroll > 1 && !full;
+  // (perf-notes 2026-12-04 20:30). Not in full reductions (their accumulators live across the
+  // rolled loop: at a 32-register cap that spilled, W2), nor beside a pad's window (its masks
+  // did too: seed 51 #100, a cat).
+  bool windows = false;
+  for (int k = 0; k < static_cast<int>(w.plan.operands.size()); ++k) windows |= w.window_dim(w.op(k).value) >= 0;
+  rolled_tail = P.unroll > 1 && !full && !windows;
   c += std::string(rolled_tail ? "#pragma unroll 1\n" : "#pragma unroll\n") + "      for (int u = 0; u < UNROLL; ++u) {\n";
   c += "        const i64 col0 = ((chunk * UNROLL + u) * THREADS + threadIdx.x) * VEC" + shift + ";\n";
   c += "        if (" + in_row + "col0 + VEC <= C) {\n";
