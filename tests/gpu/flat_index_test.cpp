@@ -175,3 +175,22 @@ TEST(GpuFlatIndex, ShortRowsAtAnotherStrideAsOneRow) {
             if (l == Layout::Contiguous && rows == 8192) EXPECT_NE(launches.find("one_row"), std::string::npos) << what << ": " << launches;
           }
 }
+
+// Every other element of a row, both phases (x[:, ::2] and x[:, 1::2], read element by element
+// at a VEC capped by their stride): rows of 2 to 12288, odd halves, misaligned and sliced inputs.
+TEST(GpuFlatIndex, StridedColumnsAtEitherPhase) {
+  SKIP_WITHOUT_GPU();
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (int64_t h : {12288, 3002, 1026, 64, 2})
+      for (int64_t rows : {4096, 37, 1})
+        for (Layout l : {Layout::Contiguous, Layout::Misaligned, Layout::Sliced}) {
+          Fusion f("strided");
+          Tensor x = f.input("x", t, {Dim::sym("B"), Dim(h)});
+          Tensor even = slice(x, 1, 0, h, 2), odd = slice(x, 1, 1, h, 2);
+          f.output(cast(sigmoid(cast(even, DType::F32)) * cast(odd, DType::F32), t));
+          const std::string what = std::string(dtype_name(t)) + " strided H=" + std::to_string(h) + " B=" + std::to_string(rows) +
+                                   " layout " + std::to_string(static_cast<int>(l));
+          const std::string launches = check(f, resolve_input_shapes(f, {}, {{"B", rows}}), l, what);
+          EXPECT_NE(launches.find(" pointwise "), std::string::npos) << what << ": " << launches;
+        }
+}
