@@ -354,25 +354,3 @@ TEST(FlatIndex, ShortRowsAtAnotherStrideAreOneRow) {
   const std::string t2 = Executor(odd).explain(resolve_input_shapes(odd, {}, {{"B", 4096}, {"W", 770}}));
   EXPECT_EQ(t2.find("one_row"), std::string::npos) << t2;
 }
-
-// Every other element of a row (x[:, ::2] and x[:, 1::2], read element by element): VEC no
-// wider than keeps a thread's span of each within 16 bytes (its warp's loads then touch half
-// as many sectors as at VEC 8 for bf16), for the phased plan too; a unit-stride program keeps
-// its 16-byte vectors. Compiled as a run would (the slices at their real strides).
-TEST(FlatIndex, StridedColumnsKeepEachThreadsSpanShort) {
-  for (DType t : {DType::BF16, DType::F32})
-    for (int64_t h : {12288, 3002}) {
-      Fusion f("strided");
-      Tensor x = f.input("x", t, {Dim::sym("B"), Dim(h)});
-      Tensor even = slice(x, 1, 0, h, 2), odd = slice(x, 1, 1, h, 2);
-      f.output(cast(sigmoid(cast(even, DType::F32)) * cast(odd, DType::F32), t));
-      const LaunchRecord l = compiled_launch(f, {{"B", 4096}}, "pointwise");
-      SCOPED_TRACE(std::string(dtype_name(t)) + " H=" + std::to_string(h));
-      EXPECT_EQ(l.vec, t == DType::BF16 ? 4 : 2) << l.params;
-      EXPECT_EQ(l.spill_bytes, 0);
-    }
-  Fusion dense("dense");
-  Tensor x = dense.input("x", DType::BF16, dims({"B", "H"}));
-  dense.output(cast(sigmoid(cast(x, DType::F32)), DType::BF16));
-  EXPECT_EQ(compiled_launch(dense, {{"B", 4096}, {"H", 12288}}, "pointwise").vec, 8);
-}

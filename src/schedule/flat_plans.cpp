@@ -98,22 +98,6 @@ bool interleave_pays(const KernelPlan& one) {
   return streamed > vectors;
 }
 
-// General operands a few bytes apart along the row (a strided slice, x[:, ::2]) are read one
-// element at a time: the warp's load of its threads' element j spans 32 x VEC elements of the
-// operand, so its L1 wavefronts a useful element grow with VEC. The widest VEC that keeps each
-// thread's span of every such operand within 16 bytes (bf16 at a stride of 2: VEC 4;
-// perf-notes 2026-12-04 20:30); operands 32 bytes apart or more take a sector an element at
-// any VEC.
-int strided_vec_cap(const KernelPlan& plan, const LaunchFacts& facts) {
-  int cap = 16;
-  for (size_t k = 0; k < plan.operands.size(); ++k) {
-    if (plan.operands[k].access != Access::General || facts.operands[k].strides.empty()) continue;
-    const int64_t gap = std::abs(facts.operands[k].strides.back()) * dtype_size(facts.operands[k].dtype);
-    while (gap > 0 && gap < 32 && cap > 1 && cap * gap > 16) cap /= 2;
-  }
-  return cap;
-}
-
 // One row of R x C elements (KernelParams::one_row): a Full operand dense over [R, C] (ld == C)
 // lies at the element's flat index; one at another row stride (a slice's rows: the halves of a
 // swiglu's input) is addressed from its row's offset per vector (rows by dim), only where every
@@ -137,7 +121,7 @@ std::optional<KernelPlan> one_row_plan(const KernelPlan& plan, const LaunchFacts
   if (widest > 8) return std::nullopt;
   // 16 bytes of the widest, narrowed until every dense operand's address allows it; 1 where none
   // loads vectors (rows of one element: K = 1).
-  int vec = widest ? std::min(16 / widest, strided_vec_cap(plan, facts)) : 1;
+  int vec = widest ? 16 / widest : 1;
   auto dense_aligned = [&](int v) {
     for (size_t k = 0; k < r.operands.size(); ++k)
       if (r.operands[k].access == Access::Full && !r.operands[k].rows_by_dim &&
@@ -249,7 +233,7 @@ std::optional<KernelPlan> shift_plan(const KernelPlan& plan, const ScheduleConte
     }
     return shift_windows_allow(cx, plan, v);
   };
-  int vec = std::min(16 / widest, strided_vec_cap(plan, facts));
+  int vec = 16 / widest;
   while (vec > 1 && !fits(vec)) vec /= 2;
   if (vec < 2) return std::nullopt;
   KernelPlan r = plan;
@@ -361,7 +345,6 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
     return o.access == Access::Full || o.access == Access::Col;
   });
   if (!any_vector) p.vec = 1;
-  p.vec = std::min(p.vec, strided_vec_cap(plan, cx.facts));
   bool windowed = false;
   windows_allow(cx, 1, windowed);
   while (p.vec > 1 && !windows_allow(cx, p.vec, windowed)) p.vec /= 2;
@@ -378,7 +361,7 @@ std::vector<KernelPlan> flat_candidates(const ScheduleContext& cx) {
   // that do not start aligned, not aligned rows whose vectors a wide weight narrows (seed 18
   // #082: a bool mask and an f16 output beside an f32 weight, phased vectors of 8 with the
   // weight element by element 53.6 us, the aligned vectors of 4 39.6; seed 12 #020 likewise).
-  if (const int v = windowed ? 0 : std::min(phased_vec(plan, cx.facts, p.vec), strided_vec_cap(plan, cx.facts))) {
+  if (const int v = windowed ? 0 : phased_vec(plan, cx.facts, p.vec)) {
     KernelPlan phased = plan;
     phased.params.vec = v;
     phased.params.col_vec = 1;  // weights one element at a time
