@@ -544,8 +544,9 @@ def explain_programs(programs, plan=""):
     """solder explain for each program at its GPU sizes, its inputs laid out as the sweep lays
     them out (strides from meta tensors; a slice's one-element offset is not modelled: explain
     takes strides, and plans the inputs aligned); last, the programs whose kernels read or
-    write an operand element by element."""
-    flagged = []
+    write an operand element by element. Returns 1 where any program failed to plan or compile
+    (a program a GPU can run must never fail there), else 0."""
+    flagged, failed = [], []
     for p in programs:
         xs = [make_input(i, p.sizes, "meta") for i in p.inputs]
         print("=====", p.name)
@@ -554,13 +555,18 @@ def explain_programs(programs, plan=""):
                                                                              [list(x.stride()) for x in xs])
         except Exception as e:
             print("explain failed:", short_error(e))
+            failed.append(p.name)
             continue
         print(text)
         flagged += [(p.name, *k) for k in element_reads(text)]
     print(f"== element-by-element operands (general): {len({f[0] for f in flagged})} of {len(programs)} programs")
     for name, kernel, sched, names in flagged:
         print(f"  {name[:64]:64s} {sched:16s} {', '.join(names)}")
-    return 0
+    if failed:
+        print(f"== explain failed: {len(failed)} of {len(programs)} programs")
+        for name in failed:
+            print("  " + name)
+    return 1 if failed else 0
 
 
 def main(argv=None):
