@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# On the GPU machine: build, run the GPU tests (and compute-sanitizer), then the benchmarks;
+# On the GPU machine: build, run the GPU tests (side by side: scripts/gpu_tests.sh; then
+# compute-sanitizer), then the benchmarks;
 # prints a short table last. Logs and reports go to $OUT (the device tool fetches them).
 #   SUITE=default|quick|norms  PEERS=auto|off  SANITIZE=1  TESTS=0  SAMPLED=1  ./scripts/device.sh
 #   BASE=.devbase/solder: the same suite with that (carried) binary first, then `solder compare`;
@@ -43,11 +44,9 @@ solder=$BIN/solder; tests=$BIN/tests; [ -d "$tests" ] || tests=$BIN
 if [ "${TESTS:-1}" = 1 ]; then
   # The B=8192 sampled-rows sweeps take about 3 minutes each (2^29-element inputs made, moved
   # and checked on the host): only with SAMPLED=1, after the rest.
-  for t in "$tests"/gpu_*; do
-    [ -x "$t" ] || continue
-    echo "== $(basename "$t")"
-    timeout 400 "$t" --gtest_brief=1 --gtest_filter='-*SampledRows' 2>&1 | tee "$OUT/$(basename "$t").log" | tail -25
-  done
+  # Side by side, in shards (scripts/gpu_tests.sh: the GPU tier is mostly NVRTC time).
+  echo "== GPU tests"
+  scripts/gpu_tests.sh "$tests" '-*SampledRows' 2>&1 | tee "$OUT/gpu_tests.log" | tail -40
   if [ "${SAMPLED:-0}" = 1 ]; then
     echo "== gpu_executor_test: B=8192 sampled rows"
     timeout 900 "$tests/gpu_executor_test" --gtest_brief=1 --gtest_filter='*SampledRows' 2>&1 | tee "$OUT/sampled.log" | tail -8
