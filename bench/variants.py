@@ -172,8 +172,15 @@ def layouts_differ(got, want):
 
 
 def short_error(e):
-    s = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {s[0] if s else ''}"[:300]
+    """The error's first line, and the lines after it where it ends in a colon (the reason:
+    NVRTC's first error, why a pinned plan is impossible), within 300 characters."""
+    lines = [x.strip() for x in str(e).strip().splitlines() if x.strip()]
+    text = lines[0] if lines else ""
+    for x in lines[1:]:
+        if not text.endswith(":"):
+            break
+        text += " " + x
+    return f"{type(e).__name__}: {text}"[:300]
 
 
 class Timer:

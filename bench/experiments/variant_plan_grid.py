@@ -46,7 +46,7 @@ def main(grid, peers=True):
                 us = timer(lambda: ex(*xs))[0]
             plans = "; ".join(V.plans_of(ex))
         except Exception as e:
-            print(f"| {seed}:{p.name[:48]} | {plan or '(scheduler)'} | failed: {V.short_error(e)[:80]} | | | | |", flush=True)
+            print(f"| {seed}:{p.name[:48]} | {plan or '(scheduler)'} | failed: {V.short_error(e)[:240]} | | | | |", flush=True)
             continue
         cu = copy.us(V.moved_bytes(xs, ref))
         print(f"| {seed}:{p.name[:48]} | {plan or '(scheduler)'} | {us:.1f} | {100 * cu / us:.1f} | "
