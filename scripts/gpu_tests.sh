@@ -14,12 +14,13 @@ if [ ${#names[@]} -eq 0 ]; then
   for t in "$dir"/gpu_*_test; do [ -x "$t" ] && names+=("$(basename "$t")"); done
 fi
 logs=$(mktemp -d)
+export dir filter logs shards
 for n in "${names[@]}"; do
   for ((i = 0; i < shards; ++i)); do echo "$n $i"; done
 done | xargs -P "$jobs" -L 1 bash -c '
-  GTEST_TOTAL_SHARDS='"$shards"' GTEST_SHARD_INDEX=$1 timeout "${GPU_TEST_TIMEOUT:-900}" \
-    "'"$dir"'/$0" --gtest_brief=1 --gtest_filter="'"$filter"'" > "'"$logs"'/$0.$1.log" 2>&1
-  echo "exit $?" >> "'"$logs"'/$0.$1.log"'
+  GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$2 timeout "${GPU_TEST_TIMEOUT:-900}" \
+    "$dir/$1" --gtest_brief=1 --gtest_filter="$filter" > "$logs/$1.$2.log" 2>&1
+  echo "exit $?" >> "$logs/$1.$2.log"' shard
 status=0
 for n in "${names[@]}"; do
   passed=0; failed=0; skipped=0
