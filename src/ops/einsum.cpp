@@ -84,14 +84,17 @@ Tensor einsum(const std::string& equation, const Tensor& a, const Tensor& b) {
     if (!(size_of(e.a, a, c) == size_of(e.b, b, c))) broadcasts = true;
 
   if (broadcasts) {
-    // out[o...] = sum over contracted of a * b, with both aligned to [out..., contracted...].
+    // out[o...] = sum over contracted of a * b, with both aligned to [out..., contracted...];
+    // f16/bf16 multiply and sum in f32, rounded once (as the matmul's GEMM accumulates).
+    const DType t = a.dtype(), acc = is_floating(t) && dtype_size(t) < 4 ? DType::F32 : t;
     std::string order = e.out + contracted;
-    Tensor lhs = align(a, e.a, order);  // sequenced: node order is part of the fusion's hash
-    Tensor rhs = align(b, e.b, order);
+    Tensor lhs = align(t == acc ? a : cast(a, acc), e.a, order);  // sequenced: node order is part of the fusion's hash
+    Tensor rhs = align(t == acc ? b : cast(b, acc), e.b, order);
     Tensor prod = lhs * rhs;
     std::vector<int64_t> axes;
     for (size_t i = e.out.size(); i < order.size(); ++i) axes.push_back(static_cast<int64_t>(i));
-    return axes.empty() ? prod : sum(prod, axes);
+    Tensor r = axes.empty() ? prod : sum(prod, axes);
+    return t == acc ? r : cast(r, t);
   }
 
   // [batch..., L, K] @ [batch..., K, R] -> [batch..., L, R] -> [batch..., left..., right...].

@@ -11,6 +11,7 @@
 #include "passes/normalize_math.h"
 #include "passes/passes.h"
 #include "passes/recognize_var_mean.h"
+#include "passes/small_matmuls.h"
 #include "passes/sort_commutative.h"
 #include "passes/split_gapped_reductions.h"
 #include "passes/views_before_casts.h"
@@ -45,7 +46,9 @@ SegmentedFusion lower(const Fusion& input) {
   // (issue 27: "canonical graphs"), so they compile to the same kernels.
   // Views of inputs move above casts first: a cast round trip split by a view
   // (cast(transpose(cast(x)))) then meets fold_casts whole.
-  Fusion f = run_pass("views_before_casts", input, views_before_casts);
+  // Tiny matmuls first: their products and sums then meet every pass below as written ones do.
+  Fusion f = run_pass("small_matmuls", input, small_matmuls_as_reductions);
+  f = run_pass("views_before_casts", f, views_before_casts);
   // fold_casts early: it exposes identical nodes (two upcasts of one value) to CSE.
   f = run_pass("fold_casts", f, fold_casts);
   // Before widening: pow(x, 2) -> x * x must still see f16 math as f16 to widen it next.

@@ -17,6 +17,7 @@
 #include "reference/parallel.h"
 #include "solder/error.h"
 #include "solder/reference.h"
+#include "support/small_matmul_programs.h"
 
 using namespace solder;
 using namespace solder::gpu_testing;
@@ -25,7 +26,7 @@ namespace {
 
 // A device tensor of 0xFF bytes: elements a kernel leaves unwritten read as NaN or garbage.
 // Runs f on the GPU (outputs provided pre-filled with 0xFF: unwritten elements show as NaN
-// or garbage) and compares with the reference. Returns the launches' parameters.
+// or garbage) and compares with the reference. Returns the launches' names and parameters.
 std::string check(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, Layout layout, const std::string& what) {
   std::vector<HostTensor> in = make_random_inputs(f, shapes, 7);
   std::vector<DeviceTensor> din;
@@ -42,7 +43,7 @@ std::string check(const Fusion& f, const std::vector<std::vector<int64_t>>& shap
   for (size_t i = 0; i < want.size(); ++i)
     expect_close(to_host(again[i]), want[i], what + " (replay) output " + std::to_string(i));
   std::string params;
-  for (const LaunchRecord& r : ex.last_launches()) params += r.params + "; ";
+  for (const LaunchRecord& r : ex.last_launches()) params += r.name + " " + r.params + "; ";
   return params;
 }
 
@@ -534,10 +535,33 @@ TEST(GpuExecutor, ViewsCatAndMatmul) {
   f.output(permute(x, {1, 0}) * 2.0);
   f.output(reshape(permute(x, {1, 0}), {Dim(60)}));  // needs a copy
   f.output(cat({slice(x, 1, 0, 3), slice(x, 1, 5, 9)}, 1));
-  f.output(relu(matmul(x, w)));
+  f.output(relu(matmul(x, w)));  // small: a reduction kernel (passes/small_matmuls.h)
   f.output(unsqueeze(sum(x, {1}), 1) + x);
   check(f, {{6, 10}, {10, 4}}, Layout::Contiguous, "views");
   check(f, {{6, 10}, {10, 4}}, Layout::Transposed, "views transposed");
+  // Large enough for cuBLASLt, its result viewed and consumed.
+  Fusion g("library");
+  Tensor a = g.input("a", DType::F32, {Dim(65), Dim(1000)});
+  Tensor b = g.input("b", DType::F32, {Dim(1000), Dim(40)});
+  g.output(relu(permute(matmul(a, b), {1, 0})));
+  for (Layout l : {Layout::Contiguous, Layout::Transposed}) {
+    const std::string launches = check(g, {{65, 1000}, {1000, 40}}, l, "library matmul");
+    EXPECT_NE(launches.find("cublasLt_matmul"), std::string::npos) << launches;
+  }
+}
+
+// Matmuls small enough for a reduction kernel, in every form (tests/support/
+// small_matmul_programs.h): one launch each, no library call, any operand layout.
+TEST(GpuExecutor, SmallMatmulsAsReductions) {
+  SKIP_WITHOUT_GPU();
+  for (const solder::testing::SmallMatmulProgram& p : solder::testing::small_matmul_programs()) {
+    const Fusion f = parse_fusion(p.text);
+    const auto shapes = resolve_input_shapes(f, no_shapes, {});
+    for (Layout l : {Layout::Contiguous, Layout::Transposed, Layout::Misaligned}) {
+      const std::string launches = check(f, shapes, l, p.name);
+      EXPECT_EQ(launches.find("cublasLt_matmul"), std::string::npos) << p.name << ": " << launches;
+    }
+  }
 }
 
 TEST(GpuExecutor, Fp8SaturationAndOverflow) {

@@ -16,7 +16,8 @@
 // recompute, looped rows; `colvec_` cases: 2-D pointwise plans with column-only inputs; `group3_` cases: some of them as a group kernel of three members, each
 // over fewer blocks than its rows (the stacked launch's shared wave). `innershift_` cases: the inner template's shift plans (norms of a
 // column slice at an odd row stride, tests/support/inner_shift_programs.h's forms over laid-out
-// inputs). `full_` cases: full reductions (sum, amax, var_mean, an epilogue) over every dim of
+// inputs). `smm_` cases: small matmuls as reduction kernels (tests/support/small_matmul_programs.h),
+// as laid out and with operands transposed and misaligned. `full_` cases: full reductions (sum, amax, var_mean, an epilogue) over every dim of
 // x * y with x permuted, through the transpose template's reducing tiles where both tile dims
 // reach 16 and the flat template elsewhere (grid combine: atomics as plain adds, the blocks run
 // in turn). Warp shuffles trade through per-warp barriers, shared memory at
@@ -58,6 +59,7 @@ struct Dim3 { unsigned x = 0, y = 0, z = 0; };
 #include "../../../tests/support/flat_programs.h"
 #include "../../../tests/support/outer_norm_programs.h"
 #include "../../../tests/support/shift_programs.h"
+#include "../../../tests/support/small_matmul_programs.h"
 #include "../../../tests/support/symbolic_cat_programs.h"
 
 using namespace solder;
@@ -356,7 +358,7 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
       // (outer reductions: f32 sums of a thousand rows in another order than the reference's;
       // xred_: sums of 1850 products that cancel to under 1, in an order set by the splits; the
       // tred_ splits: of 41-70 products)
-      double tol = w.dtype == DType::F32 ? (name.rfind("xred_", 0) == 0 ? 1e-4 : name.rfind("tred_", 0) == 0 && name.find("_split") != std::string::npos ? 1e-5 : name.rfind("outer_", 0) == 0 || name.rfind("full_", 0) == 0 || name.rfind("keptorder_", 0) == 0 ? 1e-5 : 1e-6) : w.dtype == DType::BF16 ? 1e-2 : 2e-3;
+      double tol = w.dtype == DType::F32 ? (name.rfind("xred_", 0) == 0 ? 1e-4 : name.rfind("tred_", 0) == 0 && name.find("_split") != std::string::npos ? 1e-5 : name.rfind("outer_", 0) == 0 || name.rfind("full_", 0) == 0 || name.rfind("keptorder_", 0) == 0 || name.rfind("smm_", 0) == 0 ? 1e-5 : 1e-6) : w.dtype == DType::BF16 ? 1e-2 : 2e-3;
       if (!(std::fabs(got - exp) <= tol * std::max(1.0, std::fabs(exp))) && !(std::isnan(got) && std::isnan(exp))) {
         if (bad < 5) std::cout << "  " << name << (M > 0 ? " member " + std::to_string(m) : std::string()) << " out " << i << " elem " << e << " got " << got << " want " << exp << "\n";
         ++bad;
@@ -1278,6 +1280,20 @@ int main(int argc, char** argv) {
               std::vector<Layout>{cc.xl, cc.yl}, outs, 1 << 30, "transpose");
         }
     g_sm_count = 0;
+  }
+  // Small matmuls as reductions (passes/small_matmuls.h): each form as laid out, and with
+  // every operand of rank 2 or more stored transposed and misaligned by an element.
+  for (const solder::testing::SmallMatmulProgram& p : solder::testing::small_matmul_programs()) {
+    const Fusion f = parse_fusion(p.text);
+    std::vector<Layout> plain(f.inputs().size()), odd;
+    for (int v : f.inputs()) {
+      Layout l{{}, 0, 1};
+      const int r = static_cast<int>(f.value(v).shape.size());
+      for (int d = r - 1; r >= 2 && d >= 0; --d) l.order.push_back(d);
+      odd.push_back(l);
+    }
+    run("smm_" + p.name, f, Bindings{}, plain, std::vector<Layout>{Layout{}}, 1 << 30, "");
+    run("smm_" + p.name + "_T_mis", f, Bindings{}, odd, std::vector<Layout>{Layout{}}, 1 << 30, "");
   }
   const Layout T2m{{1, 0}}, Cm{};
   run("mixed_staged_in", mixed(), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2m, T2m, T2m}, std::vector<Layout>{Cm, Cm}, 1 << 30, "transpose");
