@@ -44,10 +44,10 @@ SegmentedFusion lower(const Fusion& input) {
   verify(input);
   // The passes up to canonical_node_order make programs that mean the same thing one graph
   // (issue 27: "canonical graphs"), so they compile to the same kernels.
-  // Views of inputs move above casts first: a cast round trip split by a view
-  // (cast(transpose(cast(x)))) then meets fold_casts whole.
   // Tiny matmuls first: their products and sums then meet every pass below as written ones do.
   Fusion f = run_pass("small_matmuls", input, small_matmuls_as_reductions);
+  // Views of inputs move above casts next: a cast round trip split by a view
+  // (cast(transpose(cast(x)))) then meets fold_casts whole.
   f = run_pass("views_before_casts", f, views_before_casts);
   // fold_casts early: it exposes identical nodes (two upcasts of one value) to CSE.
   f = run_pass("fold_casts", f, fold_casts);
