@@ -538,10 +538,11 @@ def context_alive():
 
 def element_reads(text):
     """Each kernel of an explain text that reads or writes an operand element by element
-    (`general` access, the usual mark of a cliff): (kernel, scheduler, [operand names])."""
+    (`general` access, the usual mark of a cliff; not `general/seg`, read as vectors along its
+    runs): (kernel, scheduler, [operand names])."""
     found = []
     for m in re.finditer(r"kernel (\S+) \((\S+)\)\n\s+params: .*\n\s+operands: (.*)", text):
-        names = [o.split("(")[0] for o in m.group(3).split() if re.search(r"\((in|out),general", o)]
+        names = [o.split("(")[0] for o in m.group(3).split() if re.search(r"\((in|out),general(?!/seg)", o)]
         if names:
             found.append((m.group(1), m.group(2), names))
     return found

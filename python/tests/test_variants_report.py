@@ -39,5 +39,15 @@ class FiguresSay(unittest.TestCase):
                          "none of the usual: see --explain")
 
 
+class ElementReads(unittest.TestCase):
+    EXPLAIN = ("segment 0 kernel solder_red_abs_0 (inner-reduction)\n"
+               "    params: vec=4 threads=512\n"
+               "    operands: x(in,general/seg) y(in,general) m(in,general/dims) t5(out,row) t6(out,general)\n")
+
+    def test_vector_runs_are_not_element_reads(self):
+        # general/seg reads vectors along its runs; general and general/dims read elements.
+        self.assertEqual(variants.element_reads(self.EXPLAIN), [("solder_red_abs_0", "inner-reduction", ["y", "m", "t6"])])
+
+
 if __name__ == "__main__":
     unittest.main()

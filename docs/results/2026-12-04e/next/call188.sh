@@ -1,0 +1,20 @@
+# call188 (owed by the session of 2026-12-04 22:10, which had no device): small_matmuls, landed
+# untimed (86a36ad), against itself switched off (small_matmuls_off.patch): W4's six einsums
+# (einsum 1 and 4 change kernels; 2, 3, 5, 6 must not move) twice each way, beside torch.compile
+# once; the crossover experiment; the GPU tests of the new path and of the library path.
+R=$OUT; mkdir -p $R
+N=docs/results/2026-12-04e/next
+( bash scripts/build_patched.sh prev $N/small_matmuls_off.patch _solder solder_cli > $R/build_prev.txt 2>&1 ) &
+bash scripts/build_patched.sh cand '' _solder solder_cli gpu_executor_test | tail -1 || exit 1
+wait; tail -n 1 $R/build_prev.txt; echo "built at ${SECONDS}s"
+( timeout 240 /tmp/cand/build/tests/gpu_executor_test --gtest_brief=1 \
+    --gtest_filter='*SmallMatmulsAsReductions*:*ViewsCatAndMatmul*:*CapturedRunsReplayNewInputs*' 2>&1; echo "gpu_executor_test exit $?" ) | tail -4
+echo "tests at ${SECONDS}s"
+W4="w4_einsum_1 w4_einsum_2 w4_einsum_3 w4_einsum_4 w4_einsum_5 w4_einsum_6"
+for i in 1 2; do for b in cand prev; do
+  echo "== $b $i"; SOLDER_CACHE_DIR=/tmp/gc-$b timeout 60 /tmp/$b/build/solder bench $W4 --peers off 2>&1 | tail -8
+done; done | tee $R/w4_ab.txt
+SOLDER_CACHE_DIR=/tmp/gc-cand timeout 120 /tmp/cand/build/solder bench $W4 --peers auto 2>&1 | tail -8 | tee $R/w4_peers.txt
+echo "w4 at ${SECONDS}s"
+SOLDER_CACHE_DIR=/tmp/gc-cand PYTHONPATH=/tmp/cand/build/python timeout 150 python3 bench/experiments/small_matmul.py | tee $R/small_matmul.md
+echo "done at ${SECONDS}s"
