@@ -151,6 +151,9 @@ struct Step {
   int src = -1, dst = -1;
   int64_t offset_bytes = 0;
   TensorMeta src_meta, dst_meta;  // Copy
+  // Copy / Matmul into a caller's output whose strides the step cannot write: the step writes a
+  // contiguous buffer of this meta, and nested.back() copies it into the output.
+  std::optional<TensorMeta> dense_first;
   std::vector<std::shared_ptr<Executor>> nested;
   std::vector<LaunchRecord> nested_records;  // Copy, dry builds: the copy executor's kernels
   std::vector<int> pieces_src;
@@ -682,8 +685,9 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
         } else {
           st.src_meta = rp.meta[st.src];
           st.dst_meta = TensorMeta::contiguous(st.src_meta.dtype, st.src_meta.shape);
+          // A caller's output in other strides: the contiguous copy, then a copy into it.
           if (provided[st.dst] && rp.meta[st.dst].strides != TensorMeta::contiguous(vm.dtype, out_shape).strides)
-            throw Error(std::string(op_name(n.op)) + ": writing this view into a non-contiguous output is not supported");
+            st.dense_first = TensorMeta::contiguous(vm.dtype, out_shape);
         }
         if (dry)
           described += "segment " + std::to_string(si) + " copy: " + op_name(n.op) +
@@ -694,6 +698,10 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
                                 st.dst_meta, align[st.dst]);
         else
           st.nested.push_back(copier(st.src_meta.dtype, st.src_meta.shape.size()));
+        if (st.dense_first) {
+          if (dry) described += "    then copied into the caller's output (its strides are not the view's)\n";
+          else st.nested.push_back(copier(st.dense_first->dtype, st.dense_first->shape.size()));
+        }
         LaunchRecord r;
         r.name = "solder_copy_" + std::string(op_name(n.op));
         r.category = "copy";
@@ -746,10 +754,16 @@ RunPlan Executor::Impl::build(const std::vector<DeviceTensor>& inputs, const std
       if (!provided[st.dst]) st.alloc.push_back(st.dst);
       std::vector<TensorMeta> in_meta;
       for (int x : n.in) in_meta.push_back(rp.meta[x]);
-      if (rp.meta[st.dst].strides != TensorMeta::contiguous(rp.meta[st.dst].dtype, rp.meta[st.dst].shape).strides)
-        throw Error(std::string(op_name(n.op)) + ": writing a matmul into a non-contiguous output is not supported");
-      if (dry) described += "segment " + std::to_string(si) + " matmul: cuBLASLt\n";
-      else st.matmul = std::make_shared<MatmulStep>(n.op, in_meta, rp.meta[st.dst]);
+      const TensorMeta dense = TensorMeta::contiguous(rp.meta[st.dst].dtype, rp.meta[st.dst].shape);
+      // cuBLASLt writes row-major results: a caller's output in other strides gets a copy.
+      if (rp.meta[st.dst].strides != dense.strides) st.dense_first = dense;
+      if (dry)
+        described += "segment " + std::to_string(si) + " matmul: cuBLASLt" +
+                     (st.dense_first ? ", then copied into the caller's output (not row-major)" : "") + "\n";
+      else {
+        st.matmul = std::make_shared<MatmulStep>(n.op, in_meta, dense);
+        if (st.dense_first) st.nested.push_back(copier(dense.dtype, dense.shape.size()));
+      }
       LaunchRecord r;
       r.name = "cublasLt_matmul";
       r.category = "matmul";
@@ -784,6 +798,22 @@ inline void allocate_step(const RunPlan& rp, const Step& st, ReplayState& rs) {
   }
 }
 
+// A step's contiguous result (Step::dense_first), from the caching allocator; a captured graph
+// replays on its address.
+std::shared_ptr<DeviceBuffer> dense_buffer(const TensorMeta& m) {
+  auto buf = std::make_shared<DeviceBuffer>(static_cast<size_t>(std::max<int64_t>(m.bytes(), 1)));
+  if (retaining_for_capture()) retain_for_capture(buf);
+  return buf;
+}
+
+// Copies a step's contiguous result into the caller's output at its strides.
+void copy_into_output(const RunPlan& rp, Step& st, const DeviceBuffer& dense, uint64_t out, CUstream stream) {
+  const TensorMeta& d = *st.dense_first;
+  DeviceTensor in{d.dtype, d.shape, d.strides, dense.ptr(), nullptr};
+  std::vector<DeviceTensor> to{{d.dtype, d.shape, rp.meta[st.dst].strides, out, nullptr}};
+  st.nested.back()->run({in}, stream, &to);
+}
+
 inline void launch_step(const Fusion& f, const RunPlan& rp, Step& st, ReplayState& rs, CUstream stream) {
   auto& ptr = rs.ptr;
   auto& owner = rs.owner;
@@ -806,8 +836,10 @@ inline void launch_step(const Fusion& f, const RunPlan& rp, Step& st, ReplayStat
     case Step::Copy: {
       const TensorMeta& sm = st.src_meta;
       DeviceTensor in{sm.dtype, sm.shape, sm.strides, ptr[st.src] + st.offset_bytes, owner[st.src]};
-      std::vector<DeviceTensor> out{{sm.dtype, sm.shape, st.dst_meta.strides, ptr[st.dst], nullptr}};
+      std::shared_ptr<DeviceBuffer> dense = st.dense_first ? dense_buffer(*st.dense_first) : nullptr;
+      std::vector<DeviceTensor> out{{sm.dtype, sm.shape, st.dst_meta.strides, dense ? dense->ptr() : ptr[st.dst], nullptr}};
       st.nested[0]->run({in}, stream, &out);
+      if (dense) copy_into_output(rp, st, *dense, ptr[st.dst], stream);
       break;
     }
     case Step::Cat:
@@ -823,7 +855,9 @@ inline void launch_step(const Fusion& f, const RunPlan& rp, Step& st, ReplayStat
       std::vector<uint64_t> in_ptrs;
       const Node& n = f.nodes()[f.value(st.dst).producer];
       for (int x : n.in) in_ptrs.push_back(ptr[x]);
-      st.matmul->run(in_ptrs, ptr[st.dst], stream);
+      std::shared_ptr<DeviceBuffer> dense = st.dense_first ? dense_buffer(*st.dense_first) : nullptr;
+      st.matmul->run(in_ptrs, dense ? dense->ptr() : ptr[st.dst], stream);
+      if (dense) copy_into_output(rp, st, *dense, ptr[st.dst], stream);
       break;
     }
   }

@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "gpu_compare.h"
+#include "ir/parser.h"
 #include "ops/workloads.h"
 #include "programs/run_inputs.h"
 #include "runtime/device_info.h"
@@ -248,6 +249,22 @@ TEST(GpuTranspose, KernelsWritePermutedOutputs) {
       const std::string what = std::string(dtype_name(t)) + " permute(exp(x) * y) A=" + std::to_string(b.at("A"));
       check(g, resolve_input_shapes(g, no_shapes, b), Layout::Contiguous, what, {}, 0, true);
     }
+  }
+}
+
+// Steps that write row-major results into a caller's output of other strides: a matmul (the
+// library's) and a reshape no strides express (a copy) go through a contiguous buffer and a
+// copy into it (they were refused), transposed and misaligned.
+TEST(GpuTranspose, MatmulsAndReshapeCopiesIntoStridedOutputs) {
+  SKIP_WITHOUT_GPU();
+  const Fusion f = parse_fusion(
+      "fusion strided_outs {\n  input a: f32[65, 1000]\n  input b: f32[1000, 40]\n  input x: f32[6, 10]\n"
+      "  c = matmul(a, b)\n  xt = permute(x, axes=[1, 0])\n  r = reshape(xt, shape=[5, 12])\n  output c\n  output r\n}\n");
+  const std::vector<std::vector<int64_t>> shapes = {{65, 1000}, {1000, 40}, {6, 10}};
+  for (int64_t offset : {0, 1}) {
+    const Outcome o = check(f, shapes, Layout::Contiguous, "into transposed outputs, offset " + std::to_string(offset),
+                            {{1, 0}, {1, 0}}, offset);
+    EXPECT_NE(o.launches.find("cublasLt_matmul"), std::string::npos) << o.launches;
   }
 }
 
