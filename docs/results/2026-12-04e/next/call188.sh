@@ -1,14 +1,16 @@
 # call188 (owed by the session of 2026-12-04 22:10, which had no device): small_matmuls, landed
 # untimed (86a36ad), against itself switched off (small_matmuls_off.patch): W4's six einsums
 # (einsum 1 and 4 change kernels; 2, 3, 5, 6 must not move) twice each way, beside torch.compile
-# once; the crossover experiment; the GPU tests of the new path and of the library path.
+# once; the crossover experiment; the GPU tests of the new path and of the library path, and
+# of strided outputs for matmuls and reshape copies (landed untimed too: they were refused).
 R=$OUT; mkdir -p $R
 N=docs/results/2026-12-04e/next
 ( bash scripts/build_patched.sh prev $N/small_matmuls_off.patch _solder solder_cli > $R/build_prev.txt 2>&1 ) &
-bash scripts/build_patched.sh cand '' _solder solder_cli gpu_executor_test | tail -1 || exit 1
+bash scripts/build_patched.sh cand '' _solder solder_cli gpu_executor_test gpu_transpose_test | tail -1 || exit 1
 wait; tail -n 1 $R/build_prev.txt; echo "built at ${SECONDS}s"
 ( timeout 240 /tmp/cand/build/tests/gpu_executor_test --gtest_brief=1 \
     --gtest_filter='*SmallMatmulsAsReductions*:*ViewsCatAndMatmul*:*CapturedRunsReplayNewInputs*' 2>&1; echo "gpu_executor_test exit $?" ) | tail -4
+( timeout 120 /tmp/cand/build/tests/gpu_transpose_test --gtest_brief=1 --gtest_filter='*StridedOutputs*' 2>&1; echo "gpu_transpose_test exit $?" ) | tail -3
 echo "tests at ${SECONDS}s"
 W4="w4_einsum_1 w4_einsum_2 w4_einsum_3 w4_einsum_4 w4_einsum_5 w4_einsum_6"
 for i in 1 2; do for b in cand prev; do
