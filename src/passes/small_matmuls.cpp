@@ -102,7 +102,7 @@ Fusion small_matmuls_as_reductions(const Fusion& f) {
     // read from before that merge (a copy where their strides do not merge) and the other is
     // split to them (a split is always a view).
     std::vector<int64_t> ka, kb, k;
-    if (n.op == Op::Matmul) {
+    if (n.op == Op::Matmul && rank(a) >= 2 && rank(b) >= 2) {
       ka = merged_k(f, n.in[0], 1);
       kb = merged_k(f, n.in[1], 2);
       k = ka.empty() ? kb : kb.empty() || ka == kb ? ka : std::vector<int64_t>{};

@@ -42,6 +42,10 @@ inline std::vector<SmallMatmulProgram> small_matmul_programs() {
   out.push_back(prog("merged_k_a", "f32",
                      "  input a: $T[4, 6, 10]\n  input b: $T[60, 3]\n  a2 = reshape(a, shape=[4, 60])\n  c = matmul(a2, b)\n"
                      "  output c\n"));
+  // A 1-D b beside an a whose K was merged: read as written (no factors).
+  out.push_back(prog("merged_k_matvec", "f32",
+                     "  input a: $T[4, 6, 10]\n  input b: $T[60]\n  a2 = reshape(a, shape=[4, 60])\n  c = matmul(a2, b)\n"
+                     "  output c\n"));
   // f64 has no cuBLASLt path: any size takes the reduction.
   out.push_back(prog("mm", "f64", "  input a: $T[30, 200]\n  input b: $T[200, 41]\n  c = matmul(a, b)\n  output c\n"));
   out.push_back(prog("mm_large", "f64", "  input a: $T[129, 1000]\n  input b: $T[1000, 65]\n  c = matmul(a, b)\n  output c\n"));
