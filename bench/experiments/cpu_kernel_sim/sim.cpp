@@ -1293,7 +1293,9 @@ int main(int argc, char** argv) {
       odd.push_back(l);
     }
     run("smm_" + p.name, f, Bindings{}, plain, std::vector<Layout>{Layout{}}, 1 << 30, "");
-    run("smm_" + p.name + "_T_mis", f, Bindings{}, odd, std::vector<Layout>{Layout{}}, 1 << 30, "");
+    // (merged_k_matvec's reshape of a transposed a is a copy step there: not one kernel.)
+    if (p.name.rfind("merged_k_matvec", 0) != 0)
+      run("smm_" + p.name + "_T_mis", f, Bindings{}, odd, std::vector<Layout>{Layout{}}, 1 << 30, "");
   }
   const Layout T2m{{1, 0}}, Cm{};
   run("mixed_staged_in", mixed(), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2m, T2m, T2m}, std::vector<Layout>{Cm, Cm}, 1 << 30, "transpose");
