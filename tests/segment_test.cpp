@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "ir/parser.h"
-#include "ops/einsum.h"
 #include "ops/workloads.h"
 #include "programs/load_program.h"
 #include "pipeline/pipeline.h"
@@ -57,23 +56,10 @@ TEST(Segment, GeluBiasIsOnePointwiseKernel) {
 TEST(Segment, EinsumTransposesAreViewsAroundTheMatmul) {
   // Seed 003: the transposes/reshapes around the matmul must not become kernels of their own
   // (a reshape that strides cannot express is copied at run time, not planned as a kernel).
-  // At n = 16 the matmul is a reduction kernel (small_matmuls), the views around it still views;
-  // at n = 256 it is the library's.
   Counts c = count("w4_einsum_1");
-  EXPECT_EQ(c.kernels, 1);
-  EXPECT_EQ(c.matmuls, 0);
+  EXPECT_EQ(c.kernels, 0);
+  EXPECT_EQ(c.matmuls, 1);
   EXPECT_GE(c.views, 2);
-  Fusion f("einsum");
-  f.output(einsum("bij,jk", f.input("a", DType::F32, {Dim(2), Dim(256), Dim(256)}), f.input("b", DType::F32, {Dim(256), Dim(256)})));
-  int kernels = 0, matmuls = 0, views = 0;
-  for (const auto& seg : lower(f).segments) {
-    kernels += seg.kind == SegmentKind::Kernel;
-    matmuls += seg.kind == SegmentKind::Matmul;
-    views += seg.kind == SegmentKind::View;
-  }
-  EXPECT_EQ(kernels, 0);
-  EXPECT_EQ(matmuls, 1);
-  EXPECT_GE(views, 2);
 }
 
 TEST(Segment, CombinedLayerNormTanhFusesBeforeTheLinear) {

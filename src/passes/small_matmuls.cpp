@@ -1,7 +1,6 @@
 #include "passes/small_matmuls.h"
 
 #include <algorithm>
-#include <optional>
 #include <vector>
 
 #include "passes/rebuild.h"
@@ -9,31 +8,6 @@
 namespace solder {
 
 namespace {
-
-// Multiply-adds up to which a reduction kernel beats the library call: CUDA cores at a tenth
-// of their FMA rate still do 2^20 of them in about a microsecond, under the 3-4 us a tiny
-// cuBLASLt GEMM costs beyond a kernel of ours (W4: 8.3 us for a 2x16x16x16 matmul, 4.4-5.7 us
-// for the same einsums as reductions; perf-notes).
-constexpr int64_t kMaxReductionMacs = int64_t{1} << 20;
-
-std::optional<int64_t> known(const Shape& s) {
-  int64_t n = 1;
-  for (const Dim& d : s) {
-    const auto c = d.const_value();
-    if (!c || *c < 1) return std::nullopt;  // symbolic or empty: left to the GEMM path
-    n *= *c;
-  }
-  return n;
-}
-
-// batch x M x N x K of a matmul or linear node, where every size is known and none is 0.
-std::optional<int64_t> macs(const Fusion& f, const Node& n) {
-  const Shape& out = f.value(n.out[0]).shape;
-  const Shape& a = f.value(n.in[0]).shape;
-  const auto o = known(out), k = known(Shape{a.back()});
-  if (!o || !k || !known(a) || !known(f.value(n.in[1]).shape)) return std::nullopt;
-  return *o * *k;
-}
 
 // K's factors where `v`, a matmul operand, is a reshape merging them into its contracted dim
 // (dim `k_at` from the end: 1 for a, 2 for b) and nothing else: [..., k1, .., kr] -> [..., K]
@@ -61,13 +35,11 @@ std::vector<int64_t> merged_k(const Fusion& f, int v, size_t k_at) {
 
 }  // namespace
 
-bool matmul_as_reduction(DType t, int64_t macs) { return t == DType::F64 || macs <= kMaxReductionMacs; }
+bool matmul_as_reduction(DType t) { return t == DType::F64; }
 
 Fusion small_matmuls_as_reductions(const Fusion& f) {
   auto picked = [&](const Node& n) {
-    if (op_info(n.op).kind != OpKind::Matmul) return false;
-    const auto m = macs(f, n);
-    return m && matmul_as_reduction(f.value(n.out[0]).dtype, *m);
+    return op_info(n.op).kind == OpKind::Matmul && matmul_as_reduction(f.value(n.out[0]).dtype);
   };
   bool any = false;
   for (const Node& n : f.nodes()) any |= picked(n);
@@ -75,12 +47,6 @@ Fusion small_matmuls_as_reductions(const Fusion& f) {
 
   Rebuilder rb(f);
   auto add = [&](Op op, std::vector<int> in, Attrs a = {}) { return rb.dst.add(op, in, a)[0]; };
-  auto cast = [&](int v, DType t) {
-    if (rb.dst.value(v).dtype == t) return v;
-    Attrs a;
-    a.dtype = t;
-    return add(Op::Cast, {v}, a);
-  };
   auto unsqueeze = [&](int v, int64_t axis) {
     Attrs a;
     a.axis = axis;
@@ -94,8 +60,6 @@ Fusion small_matmuls_as_reductions(const Fusion& f) {
       for (size_t k = 0; k < outs.size(); ++k) rb.remap[n.out[k]] = outs[k];
       continue;
     }
-    const DType t = f.value(n.out[0]).dtype;
-    const DType acc = is_floating(t) && dtype_size(t) < 4 ? DType::F32 : t;
     int a = rb.mapped(n.in[0]), b = rb.mapped(n.in[1]);
     // The contracted dim as factors k1..kr (one but where an operand merged several): a as
     // [..., M, k...], b as [..., k..., N]. Where one operand's reshape merged the factors, it is
@@ -123,8 +87,6 @@ Fusion small_matmuls_as_reductions(const Fusion& f) {
       b = factored(b, n.in[1], 2, kb == k);
     }
     const int64_t factors = std::max<size_t>(k.size(), 1);
-    a = cast(a, acc);
-    b = cast(b, acc);
     if (n.op == Op::Matmul) {
       if (rank(a) == 1) a = unsqueeze(a, 0);
       if (rank(b) == 1) b = unsqueeze(b, 1);
@@ -144,8 +106,7 @@ Fusion small_matmuls_as_reductions(const Fusion& f) {
     for (int64_t d = rank(product) - factors; d < rank(product); ++d) over_k.axes.push_back(d);
     over_k.keepdim = true;
     int out = add(Op::Sum, {product}, over_k);
-    if (n.in.size() == 3) out = add(Op::Add, {out, unsqueeze(cast(rb.mapped(n.in[2]), acc), 1)});
-    out = cast(out, t);
+    if (n.in.size() == 3) out = add(Op::Add, {out, unsqueeze(rb.mapped(n.in[2]), 1)});
     const Shape& shape = f.value(n.out[0]).shape;  // K's dims (and a 1-D operand's) dropped
     if (!(rb.dst.value(out).shape == shape)) {
       Attrs s;

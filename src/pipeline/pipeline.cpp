@@ -44,7 +44,8 @@ SegmentedFusion lower(const Fusion& input) {
   verify(input);
   // The passes up to canonical_node_order make programs that mean the same thing one graph
   // (issue 27: "canonical graphs"), so they compile to the same kernels.
-  // Tiny matmuls first: their products and sums then meet every pass below as written ones do.
+  // f64 matmuls as reductions first: their products and sums then meet every pass below as
+  // written ones do.
   Fusion f = run_pass("small_matmuls", input, small_matmuls_as_reductions);
   // Views of inputs move above casts next: a cast round trip split by a view
   // (cast(transpose(cast(x)))) then meets fold_casts whole.

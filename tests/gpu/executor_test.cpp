@@ -535,23 +535,14 @@ TEST(GpuExecutor, ViewsCatAndMatmul) {
   f.output(permute(x, {1, 0}) * 2.0);
   f.output(reshape(permute(x, {1, 0}), {Dim(60)}));  // needs a copy
   f.output(cat({slice(x, 1, 0, 3), slice(x, 1, 5, 9)}, 1));
-  f.output(relu(matmul(x, w)));  // small: a reduction kernel (passes/small_matmuls.h)
+  f.output(relu(matmul(x, w)));
   f.output(unsqueeze(sum(x, {1}), 1) + x);
   check(f, {{6, 10}, {10, 4}}, Layout::Contiguous, "views");
   check(f, {{6, 10}, {10, 4}}, Layout::Transposed, "views transposed");
-  // Large enough for cuBLASLt, its result viewed and consumed.
-  Fusion g("library");
-  Tensor a = g.input("a", DType::F32, {Dim(65), Dim(1000)});
-  Tensor b = g.input("b", DType::F32, {Dim(1000), Dim(40)});
-  g.output(relu(permute(matmul(a, b), {1, 0})));
-  for (Layout l : {Layout::Contiguous, Layout::Transposed}) {
-    const std::string launches = check(g, {{65, 1000}, {1000, 40}}, l, "library matmul");
-    EXPECT_NE(launches.find("cublasLt_matmul"), std::string::npos) << launches;
-  }
 }
 
-// Matmuls small enough for a reduction kernel, in every form (tests/support/
-// small_matmul_programs.h): one launch each, no library call, any operand layout.
+// Matmuls that run as reduction kernels (passes/small_matmuls.h), in every form
+// (tests/support/small_matmul_programs.h): one launch each, no library call, any operand layout.
 TEST(GpuExecutor, SmallMatmulsAsReductions) {
   SKIP_WITHOUT_GPU();
   for (const solder::testing::SmallMatmulProgram& p : solder::testing::small_matmul_programs()) {
