@@ -1,12 +1,14 @@
-# call188 (owed by the session of 2026-12-04 22:10, which had no device): small_matmuls, landed
-# untimed (86a36ad), against itself switched off (small_matmuls_off.patch): W4's six einsums
-# (einsum 1 and 4 change kernels; 2, 3, 5, 6 must not move) twice each way, beside torch.compile
-# once; the crossover experiment; the GPU tests of the new path and of the library path, and
-# of strided outputs for matmuls and reshape copies (landed untimed too: they were refused).
+# call188 (owed by the session of 2026-12-04 22:10, which had no device): small_matmuls_size.patch
+# (tiny matmuls of every dtype as reduction kernels; main runs only f64 ones so) against main:
+# W4's six einsums (einsum 1 and 4 change kernels; 2, 3, 5, 6 must not move) twice each way,
+# beside torch.compile once; the crossover experiment for its 2^20 bound; the GPU tests of the
+# patched path and of the library path, and of strided outputs for matmuls and reshape copies
+# (landed in main untimed: they were refused). Land the patch if einsum 1 and 4 are faster and
+# the tests pass (it restores the tests and golden kernels it needs).
 R=$OUT; mkdir -p $R
 N=docs/results/2026-12-04e/next
-( bash scripts/build_patched.sh prev $N/small_matmuls_off.patch _solder solder_cli > $R/build_prev.txt 2>&1 ) &
-bash scripts/build_patched.sh cand '' _solder solder_cli gpu_executor_test gpu_transpose_test | tail -1 || exit 1
+( bash scripts/build_patched.sh prev '' _solder solder_cli > $R/build_prev.txt 2>&1 ) &
+bash scripts/build_patched.sh cand $N/small_matmuls_size.patch _solder solder_cli gpu_executor_test gpu_transpose_test | tail -1 || exit 1
 wait; tail -n 1 $R/build_prev.txt; echo "built at ${SECONDS}s"
 ( timeout 240 /tmp/cand/build/tests/gpu_executor_test --gtest_brief=1 \
     --gtest_filter='*SmallMatmulsAsReductions*:*ViewsCatAndMatmul*:*CapturedRunsReplayNewInputs*' 2>&1; echo "gpu_executor_test exit $?" ) | tail -4
