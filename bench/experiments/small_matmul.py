@@ -1,8 +1,9 @@
 """Where a matmul stops being cheaper as a reduction kernel (passes/small_matmuls.h): batched
 matmuls from a few thousand to tens of millions of multiply-adds, timed alike in one process as
-torch.matmul (cuBLAS), as Solder's matmul program (a reduction up to the pass's bound, cuBLASLt
-above it) and as the same product written as a sum of a broadcast product (a reduction at any
-size). GPU µs (L2 flushed, median) and host µs per call; the crossover sets the bound.
+torch.matmul (cuBLAS), as Solder's matmul program (built with
+docs/results/2026-12-04e/next/small_matmuls_size.patch: a reduction up to its bound, cuBLASLt
+above it; main: cuBLASLt) and as the same product written as a sum of a broadcast product (a
+reduction at any size). GPU µs (L2 flushed, median) and host µs per call; the crossover sets the bound.
 
     python3 bench/experiments/small_matmul.py > table.md"""
 import os
