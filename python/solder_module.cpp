@@ -373,7 +373,8 @@ NB_MODULE(_solder, m) {
   SOLDER_PY_UNARY(neg) SOLDER_PY_UNARY(abs) SOLDER_PY_UNARY(exp) SOLDER_PY_UNARY(log) SOLDER_PY_UNARY(sqrt)
   SOLDER_PY_UNARY(rsqrt) SOLDER_PY_UNARY(reciprocal) SOLDER_PY_UNARY(tanh) SOLDER_PY_UNARY(sigmoid) SOLDER_PY_UNARY(erf)
   SOLDER_PY_UNARY(sin) SOLDER_PY_UNARY(cos) SOLDER_PY_UNARY(relu) SOLDER_PY_UNARY(gelu) SOLDER_PY_UNARY(gelu_tanh)
-  SOLDER_PY_UNARY(silu) SOLDER_PY_UNARY(logical_not)
+  SOLDER_PY_UNARY(silu) SOLDER_PY_UNARY(logical_not) SOLDER_PY_UNARY(log1p) SOLDER_PY_UNARY(expm1)
+  SOLDER_PY_UNARY(floor) SOLDER_PY_UNARY(ceil) SOLDER_PY_UNARY(trunc) SOLDER_PY_UNARY(round)
 #undef SOLDER_PY_UNARY
 #define SOLDER_PY_BINARY(fn)                                                                                          \
   m.def(#fn, [](const Operand& a, const Operand& b) { return binary(solder::fn, solder::fn, solder::fn, a, b); }, "a"_a, \

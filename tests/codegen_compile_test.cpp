@@ -473,6 +473,28 @@ TEST(CodegenCompile, PairedWhereConditionsSurviveAFallBack) {
   EXPECT_FALSE(p.kernels[0].compiled->ptxas.spills());
 }
 
+// The unary ops added after the first table (log1p, expm1 and the whole-number ops) compile in
+// every float dtype and over integers (whose values the whole-number ops give back).
+TEST(CodegenCompile, LateUnaryOpsCompile) {
+  for (DType t : {DType::F32, DType::F16, DType::BF16, DType::F64}) {
+    Fusion f("late_unary");
+    Dim B = Dim::sym("B"), H = Dim::sym("H");
+    Tensor x = f.input("x", t, {B, H});
+    f.output(log1p(abs(x)) + expm1(x) + floor(x) + ceil(x) + trunc(x) + round(x));
+    auto p = prepare_all(f, {{45, 133}});
+    ASSERT_EQ(p.kernels.size(), 1u);
+    EXPECT_FALSE(p.kernels[0].compiled->ptxas.spills()) << dtype_name(t);
+    for (const char* fn : {"log1p", "expm1", "floor", "ceil", "trunc", "rint"})
+      EXPECT_NE(p.kernels[0].source.source.find(fn), std::string::npos) << fn << " in the " << dtype_name(t) << " kernel";
+  }
+  Fusion g("late_unary_i32");
+  Tensor i = g.input("i", DType::I32, {Dim::sym("N")});
+  g.output(floor(i) + round(i));
+  auto p = prepare_all(g, {{1001}});
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(p.kernels[0].source.source.find("floorf("), std::string::npos) << "an integer's floor is itself";
+}
+
 // An f32 division of two f16 values whose only readers round to f16 takes div_f16 (the
 // hardware reciprocal and one exact-remainder correction: rounded to f16 it is the correctly
 // rounded quotient's rounding for every pair, bench/experiments/f16_div_check.cu); other f32

@@ -59,6 +59,12 @@ TEST(ReferenceUnary, EveryOpF64) {
       {"gelu_tanh", [](const Tensor& t) { return gelu_tanh(t); },
        {-0.15880800939172324, 0.34571400982514394, 1.954597694087775}},
       {"silu", [](const Tensor& t) { return silu(t); }, {-0.2689414213699951, 0.3112296656009273, 1.7615941559557646}},
+      {"log1p", [](const Tensor& t) { return log1p(t); }, {-kInf, 0.4054651081081644, 1.0986122886681098}},
+      {"expm1", [](const Tensor& t) { return expm1(t); }, {-0.6321205588285577, 0.6487212707001282, 6.38905609893065}},
+      {"floor", [](const Tensor& t) { return floor(t); }, {-1, 0, 2}},
+      {"ceil", [](const Tensor& t) { return ceil(t); }, {-1, 1, 2}},
+      {"trunc", [](const Tensor& t) { return trunc(t); }, {-1, 0, 2}},
+      {"round", [](const Tensor& t) { return round(t); }, {-1, 0, 2}},  // 0.5: halves to even
   };
   for (const auto& c : cases) expect_tensor(unary_f64(c.fn, x), DType::F64, {3}, c.want, 1e-15, c.name);
 }
@@ -73,6 +79,25 @@ TEST(ReferenceUnary, RoundsToDType) {
   Fusion g("o");
   g.output(exp(g.input("x", DType::F16, {1})));
   expect_tensor(run1(g, {tensor(DType::F16, {1}, {12.0})}), DType::F16, {1}, {kInf});
+}
+
+// log1p and expm1 keep the digits of tiny arguments that log(1 + x) and exp(x) - 1 lose; round
+// takes halves to even (torch.round); the whole-number ops keep integer dtypes and values.
+TEST(ReferenceUnary, Log1pExpm1AndWholeNumbers) {
+  const std::vector<double> tiny = {1e-10, -3e-9};
+  expect_tensor(unary_f64([](const Tensor& t) { return log1p(t); }, tiny), DType::F64, {2},
+                {std::log1p(1e-10), std::log1p(-3e-9)}, 0, "log1p");
+  expect_tensor(unary_f64([](const Tensor& t) { return expm1(t); }, tiny), DType::F64, {2},
+                {std::expm1(1e-10), std::expm1(-3e-9)}, 0, "expm1");
+  expect_tensor(unary_f64([](const Tensor& t) { return round(t); }, {0.5, 1.5, 2.5, -0.5, -2.5}), DType::F64, {5},
+                {0, 2, 2, -0.0, -2}, 0, "round");
+  Fusion f("whole");
+  Tensor x = f.input("x", DType::I32, {3});
+  f.output(floor(x));
+  f.output(round(x));
+  auto out = run_reference(f, {tensor(DType::I32, {3}, {-3, 0, 4})});
+  expect_tensor(out[0], DType::I32, {3}, {-3, 0, 4});
+  expect_tensor(out[1], DType::I32, {3}, {-3, 0, 4});
 }
 
 TEST(ReferenceUnary, IntegerOperands) {

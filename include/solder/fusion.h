@@ -95,7 +95,15 @@ namespace solder {
   X(Matmul, "matmul", Matmul, 0)                                  \
   X(Linear, "linear", Matmul, 0)                                  \
   X(Pad, "pad", View, kAxis | kStart | kEnd)                      \
-  X(Window, "window", Source, kShape | kAxis | kStart | kEnd)
+  X(Window, "window", Source, kShape | kAxis | kStart | kEnd)     \
+  /* Unary ops added later: at the end, so that the ops before keep their enum values (the   \
+     structural hash orders commutative operands by them). */                                  \
+  X(Log1p, "log1p", Unary, 0)                                     \
+  X(Expm1, "expm1", Unary, 0)                                     \
+  X(Floor, "floor", Unary, 0)                                     \
+  X(Ceil, "ceil", Unary, 0)                                       \
+  X(Trunc, "trunc", Unary, 0)                                     \
+  X(Round, "round", Unary, 0)
 
 enum class Op : uint8_t {
 #define SOLDER_OP_ENUM(e, n, k, a) e,
@@ -258,7 +266,9 @@ SOLDER_DECLARE_UNARY(log) SOLDER_DECLARE_UNARY(sqrt) SOLDER_DECLARE_UNARY(rsqrt)
 SOLDER_DECLARE_UNARY(reciprocal) SOLDER_DECLARE_UNARY(tanh) SOLDER_DECLARE_UNARY(sigmoid)
 SOLDER_DECLARE_UNARY(erf) SOLDER_DECLARE_UNARY(sin) SOLDER_DECLARE_UNARY(cos)
 SOLDER_DECLARE_UNARY(relu) SOLDER_DECLARE_UNARY(gelu) SOLDER_DECLARE_UNARY(gelu_tanh)
-SOLDER_DECLARE_UNARY(silu) SOLDER_DECLARE_UNARY(logical_not)
+SOLDER_DECLARE_UNARY(silu) SOLDER_DECLARE_UNARY(logical_not) SOLDER_DECLARE_UNARY(log1p)
+SOLDER_DECLARE_UNARY(expm1) SOLDER_DECLARE_UNARY(floor) SOLDER_DECLARE_UNARY(ceil)
+SOLDER_DECLARE_UNARY(trunc) SOLDER_DECLARE_UNARY(round)
 #undef SOLDER_DECLARE_UNARY
 
 #define SOLDER_DECLARE_BINARY(fn)                 \

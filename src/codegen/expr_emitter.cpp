@@ -328,6 +328,13 @@ std::string ExprEmitter::op_expr(const Node& n, const std::vector<std::string>& 
       if (fast || narrow_f32) return rounded(out, "fast_silu(" + a[0] + ")");
       return rounded(out, checked ? ieee_div(a[0], "(1.0f + expf(-" + a[0] + "))") : "s_silu(" + a[0] + ")");
     case Op::LogicalNot: return "!(" + a[0] + ")";
+    case Op::Log1p: return rounded(out, fn("log1pf", "log1p"));
+    case Op::Expm1: return rounded(out, fn("expm1f", "expm1"));
+    // Whole numbers: an integer's value as it is; a float's rounding back is exact.
+    case Op::Floor: return is_floating(out) ? rounded(out, fn("floorf", "floor")) : a[0];
+    case Op::Ceil: return is_floating(out) ? rounded(out, fn("ceilf", "ceil")) : a[0];
+    case Op::Trunc: return is_floating(out) ? rounded(out, fn("truncf", "trunc")) : a[0];
+    case Op::Round: return is_floating(out) ? rounded(out, fn("rintf", "rint")) : a[0];  // halves to even
     case Op::Add: return arith('+', out, a[0], a[1]);
     case Op::Sub: return arith('-', out, a[0], a[1]);
     case Op::Mul: return arith('*', out, a[0], a[1]);

@@ -40,6 +40,8 @@ SOLDER_DEFINE_UNARY(sigmoid, Sigmoid) SOLDER_DEFINE_UNARY(erf, Erf) SOLDER_DEFIN
 SOLDER_DEFINE_UNARY(cos, Cos) SOLDER_DEFINE_UNARY(relu, Relu) SOLDER_DEFINE_UNARY(gelu, Gelu)
 SOLDER_DEFINE_UNARY(gelu_tanh, GeluTanh) SOLDER_DEFINE_UNARY(silu, Silu)
 SOLDER_DEFINE_UNARY(logical_not, LogicalNot)
+SOLDER_DEFINE_UNARY(log1p, Log1p) SOLDER_DEFINE_UNARY(expm1, Expm1) SOLDER_DEFINE_UNARY(floor, Floor)
+SOLDER_DEFINE_UNARY(ceil, Ceil) SOLDER_DEFINE_UNARY(trunc, Trunc) SOLDER_DEFINE_UNARY(round, Round)
 #undef SOLDER_DEFINE_UNARY
 
 #define SOLDER_DEFINE_BINARY(fn, op)                                                    \

@@ -46,7 +46,7 @@ bool is_float_math(Op op) {
   switch (op) {
     case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Reciprocal:
     case Op::Tanh: case Op::Sigmoid: case Op::Erf: case Op::Sin: case Op::Cos:
-    case Op::Gelu: case Op::GeluTanh: case Op::Silu:
+    case Op::Gelu: case Op::GeluTanh: case Op::Silu: case Op::Log1p: case Op::Expm1:
       return true;
     default: return false;
   }

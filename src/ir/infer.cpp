@@ -143,7 +143,8 @@ std::vector<Inferred> infer(const Fusion& f, Op op, const std::vector<int>& in, 
         if (attrs.lo > attrs.hi) fail(f, op, in, "lo > hi");
         return {{t, V(0).shape}};
       }
-      bool keeps_int = op == Op::Neg || op == Op::Abs || op == Op::Relu;
+      bool keeps_int = op == Op::Neg || op == Op::Abs || op == Op::Relu || op == Op::Floor || op == Op::Ceil ||
+                       op == Op::Trunc || op == Op::Round;
       if (!is_floating(t) && !keeps_int)
         fail(f, op, in, "expected a floating operand (the builder casts integers to f32)");
       if (t == DType::Bool) fail(f, op, in, "expected a numeric operand, got bool");

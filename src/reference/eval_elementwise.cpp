@@ -36,6 +36,13 @@ double unary(Op op, double x, const Attrs& a) {
     }
     case Op::Silu: return x / (1.0 + std::exp(-x));
     case Op::LogicalNot: return x == 0 ? 1.0 : 0.0;
+    case Op::Log1p: return std::log1p(x);
+    case Op::Expm1: return std::expm1(x);
+    // Integers' values are whole already: these give them back (torch keeps integer dtypes).
+    case Op::Floor: return std::floor(x);
+    case Op::Ceil: return std::ceil(x);
+    case Op::Trunc: return std::trunc(x);
+    case Op::Round: return std::nearbyint(x);  // halves to even, as torch.round
     case Op::Clamp: return std::isnan(x) ? x : std::min(std::max(x, a.lo), a.hi);
     case Op::Cast: return x;  // the rounding to the target dtype is the whole op
     default: break;
@@ -72,6 +79,7 @@ int64_t int_unary(Op op, DType t, int64_t x, const Attrs& a) {
     case Op::Neg: return wrap_int(t, 0 - u);
     case Op::Abs: return x < 0 ? wrap_int(t, 0 - u) : x;
     case Op::Relu: return x > 0 ? x : 0;
+    case Op::Floor: case Op::Ceil: case Op::Trunc: case Op::Round: return x;  // whole already
     case Op::Clamp: {
       double d = static_cast<double>(x);
       if (d < a.lo) return trunc_int(std::ceil(a.lo));
