@@ -127,6 +127,26 @@ TEST(CatPieces, UnequalPiecesAndBroadcastLeaves) {
   expect_same_results(lead, {{3, 10}, {4, 10}}, "leading axis");
 }
 
+// Pieces that are views of a constant (F.pad's fills, as the torch frontend lowers a pad) take
+// the constant itself: not padded, and no kernel writes it to memory first.
+TEST(CatPieces, FillPiecesAreTheConstant) {
+  const Fusion f = parse_fusion(R"(fusion pad {
+  input x: f16[B, 1000]
+  c = constant(value=-1.5, dtype=f16)
+  l = expand(c, shape=[B, 3])
+  r = expand(c, shape=[B, 5])
+  k = cat(l, x, r, axis=1)
+  e = exp(k)
+  output e
+}
+)");
+  const SegmentedFusion sf = lower(f);
+  EXPECT_EQ(count_ops(sf.fusion, Op::Cat), 0);
+  EXPECT_EQ(count_ops(sf.fusion, Op::Pad), 1);  // x's alone
+  EXPECT_EQ(kernels(sf), 1) << describe_segments(sf);
+  expect_same_results(f, {{7, 1000}}, "fills");
+}
+
 // What stays a cat: pieces made by reductions (written by their kernel, then the cat copies
 // the rest); pieces of symbolic sizes that only the cat reads, each element math (written in
 // place by their kernel, which may be a transpose kernel); `solder explain` says why.

@@ -239,6 +239,84 @@ class CompiledMatchesEager(unittest.TestCase):
                         [str(k.lowered.fusion) for k in kernels])
         self.assertEqual(len(report.graphs()), 1)
 
+    def assert_all_lowered(self):
+        """No op of the compiled graphs fell back for want of a lowering."""
+        txt = solder.compile_report()
+        self.assertNotIn("no Solder lowering", txt, txt)
+        self.assertNotIn("refused", txt, txt)
+
+    def test_activations_lower_in_f32_and_bf16(self):
+        acts = [lambda x: F.leaky_relu(x, 0.2), F.elu, F.selu, F.softplus, lambda x: F.softplus(x, 2.0, 3.0), F.mish,
+                F.hardswish, F.hardsigmoid, F.logsigmoid, lambda x: torch.log1p(x.abs()), torch.expm1, torch.floor, torch.ceil,
+                torch.trunc, torch.round, torch.sign, lambda x: torch.nan_to_num(x.log(), 0.5, 3.0, -3.0)]
+        x = torch.randn(7, 33) * 4
+        x[0, :4] = torch.tensor([0.5, -2.5, 0.0, -0.0])  # halves round to even; signs of zeros
+        for dt, tol in ((torch.float32, 1e-5), (torch.bfloat16, 2e-2)):
+            for i, f in enumerate(acts):
+                report.clear()
+                with self.subTest(dtype=dt, act=i):
+                    self.check(f, x.to(dt), atol=tol, rtol=tol)
+                    self.assert_all_lowered()
+
+    def test_constant_pads_fuse_with_their_neighbours(self):
+        x = torch.randn(4, 6, 5)
+        for i, f in enumerate([lambda t: F.pad(t, (1, 2)).exp(), lambda t: F.pad(t.sin(), (3, 0), value=2.0) * 3,
+                               lambda t: F.pad(t, (-1, -2, 2, -1)).relu(), lambda t: F.pad(t, (1, 1, 0, 2), value=-1.5) + 1,
+                               lambda t: F.pad(t.to(torch.bfloat16), (0, 3), value=0.25).float() * 2]):
+            report.clear()
+            with self.subTest(case=i):
+                self.check(f, x)
+                self.assert_all_lowered()
+                g = report.graphs()[0]
+                self.assertEqual(len(g.partitions), 1, solder.compile_report())
+                self.assertNotIn("constant_pad_nd", [op for _, op, _ in g.eager])
+
+    def test_bit_operations_of_bools_are_logical(self):
+        def f(x, m, n):
+            return x.masked_fill(~m, 0.0), (m & n).float() + (m | n).float() * 2 + (m ^ n).float() * 4
+
+        self.check(f, torch.randn(5, 9), torch.rand(5, 9) > 0.5, torch.rand(5, 9) > 0.3)
+        self.assert_all_lowered()
+
+    def test_group_batch_and_instance_norms_and_vector_norms_lower(self):
+        x = torch.randn(3, 8, 5, 7)
+        gn, bn = nn.GroupNorm(4, 8), nn.BatchNorm2d(8)
+        with torch.no_grad():
+            for p in list(gn.parameters()) + list(bn.parameters()):
+                p.copy_(torch.randn_like(p))
+            bn.running_mean.copy_(torch.randn(8))
+            bn.running_var.copy_(torch.rand(8) + 0.5)
+        for i, f in enumerate([gn, bn.eval(), lambda t: F.relu(F.instance_norm(t)), lambda t: F.normalize(t, dim=1),
+                               lambda t: torch.linalg.vector_norm(t, ord=1, dim=(2, 3)), lambda t: t.norm(dim=-1),
+                               lambda t: torch.linalg.vector_norm(t, ord=float("inf"))]):
+            report.clear()
+            with self.subTest(case=i):
+                self.check(f, x, atol=1e-4, rtol=1e-4)
+                self.assert_all_lowered()
+        report.clear()
+        self.check(gn.to(torch.bfloat16), x.to(torch.bfloat16), atol=3e-2, rtol=3e-2)
+
+    def test_batch_norm_training_updates_running_statistics_as_eager(self):
+        ref, new = nn.BatchNorm2d(6, momentum=0.3), nn.BatchNorm2d(6, momentum=0.3)
+        new.load_state_dict(ref.state_dict())
+        x = torch.randn(4, 6, 3, 5) * 2 + 1
+        c = compiled(new)
+        for _ in range(2):
+            torch.testing.assert_close(c(x), ref(x), atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(new.running_mean, ref.running_mean)
+        torch.testing.assert_close(new.running_var, ref.running_var)
+        self.assertEqual(int(new.num_batches_tracked), int(ref.num_batches_tracked))
+        self.assertTrue(any(g.partitions for g in report.graphs()), solder.compile_report())
+
+    def test_a_partition_of_constants_only_is_left_to_eager(self):
+        # Fills that only an eager op reads (cumsum): a partition of them alone would be called
+        # without tensors, so it stays eager (it gave numpy arrays to torch).
+        def f(x):
+            return (x + torch.cumsum(torch.full((3,), 2.0) * torch.ones(3), 0)).relu()
+
+        self.check(f, torch.randn(2, 4, 3))
+        self.assertIn("constants only", solder.compile_report())
+
     def test_training_graphs_compile_and_grads_match(self):
         m = nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.LayerNorm(16), nn.Linear(16, 4))
         x = torch.randn(5, 8)

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "passes/rebuild.h"
+#include "passes/view_roots.h"
 
 namespace solder {
 
@@ -15,19 +16,6 @@ namespace {
 
 constexpr size_t kMaxPieces = 8;
 constexpr int kMaxConeNodes = 32;  // element nodes cloned for all pieces together
-
-// An input, a constant, a matmul's result (the library writes it to memory), or views of one:
-// what a kernel reads as it is.
-bool memory_rooted(const Fusion& f, int v) {
-  for (;;) {
-    const int p = f.value(v).producer;
-    if (p < 0) return true;
-    const Node& n = f.nodes()[p];
-    if (n.op == Op::Constant || op_info(n.op).kind == OpKind::Matmul) return true;
-    if (op_info(n.op).kind != OpKind::View || n.op == Op::Pad) return false;
-    v = n.in[0];
-  }
-}
 
 // A permute on v's chain of views whose innermost dim is not its source's (a transposed read),
 // or -1. The flat template, the one that masks pads, would read such a leaf element by element.
@@ -118,7 +106,7 @@ std::string piece_bounds(const Fusion& f, const Node& cat, PieceBounds& pb) {
       }
       const Value& leaf = f.value(v);
       const int at = axis - (rank - leaf.rank());
-      if (at < 0 || leaf.shape[at].is_one()) return;
+      if (at < 0 || leaf.shape[at].is_one() || constant_root(f, v) >= 0) return;
       const bool symbolic = !pb.offset[k].is_const() || !after.is_const();
       const Dim padded = symbolic ? pb.offset[k] + leaf.shape[at] + after : leaf.shape[at] + pb.offset[k] + after;
       if (!(padded == pb.total))  // as Pad's inference sums
@@ -151,6 +139,11 @@ std::optional<int> rewrite(Rebuilder& rb, const Fusion& f, const Node& cat) {
         std::vector<int> in;
         for (int x : n.in) in.push_back(clone(x));
         id = rb.dst.add(n.op, in, n.attrs)[0];
+      } else if (const int c = constant_root(f, v); c >= 0) {
+        // A fill (F.pad's, as the torch frontend lowers a pad): the same at every index, so the
+        // constant itself, a scalar that broadcasts against the window's shape (a view of a
+        // constant would be a kernel of its own that writes it first).
+        id = rb.mapped(c);
       } else {
         id = rb.mapped(v);
         const Value& leaf = f.value(v);

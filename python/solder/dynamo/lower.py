@@ -155,7 +155,8 @@ def lower(region, name="partition"):
             if isinstance(val, (tuple, list)):
                 if not isinstance(out, (tuple, list)) or len(out) < len([v for v in val if v is not None]):
                     raise Unsupported("lowering gave fewer outputs than the op has")
-                out = tuple(_check(n, o, v) if v is not None else o for o, v in zip(out, val))
+                # None: a result the rule does not make (it checked that nothing reads it).
+                out = tuple(_check(n, o, v) if v is not None and o is not None else o for o, v in zip(out, val))
             elif n.target is not operator.getitem:
                 out = _check(n, out, val)
             env[n] = out

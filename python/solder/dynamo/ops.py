@@ -119,6 +119,64 @@ def _masked_fill(cx, x, mask, value):
     return solder.where(mask, v, x)
 
 
+def _opmath(x):
+    """x as eager's fused kernels compute it: 16-bit floats in f32 (the traced dtype, restored by
+    the lowering's check, rounds the composite's result once, as eager does)."""
+    return solder.cast(x, "f32") if x.dtype in ("f16", "bf16") else x
+
+
+def _leaky_relu(cx, x, negative_slope=0.01):
+    xf = _opmath(x)
+    return solder.where(solder.gt(xf, 0.0), xf, solder.mul(xf, _scalar(negative_slope, "negative_slope")))
+
+
+def _hardsigmoid(cx, x):
+    return solder.mul(solder.clamp(solder.add(_opmath(x), 3.0), 0.0, 6.0), 1.0 / 6.0)
+
+
+def _hardswish(cx, x):
+    xf = _opmath(x)
+    return solder.div(solder.mul(xf, solder.clamp(solder.add(xf, 3.0), 0.0, 6.0)), 6.0)
+
+
+def _elu(cx, x, alpha=1.0, scale=1.0, input_scale=1.0):
+    # Eager: x <= 0 ? expm1(x * input_scale) * (alpha * scale) : x * scale, in opmath.
+    xf = _opmath(x)
+    neg = solder.mul(solder.expm1(solder.mul(xf, _scalar(input_scale))), _scalar(alpha) * _scalar(scale))
+    return solder.where(solder.le(xf, 0.0), neg, solder.mul(xf, _scalar(scale)))
+
+
+def _softplus(cx, x, beta=1.0, threshold=20.0):
+    # Eager: x * beta > threshold ? x : log1p(exp(x * beta)) / beta, in opmath.
+    xf = _opmath(x)
+    xb = solder.mul(xf, _scalar(beta, "beta"))
+    soft = solder.div(solder.log1p(solder.exp(xb)), _scalar(beta, "beta"))
+    return solder.where(solder.gt(xb, _scalar(threshold, "threshold")), xf, soft)
+
+
+def _sign(cx, x):
+    # 1, -1 or 0 (NaN and -0 give 0, as eager's).
+    one, zero = cx.fusion.constant(1.0, x.dtype), cx.fusion.constant(0.0, x.dtype)
+    return solder.where(solder.gt(x, 0.0), one, solder.where(solder.lt(x, 0.0), solder.neg(one), zero))
+
+
+def _round(cx, x, decimals=0):
+    if decimals != 0:
+        raise Unsupported(f"round to {decimals} decimals")
+    return solder.round(x)
+
+
+def _bool_only(fn, name):
+    """Bit operations of bools are logical ones; of integers Solder has none."""
+    def rule(cx, *args):
+        dt = cx.node.meta["val"].dtype
+        if dt != torch.bool:
+            raise Unsupported(f"{name} of {dt}: Solder has no integer bit operations")
+        args = [a if _is_tensor(a) else cx.fusion.constant(_scalar(a), "bool") for a in args]
+        return fn(*args)
+    return rule
+
+
 def _to_copy(cx, x, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
              memory_format=None):
     src = cx.node.args[0].meta["val"]
@@ -204,6 +262,114 @@ def _native_layer_norm(cx, x, normalized_shape, weight=None, bias=None, eps=1e-5
     return (y, mean, solder.rsqrt(var + eps))
 
 
+def _vector_norm(cx, x, ord=2, dim=None, keepdim=False, dtype=None):
+    xf = _opmath(x if dtype is None else solder.cast(x, solder_dtype(dtype)))
+    axes = _axes(dim)
+    if ord == 2:
+        return solder.sqrt(solder.sum(solder.mul(xf, xf), axes, keepdim))
+    if ord == 1:
+        return solder.sum(solder.abs(xf), axes, keepdim)
+    if ord == math.inf:
+        return solder.max(solder.abs(xf), axes, keepdim)
+    raise Unsupported(f"vector norm of order {ord!r} (Solder lowers 1, 2 and inf)")
+
+
+def _channel_param(t, rank):
+    """A per-channel vector [C] as [C, 1, ...] against [N, C, *spatial] (rank dims)."""
+    return None if t is None else solder.reshape(_opmath(t), [t.shape[0]] + [1] * (rank - 2))
+
+
+def _unread_items(cx, items, why):
+    """The op's results at `items` must not be read: Solder does not make them."""
+    for u in cx.node.users:
+        if u.target is not operator.getitem or u.args[1] in items:
+            raise Unsupported(why)
+
+
+def _normalized(y, w, b):
+    if w is not None:
+        y = solder.mul(y, w)
+    return y if b is None else solder.add(y, b)
+
+
+def _batch_norm_eval(cx, x, w, b, mean, var, eps, *, saved=True):
+    """y = (x - running_mean) * rsqrt(running_var + eps) * w + b over channel dim 1. Eager gives
+    its saved statistics empty in inference; `saved` names them items 1 and 2 (unread here)."""
+    if saved:
+        _unread_items(cx, (1, 2), "batch norm's saved statistics (empty in inference) are read")
+    r = len(cx.shape_of(cx.node.args[0]))
+    m, v = _channel_param(mean, r), _channel_param(var, r)
+    y = solder.mul(solder.sub(_opmath(x), m), solder.rsqrt(solder.add(v, _scalar(eps, "eps"))))
+    return (_normalized(y, _channel_param(w, r), _channel_param(b, r)), None, None)
+
+
+def _batch_norm_train(cx, x, w, b, running_mean, running_var, momentum, eps):
+    """Statistics of this batch over every dim but the channel (dim 1); the running ones, given,
+    updated as eager does (the variance unbiased): items 3 and 4 of the functional form."""
+    shape = cx.shape_of(cx.node.args[0])
+    r = len(shape)
+    if shape[1] == 0 or not isinstance(shape[1], int):
+        raise Unsupported("batch norm over a symbolic channel count")
+    xf = _opmath(x)
+    var, mean = solder.var_mean(xf, [0] + list(range(2, r)), 0, True)
+    rstd = solder.rsqrt(solder.add(var, _scalar(eps, "eps")))
+    y = _normalized(solder.mul(solder.sub(xf, mean), rstd), _channel_param(w, r), _channel_param(b, r))
+    c = [shape[1]]
+    out = [y, solder.reshape(mean, c), solder.reshape(rstd, c)]
+    if running_mean is not None:
+        n = 1
+        for d in [shape[0]] + shape[2:]:
+            if not isinstance(d, int):
+                raise Unsupported("batch norm's running statistics over symbolic sizes")
+            n *= d
+        mom = _scalar(momentum, "momentum")
+        unbiased = solder.mul(solder.reshape(var, c), n / max(n - 1, 1))
+        out.append(solder.add(solder.mul(_opmath(running_mean), 1.0 - mom), solder.mul(solder.reshape(mean, c), mom)))
+        out.append(solder.add(solder.mul(_opmath(running_var), 1.0 - mom), solder.mul(unbiased, mom)))
+    return tuple(out)
+
+
+def _batch_norm_legit(cx, x, w, b, *rest):
+    # (running_mean, running_var, training, momentum, eps), or no_stats: (training, momentum, eps)
+    if cx.node.target._overloadname == "no_stats":
+        training, momentum, eps = rest
+        stats = (None, None)
+    else:
+        *stats, training, momentum, eps = rest
+    if not training:
+        return _batch_norm_eval(cx, x, w, b, *stats, eps)
+    if stats[0] is not None and cx.node.target._overloadname != "no_stats":
+        # The mutating form updates its running statistics in place: functionalized graphs use
+        # the _functional form, whose updates are outputs.
+        raise Unsupported("batch norm updating its running statistics in place")
+    return _batch_norm_train(cx, x, w, b, None, None, momentum, eps)
+
+
+def _batch_norm_functional(cx, x, w, b, running_mean, running_var, training, momentum, eps):
+    if not training:
+        y = _batch_norm_eval(cx, x, w, b, running_mean, running_var, eps)[0]
+        return (y, None, None, running_mean, running_var)
+    return _batch_norm_train(cx, x, w, b, running_mean, running_var, momentum, eps)
+
+
+def _native_group_norm(cx, x, w, b, n, c, hw, group, eps):
+    """Statistics per (sample, group of C / G channels and every spatial element), computed on
+    [N, G, C / G, *spatial] (a view of x) so that one kernel reduces and normalizes."""
+    shape = cx.shape_of(cx.node.args[0])
+    C, G = shape[1], _const_int(group, "groups")
+    if not isinstance(C, int) or C % G:
+        raise Unsupported(f"group norm of {C} channels in {G} groups")
+    grouped = [shape[0], G, C // G] + shape[2:]
+    r = len(grouped)
+    xf = solder.reshape(_opmath(x), grouped)
+    var, mean = solder.var_mean(xf, list(range(2, r)), 0, True)
+    rstd = solder.rsqrt(solder.add(var, _scalar(eps, "eps")))
+    per = lambda t: None if t is None else solder.reshape(_opmath(t), [G, C // G] + [1] * (r - 3))
+    y = _normalized(solder.mul(solder.sub(xf, mean), rstd), per(w), per(b))
+    stats = [shape[0], G]
+    return (solder.reshape(y, shape), solder.reshape(mean, stats), solder.reshape(rstd, stats))
+
+
 def _softmax(fn):
     def rule(cx, x, dim, half_to_float=False):
         if half_to_float:
@@ -287,6 +453,40 @@ def _t(cx, x):
     return solder.transpose(x, 0, 1) if len(cx.shape_of(cx.node.args[0])) == 2 else x
 
 
+def _constant_pad_nd(cx, x, pad, value=0):
+    """F.pad's constant mode: negative pads slice; positive ones cat fills of `value` on either
+    side, which the cat pass reads as pieces in one kernel (a fill is the constant itself there).
+    Pads of several dims nest those cats: a kernel per padded dim."""
+    shape = list(cx.shape_of(cx.node.args[0]))
+    pads = [_const_int(p, "pad") for p in pad]
+    if len(pads) % 2 or len(pads) // 2 > len(shape):
+        raise Unsupported(f"pad {pads} for a tensor of rank {len(shape)}")
+    fill = None
+    for i in range(len(pads) // 2):
+        d, before, after = len(shape) - 1 - i, pads[2 * i], pads[2 * i + 1]
+        if before < 0 or after < 0:
+            if not isinstance(shape[d], int):
+                raise Unsupported("a negative pad of a symbolic dim")
+            start, end = max(-before, 0), shape[d] - max(-after, 0)
+            if end < start:
+                raise Unsupported(f"pad {pads} removes more than dim {d} holds")
+            x = solder.slice(x, d, start, end)
+            shape[d] = end - start
+        pieces = []
+        for n in (before, after):
+            if n > 0:
+                if fill is None:
+                    fill = cx.fusion.constant(_scalar(value, "pad value"), x.dtype)
+                pieces.append(solder.expand(fill, shape[:d] + [n] + shape[d + 1:]))
+        if pieces:
+            pieces.insert(1 if before > 0 else 0, x)
+            x = solder.cat(pieces, d)
+            shape[d] = shape[d] + max(before, 0) + max(after, 0) if isinstance(shape[d], int) else None
+            if shape[d] is None:
+                shape[d] = cx.shape_of(cx.node)[d]
+    return x
+
+
 def _cat(cx, xs, dim=0):
     # torch lets an empty 1-D tensor join any cat; Solder wants equal ranks.
     xs = [t for t, n in zip(xs, cx.node.args[0]) if not (len(n.meta["val"].shape) == 1 and n.meta["val"].shape[0] == 0)]
@@ -332,6 +532,15 @@ POINTWISE = {
     aten.where: _where, aten.masked_fill: _masked_fill,
     aten.clamp: _clamp, aten.clamp_min: lambda cx, x, lo: _clamp(cx, x, lo, None),
     aten.clamp_max: lambda cx, x, hi: _clamp(cx, x, None, hi), aten.hardtanh: _clamp,
+    aten.leaky_relu: _leaky_relu, aten.hardsigmoid: _hardsigmoid, aten.hardswish: _hardswish,
+    aten.log1p: _unary(solder.log1p), aten.expm1: _unary(solder.expm1), aten.elu: _elu, aten.softplus: _softplus,
+    aten.floor: _unary(solder.floor), aten.ceil: _unary(solder.ceil), aten.trunc: _unary(solder.trunc),
+    aten.round: _round, aten.sign: _sign,
+    aten.isnan: lambda cx, x: solder.ne(x, x), aten.isinf: lambda cx, x: solder.eq(solder.abs(x), math.inf),
+    aten.bitwise_not: _bool_only(solder.logical_not, "bitwise_not"),
+    aten.bitwise_and: _bool_only(solder.logical_and, "bitwise_and"),
+    aten.bitwise_or: _bool_only(solder.logical_or, "bitwise_or"),
+    aten.bitwise_xor: _bool_only(solder.ne, "bitwise_xor"),
     aten._to_copy: _to_copy, prims.convert_element_type: _convert,
     aten.clone: _identity, aten.alias: _identity, aten.detach: _identity,
     aten.full: _full, aten.full_like: _full_like, aten.scalar_tensor: _scalar_tensor,
@@ -341,13 +550,17 @@ REDUCTIONS = {
     aten.amin: _reduction(solder.min), aten.any: _any, aten.var_mean: _var_mean, aten.var: _var,
     aten.native_layer_norm: _native_layer_norm,
     aten._softmax: _softmax(solder.softmax), aten._log_softmax: _softmax(solder.log_softmax),
+    aten.linalg_vector_norm: _vector_norm, aten.native_group_norm: _native_group_norm,
+    aten._native_batch_norm_legit_no_training: lambda cx, x, w, b, m, v, momentum, eps: _batch_norm_eval(cx, x, w, b, m, v, eps),
+    aten._native_batch_norm_legit: _batch_norm_legit,
+    aten._native_batch_norm_legit_functional: _batch_norm_functional,
 }
 VIEWS = {
     aten.view: _reshape, aten._unsafe_view: _reshape, aten.reshape: _reshape, aten.expand: _expand,
     aten.permute: lambda cx, x, dims: solder.permute(x, list(dims)),
     aten.transpose: lambda cx, x, a, b: solder.transpose(x, a, b), aten.t: _t,
     aten.squeeze: _squeeze, aten.unsqueeze: lambda cx, x, d: solder.unsqueeze(x, d),
-    aten.slice: _slice, aten.select: _select, aten.cat: _cat,
+    aten.slice: _slice, aten.select: _select, aten.cat: _cat, aten.constant_pad_nd: _constant_pad_nd,
     aten.split_with_sizes: _split_with_sizes, aten.split: _split, aten.unbind: _unbind,
     operator.getitem: _getitem,
 }

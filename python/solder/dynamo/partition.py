@@ -122,6 +122,12 @@ def plan(gm, min_ops=1, eager_matmul=False):
                 blocked[e.node] = e.reason
                 retry = True
                 continue
+            if not lowered.tensor_inputs:
+                # Constants only (a mask or a fill): eager makes them on the graph's device, where
+                # an Executor called without tensors would not know which device that is.
+                for n in nodes:
+                    reasons[n] = "its partition reads no tensor (constants only): eager makes them"
+                continue
             if not any(kind == "fusion" for kind, _ in lowered.outputs):
                 for n in nodes:  # e.g. a lone clone: its outputs are its inputs
                     reasons[n] = "its partition computes nothing (copies only): nothing to fuse"
