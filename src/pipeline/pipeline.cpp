@@ -7,6 +7,7 @@
 #include "passes/canonical_order.h"
 #include "passes/cat_pieces.h"
 #include "passes/keep_reduced_dims.h"
+#include "passes/math_before_reshapes.h"
 #include "passes/narrow_unary_math.h"
 #include "passes/normalize_math.h"
 #include "passes/passes.h"
@@ -76,6 +77,9 @@ SegmentedFusion lower(const Fusion& input) {
   f = run_pass("dce", f, eliminate_dead_code);
   // After CSE (one reduction per result): its scalar epilogue then joins its kernel.
   f = run_pass("keep_reduced_dims", f, keep_reduced_dims);
+  // After it (a reduction's dims kept, its math at the kept shape): element math on a reshape
+  // of a computed value moves before the reshape, into the value's kernel.
+  f = run_pass("math_before_reshapes", f, math_before_reshapes);
   // Last: segmentation places nodes in order; every pass above keeps the order it was given.
   f = run_pass("canonical_node_order", f, canonical_node_order);
   SegmentedFusion s = segment_fusion(std::move(f));

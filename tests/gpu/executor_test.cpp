@@ -2,6 +2,7 @@
 // odd sizes, size-1 dims, non-contiguous and misaligned inputs, outputs poisoned first.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include "reference/parallel.h"
 #include "solder/error.h"
 #include "solder/reference.h"
+#include "support/reshape_math_programs.h"
 #include "support/small_matmul_programs.h"
 
 using namespace solder;
@@ -374,7 +376,8 @@ TEST(GpuExecutor, EveryElementwiseOp) {
     for (Tensor r : {neg(x), abs(x), exp(x), log(pos), sqrt(pos), rsqrt(pos), reciprocal(pos), tanh(x), sigmoid(x),
                      erf(x), sin(x), cos(x), relu(x), gelu(x), gelu_tanh(x), silu(x), x + y, x - c, x * y, x / pos,
                      pow(pos, y), maximum(x, y), minimum(x, c), where(gt(x, y), x, c), clamp(x, -0.5, 0.75),
-                     cast(lt(x, c), t), cast(logical_and(gt(x, 0.0), lt(y, 0.0)), t), cast(cast(x * 3.0, DType::I32), t)})
+                     cast(lt(x, c), t), cast(logical_and(gt(x, 0.0), lt(y, 0.0)), t), cast(cast(x * 3.0, DType::I32), t),
+                     log1p(pos), expm1(x), floor(x * 3.0), ceil(x * 3.0), trunc(x * 3.0), round(x * 3.0)})
       f.output(r);
     check(f, {{45, 133}, {1, 133}, {45, 1}}, Layout::Contiguous, std::string("ops ") + std::string(dtype_name(t)));
   }
@@ -552,6 +555,23 @@ TEST(GpuExecutor, SmallMatmulsAsReductions) {
       const std::string launches = check(f, shapes, l, p.name);
       EXPECT_EQ(launches.find("cublasLt_matmul"), std::string::npos) << p.name << ": " << launches;
     }
+  }
+}
+
+// Math after a reshape of a computed value in that value's kernel (passes/math_before_reshapes.h):
+// a group norm with its weights, residual and SiLU; a chain with a per-channel bias. Odd sizes,
+// inputs transposed and misaligned; one kernel each.
+TEST(GpuExecutor, MathAfterReshapesInOneKernel) {
+  SKIP_WITHOUT_GPU();
+  for (const solder::testing::ReshapeMathProgram& p : solder::testing::reshape_math_programs()) {
+    const Fusion f = parse_fusion(p.text);
+    const bool gn = p.name.rfind("group_norm", 0) == 0;
+    for (const Bindings& b : gn ? std::vector<Bindings>{{{"N", 3}, {"H", 17}, {"W", 19}}, {{"N", 2}, {"H", 64}, {"W", 64}}}
+                                : std::vector<Bindings>{{{"B", 7}, {"C", 33}}, {{"B", 64}, {"C", 1000}}})
+      for (Layout l : {Layout::Contiguous, Layout::Transposed, Layout::Misaligned}) {
+        const std::string launches = check(f, resolve_input_shapes(f, no_shapes, b), l, p.name);
+        if (l == Layout::Contiguous) EXPECT_EQ(std::count(launches.begin(), launches.end(), ';'), 1) << p.name << ": " << launches;
+      }
   }
 }
 

@@ -17,7 +17,8 @@
 // over fewer blocks than its rows (the stacked launch's shared wave). `innershift_` cases: the inner template's shift plans (norms of a
 // column slice at an odd row stride, tests/support/inner_shift_programs.h's forms over laid-out
 // inputs). `smm_` cases: small matmuls as reduction kernels (tests/support/small_matmul_programs.h),
-// as laid out and with operands transposed and misaligned. `full_` cases: full reductions (sum, amax, var_mean, an epilogue) over every dim of
+// as laid out and with operands transposed and misaligned. `mbr_` cases: math after a reshape of
+// a computed value in that value's kernel (tests/support/reshape_math_programs.h). `full_` cases: full reductions (sum, amax, var_mean, an epilogue) over every dim of
 // x * y with x permuted, through the transpose template's reducing tiles where both tile dims
 // reach 16 and the flat template elsewhere (grid combine: atomics as plain adds, the blocks run
 // in turn). Warp shuffles trade through per-warp barriers, shared memory at
@@ -58,6 +59,7 @@ struct Dim3 { unsigned x = 0, y = 0, z = 0; };
 #include "../../../tests/support/row_unroll_programs.h"
 #include "../../../tests/support/flat_programs.h"
 #include "../../../tests/support/outer_norm_programs.h"
+#include "../../../tests/support/reshape_math_programs.h"
 #include "../../../tests/support/shift_programs.h"
 #include "../../../tests/support/small_matmul_programs.h"
 #include "../../../tests/support/symbolic_cat_programs.h"
@@ -358,7 +360,7 @@ bool run_case(const std::string& name, const Fusion& f0, const Bindings& sizes, 
       // (outer reductions: f32 sums of a thousand rows in another order than the reference's;
       // xred_: sums of 1850 products that cancel to under 1, in an order set by the splits; the
       // tred_ splits: of 41-70 products)
-      double tol = w.dtype == DType::F32 ? (name.rfind("xred_", 0) == 0 ? 1e-4 : name.rfind("tred_", 0) == 0 && name.find("_split") != std::string::npos ? 1e-5 : name.rfind("outer_", 0) == 0 || name.rfind("full_", 0) == 0 || name.rfind("keptorder_", 0) == 0 || name.rfind("smm_", 0) == 0 ? 1e-5 : 1e-6) : w.dtype == DType::BF16 ? 1e-2 : 2e-3;
+      double tol = w.dtype == DType::F32 ? (name.rfind("xred_", 0) == 0 ? 1e-4 : name.rfind("tred_", 0) == 0 && name.find("_split") != std::string::npos ? 1e-5 : name.rfind("outer_", 0) == 0 || name.rfind("full_", 0) == 0 || name.rfind("keptorder_", 0) == 0 || name.rfind("smm_", 0) == 0 || name.rfind("mbr_", 0) == 0 ? 1e-5 : 1e-6) : w.dtype == DType::BF16 ? 1e-2 : 2e-3;
       if (!(std::fabs(got - exp) <= tol * std::max(1.0, std::fabs(exp))) && !(std::isnan(got) && std::isnan(exp))) {
         if (bad < 5) std::cout << "  " << name << (M > 0 ? " member " + std::to_string(m) : std::string()) << " out " << i << " elem " << e << " got " << got << " want " << exp << "\n";
         ++bad;
@@ -1296,6 +1298,15 @@ int main(int argc, char** argv) {
     // (merged_k_matvec's reshape of a transposed a is a copy step there: not one kernel.)
     if (p.name.rfind("merged_k_matvec", 0) != 0)
       run("smm_" + p.name + "_T_mis", f, Bindings{}, odd, std::vector<Layout>{Layout{}}, 1 << 30, "");
+  }
+  // Math after a reshape of a computed value, in the value's kernel
+  // (passes/math_before_reshapes.h): as laid out, and every input misaligned by an element.
+  for (const solder::testing::ReshapeMathProgram& p : solder::testing::reshape_math_programs()) {
+    const Fusion f = parse_fusion(p.text);
+    const Bindings b = p.name.rfind("group_norm", 0) == 0 ? Bindings{{"N", 2}, {"H", 5}, {"W", 7}} : Bindings{{"B", 3}, {"C", 37}};
+    const std::vector<Layout> plain(f.inputs().size()), mis(f.inputs().size(), Layout{{}, 0, 1});
+    run("mbr_" + p.name, f, b, plain, std::vector<Layout>{Layout{}}, 1 << 30, "");
+    run("mbr_" + p.name + "_mis", f, b, mis, std::vector<Layout>{Layout{}}, 1 << 30, "");
   }
   const Layout T2m{{1, 0}}, Cm{};
   run("mixed_staged_in", mixed(), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2m, T2m, T2m}, std::vector<Layout>{Cm, Cm}, 1 << 30, "transpose");
