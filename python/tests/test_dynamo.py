@@ -271,6 +271,19 @@ class CompiledMatchesEager(unittest.TestCase):
                 self.assertEqual(len(g.partitions), 1, solder.compile_report())
                 self.assertNotIn("constant_pad_nd", [op for _, op, _ in g.eager])
 
+    def test_pools_whose_windows_tile_the_image_lower(self):
+        x = torch.randn(2, 3, 8, 12)
+        for i, f in enumerate([lambda t: F.max_pool2d(t, 2).relu(), lambda t: F.avg_pool2d(t, (2, 3)) * 2,
+                               lambda t: F.avg_pool2d(t.to(torch.float16), 4).float(), lambda t: F.max_pool2d(t[0], 2)]):
+            report.clear()
+            with self.subTest(case=i):
+                self.check(f, x, atol=1e-3, rtol=1e-3)
+                self.assert_all_lowered()
+        # Overlapping or padded windows stay eager, with the reason.
+        report.clear()
+        self.check(lambda t: F.max_pool2d(t, 3, 2, 1) + 1, x)
+        self.assertIn("Solder pools windows that tile the image", solder.compile_report())
+
     def test_bit_operations_of_bools_are_logical(self):
         def f(x, m, n):
             return x.masked_fill(~m, 0.0), (m & n).float() + (m | n).float() * 2 + (m ^ n).float() * 4

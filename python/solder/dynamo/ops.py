@@ -370,6 +370,38 @@ def _native_group_norm(cx, x, w, b, n, c, hw, group, eps):
     return (solder.reshape(y, shape), solder.reshape(mean, stats), solder.reshape(rstd, stats))
 
 
+def _tiled_pool(cx, x, kernel_size, stride, padding, dilation=1, ceil_mode=False):
+    """A 2-D pool whose windows tile the image (stride = kernel, no padding or dilation, sizes
+    divisible): the view [..., H / kh, kh, W / kw, kw] with the window dims reduced. Overlapping
+    or padded windows are gathers Solder has none of."""
+    k = [_const_int(v, "kernel size") for v in (kernel_size if len(kernel_size) == 2 else list(kernel_size) * 2)]
+    s = [_const_int(v, "stride") for v in stride] or k
+    s = s if len(s) == 2 else s * 2
+    pad = [padding] * 2 if isinstance(padding, int) else list(padding) * (2 // len(padding))
+    dil = [dilation] * 2 if isinstance(dilation, int) else list(dilation) * (2 // len(dilation))
+    shape = cx.shape_of(cx.node.args[0])
+    h, w = shape[-2], shape[-1]
+    if (s != k or any(pad) or any(d != 1 for d in dil) or not isinstance(h, int) or not isinstance(w, int)
+            or h % k[0] or w % k[1]):
+        raise Unsupported(f"pool of {k} windows at stride {s}, padding {pad}, dilation {dil} over {h}x{w} "
+                          "(Solder pools windows that tile the image)")
+    return solder.reshape(x, shape[:-2] + [h // k[0], k[0], w // k[1], k[1]]), [-3, -1]
+
+
+def _avg_pool2d(cx, x, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
+                divisor_override=None):
+    if divisor_override is not None:
+        raise Unsupported("avg_pool2d with divisor_override")
+    v, axes = _tiled_pool(cx, x, kernel_size, stride, padding)
+    return solder.mean(v, axes, False)
+
+
+def _max_pool2d(cx, x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    _unread_items(cx, (1,), "max_pool2d's indices are read")
+    v, axes = _tiled_pool(cx, x, kernel_size, stride, padding, dilation)
+    return (solder.max(v, axes, False), None)
+
+
 def _softmax(fn):
     def rule(cx, x, dim, half_to_float=False):
         if half_to_float:
@@ -554,6 +586,7 @@ REDUCTIONS = {
     aten._native_batch_norm_legit_no_training: lambda cx, x, w, b, m, v, momentum, eps: _batch_norm_eval(cx, x, w, b, m, v, eps),
     aten._native_batch_norm_legit: _batch_norm_legit,
     aten._native_batch_norm_legit_functional: _batch_norm_functional,
+    aten.avg_pool2d: _avg_pool2d, aten.max_pool2d_with_indices: _max_pool2d,
 }
 VIEWS = {
     aten.view: _reshape, aten._unsafe_view: _reshape, aten.reshape: _reshape, aten.expand: _expand,
