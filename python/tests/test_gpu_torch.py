@@ -282,6 +282,27 @@ class CompiledOnGpu(unittest.TestCase):
                           dict(atol=5e-2, rtol=5e-2), mode="reduce-overhead")
         self.assertIn("CUDA graph", text)
 
+    def test_group_norm_silu_is_one_kernel_and_other_lowerings_match(self):
+        # GroupNorm + SiLU: the norm on [N, G, C/G, H, W], the SiLU moved before the reshape back
+        # (math_before_reshapes): one launch.
+        gn = torch.nn.Sequential(torch.nn.GroupNorm(8, 64), torch.nn.SiLU()).cuda().half().eval()
+        text = self.check(gn, torch.randn(3, 64, 17, 19, device="cuda", dtype=torch.float16), dict(atol=2e-2, rtol=2e-2))
+        self.assertIn("1 launch(es)", text, text)
+        bn = torch.nn.Sequential(torch.nn.BatchNorm2d(32), torch.nn.ReLU()).cuda().eval()
+        with torch.no_grad():
+            bn[0].running_mean.copy_(torch.randn(32))
+            bn[0].running_var.copy_(torch.rand(32) + 0.5)
+        fns = [bn, lambda t: torch.nn.functional.pad(t, (3, 5), value=-1.0).exp(),
+               lambda t: torch.nn.functional.max_pool2d(t, 2) + torch.nn.functional.avg_pool2d(t, 2),
+               lambda t: torch.nn.functional.softplus(t) * torch.nn.functional.hardswish(t) + torch.nn.functional.elu(t),
+               lambda t: torch.round(t * 4) + torch.log1p(t.abs()) + torch.expm1(t).sign()]
+        for i, fn in enumerate(fns):
+            report.clear()
+            torch._dynamo.reset()
+            with self.subTest(case=i):
+                text = self.check(fn, torch.randn(4, 32, 18, 22, device="cuda"), dict(atol=1e-4, rtol=1e-4))
+                self.assertNotIn("no Solder lowering", text, text)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -11,7 +11,10 @@ N=docs/results/2026-12-04e/next
 bash scripts/build_patched.sh cand $N/small_matmuls_size.patch _solder solder_cli gpu_executor_test gpu_transpose_test | tail -1 || exit 1
 wait; tail -n 1 $R/build_prev.txt; echo "built at ${SECONDS}s"
 ( timeout 240 /tmp/cand/build/tests/gpu_executor_test --gtest_brief=1 \
-    --gtest_filter='*SmallMatmulsAsReductions*:*ViewsCatAndMatmul*:*CapturedRunsReplayNewInputs*' 2>&1; echo "gpu_executor_test exit $?" ) | tail -4
+    --gtest_filter='*SmallMatmulsAsReductions*:*ViewsCatAndMatmul*:*CapturedRunsReplayNewInputs*:*MathAfterReshapes*:*EveryElementwiseOp*' 2>&1; echo "gpu_executor_test exit $?" ) | tail -4
+# The session of 2026-12-05 00:00 (no device either): the new unary ops, math after reshapes, and
+# the torch lowerings (group/batch norms, pads, pools, activations) on CUDA against eager.
+( cd python/tests && PYTHONPATH=/tmp/cand/build/python timeout 120 python3 -m unittest test_gpu_torch.CompiledOnGpu 2>&1 | tail -3 )
 ( timeout 120 /tmp/cand/build/tests/gpu_transpose_test --gtest_brief=1 --gtest_filter='*StridedOutputs*' 2>&1; echo "gpu_transpose_test exit $?" ) | tail -3
 echo "tests at ${SECONDS}s"
 W4="w4_einsum_1 w4_einsum_2 w4_einsum_3 w4_einsum_4 w4_einsum_5 w4_einsum_6"
