@@ -284,6 +284,23 @@ class CompiledMatchesEager(unittest.TestCase):
         self.check(lambda t: F.max_pool2d(t, 3, 2, 1) + 1, x)
         self.assertIn("Solder pools windows that tile the image", solder.compile_report())
 
+    def test_max_and_min_values_xor_and_repeat_lower(self):
+        x, m = torch.randn(3, 5, 7), torch.rand(3, 5, 7) > 0.5
+        for i, f in enumerate([lambda t: t.max(1).values * 2, lambda t: torch.min(t, -1, keepdim=True)[0] + t,
+                               lambda t: torch.logical_xor(t > 0, m).float() + 1, lambda t: t.repeat(1, 2, 1).exp(),
+                               lambda t: t.repeat(2, 1, 1, 3) * 2]):
+            report.clear()
+            with self.subTest(case=i):
+                self.check(f, x)
+                self.assert_all_lowered()
+        # Indices read, or more copies than a cat takes: eager, with the reason.
+        report.clear()
+        self.check(lambda t: tuple(v + 1 for v in t.max(1)), x)
+        self.assertIn("indices of max.dim", solder.compile_report())
+        report.clear()
+        self.check(lambda t: t.repeat(1, 9, 1) + 1, x)
+        self.assertIn("Solder cats 1 to 8 copies", solder.compile_report())
+
     def test_bit_operations_of_bools_are_logical(self):
         def f(x, m, n):
             return x.masked_fill(~m, 0.0), (m & n).float() + (m | n).float() * 2 + (m ^ n).float() * 4
@@ -389,6 +406,16 @@ class Report(unittest.TestCase):
         torch.testing.assert_close(y, torch.sigmoid(x) * 3)
         self.assertTrue(any("runs eagerly" in str(m.message) for m in w), [str(m.message) for m in w])
         self.assertIn("no plan for these inputs", solder.compile_report())
+
+    def test_no_leak_warnings_at_exit(self):
+        # Dynamo's caches held the compiled partitions past nanobind's leak check at exit.
+        import subprocess
+        import sys
+
+        code = "import torch, solder.dynamo\nprint(torch.compile(lambda t: t.exp() * 2, backend='solder')(torch.randn(3)).shape)"
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ), timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("leaked", r.stderr, r.stderr)
 
     def test_environment_variable_prints_the_report(self):
         import contextlib

@@ -5,6 +5,7 @@ Solder partitions + eager rest -> one callable per graph.
     torch.compile(model, backend="solder", mode="reduce-overhead")        # CUDA-graph replay
     torch.compile(model, backend="solder", options={"cudagraphs": True})  # the same
 """
+import atexit
 import functools
 import operator
 import os
@@ -22,6 +23,26 @@ _OPTIONS = {"cudagraphs": "replay each compiled graph as a CUDA graph (also mode
             "min_ops": "smallest partition (in ops) worth a Solder kernel (default 1)",
             "matmul": "'solder' (default: matmuls join their partitions, through cuBLASLt) or 'eager' (torch runs them)"}
 _frames = {}  # dynamo frame id -> graphs compiled for it
+_release_registered = False
+
+
+def _release_at_exit():
+    """Dynamo's caches and the report hold the compiled partitions (their Executors) until the
+    interpreter tears torch down, after nanobind's leak check: it printed every Solder object as
+    leaked at exit. Released first, at exit."""
+    global _release_registered
+    if _release_registered:
+        return
+    _release_registered = True
+
+    def release():
+        report.clear()
+        try:
+            torch._dynamo.reset()
+        except Exception:  # an interpreter half torn down: nothing left worth releasing
+            pass
+
+    atexit.register(release)
 
 
 def _compile_id():
@@ -45,6 +66,7 @@ def _static_inputs(n):
 
 def compile_graph(gm, example_inputs, kind, cudagraphs, min_ops, compile_id, eager_matmul=False):
     """A callable running `gm` (an ATen graph from aot_autograd) with Solder partitions."""
+    _release_at_exit()
     n_ops = sum(1 for n in gm.graph.nodes
                 if n.op == "call_function" and n.target is not operator.getitem and _tensors(n.meta.get("val")))
     cid = "?" if compile_id is None else f"{compile_id[0]}/{compile_id[1]}"

@@ -241,6 +241,14 @@ def _any(cx, x, dims=None, keepdim=False):
     return solder.gt(solder.max(nz, _axes(dims), keepdim), 0.0)
 
 
+def _extreme_along(fn):
+    """max.dim / min.dim: the values (amax / amin); their indices must be unread."""
+    def rule(cx, x, dim, keepdim=False):
+        _unread_items(cx, (1,), "the indices of max.dim / min.dim are read (Solder has no arg-reductions)")
+        return (fn(x, [dim], keepdim), None)
+    return rule
+
+
 def _var_mean(cx, x, dims=None, correction=None, keepdim=False):
     c = 1 if correction is None else correction
     if c != int(c):
@@ -519,6 +527,21 @@ def _constant_pad_nd(cx, x, pad, value=0):
     return x
 
 
+def _repeat(cx, x, repeats):
+    """x.repeat(...): copies of x side by side, as a cat of them per repeated dim (a kernel reads
+    a cat's pieces in place: no copy of x); more than 8 copies of a dim stay eager."""
+    reps = [_const_int(r, "repeat count") for r in repeats]
+    shape = cx.shape_of(cx.node.args[0])
+    for _ in range(len(reps) - len(shape)):
+        x = solder.unsqueeze(x, 0)
+    for d, r in enumerate(reps):
+        if r < 1 or r > 8:
+            raise Unsupported(f"repeat {r} times along dim {d} (Solder cats 1 to 8 copies)")
+        if r > 1:
+            x = solder.cat([x] * r, d)
+    return x
+
+
 def _cat(cx, xs, dim=0):
     # torch lets an empty 1-D tensor join any cat; Solder wants equal ranks.
     xs = [t for t, n in zip(xs, cx.node.args[0]) if not (len(n.meta["val"].shape) == 1 and n.meta["val"].shape[0] == 0)]
@@ -573,6 +596,7 @@ POINTWISE = {
     aten.bitwise_and: _bool_only(solder.logical_and, "bitwise_and"),
     aten.bitwise_or: _bool_only(solder.logical_or, "bitwise_or"),
     aten.bitwise_xor: _bool_only(solder.ne, "bitwise_xor"),
+    aten.logical_xor: lambda cx, a, b: solder.ne(solder.ne(a, 0.0), solder.ne(b, 0.0)),
     aten._to_copy: _to_copy, prims.convert_element_type: _convert,
     aten.clone: _identity, aten.alias: _identity, aten.detach: _identity,
     aten.full: _full, aten.full_like: _full_like, aten.scalar_tensor: _scalar_tensor,
@@ -587,13 +611,14 @@ REDUCTIONS = {
     aten._native_batch_norm_legit: _batch_norm_legit,
     aten._native_batch_norm_legit_functional: _batch_norm_functional,
     aten.avg_pool2d: _avg_pool2d, aten.max_pool2d_with_indices: _max_pool2d,
+    aten.max.dim: _extreme_along(solder.max), aten.min.dim: _extreme_along(solder.min),
 }
 VIEWS = {
     aten.view: _reshape, aten._unsafe_view: _reshape, aten.reshape: _reshape, aten.expand: _expand,
     aten.permute: lambda cx, x, dims: solder.permute(x, list(dims)),
     aten.transpose: lambda cx, x, a, b: solder.transpose(x, a, b), aten.t: _t,
     aten.squeeze: _squeeze, aten.unsqueeze: lambda cx, x, d: solder.unsqueeze(x, d),
-    aten.slice: _slice, aten.select: _select, aten.cat: _cat, aten.constant_pad_nd: _constant_pad_nd,
+    aten.slice: _slice, aten.select: _select, aten.cat: _cat, aten.constant_pad_nd: _constant_pad_nd, aten.repeat: _repeat,
     aten.split_with_sizes: _split_with_sizes, aten.split: _split, aten.unbind: _unbind,
     operator.getitem: _getitem,
 }
