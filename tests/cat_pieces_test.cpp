@@ -145,6 +145,22 @@ TEST(CatPieces, FillPiecesAreTheConstant) {
   EXPECT_EQ(count_ops(sf.fusion, Op::Pad), 1);  // x's alone
   EXPECT_EQ(kernels(sf), 1) << describe_segments(sf);
   expect_same_results(f, {{7, 1000}}, "fills");
+  // Around a piece of symbolic size: x's pad sums in place order, 3 + H + 5, which is the cat's
+  // 8+H (it summed to H+8, and the cat stayed three copies and a kernel).
+  const Fusion g = parse_fusion(R"(fusion pad_h {
+  input x: bf16[B, H]
+  c = constant(value=-1.0, dtype=bf16)
+  l = expand(c, shape=[B, 3])
+  r = expand(c, shape=[B, 5])
+  k = cat(l, x, r, axis=1)
+  e = exp(k)
+  output e
+}
+)");
+  const SegmentedFusion sg = lower(g);
+  EXPECT_EQ(count_ops(sg.fusion, Op::Cat), 0) << print_fusion(sg.fusion);
+  EXPECT_EQ(kernels(sg), 1) << describe_segments(sg);
+  expect_same_results(g, {{5, 37}}, "fills around a symbolic piece");
 }
 
 // What stays a cat: pieces made by reductions (written by their kernel, then the cat copies

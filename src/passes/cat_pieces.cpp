@@ -107,9 +107,8 @@ std::string piece_bounds(const Fusion& f, const Node& cat, PieceBounds& pb) {
       const Value& leaf = f.value(v);
       const int at = axis - (rank - leaf.rank());
       if (at < 0 || leaf.shape[at].is_one() || constant_root(f, v) >= 0) return;
-      const bool symbolic = !pb.offset[k].is_const() || !after.is_const();
-      const Dim padded = symbolic ? pb.offset[k] + leaf.shape[at] + after : leaf.shape[at] + pb.offset[k] + after;
-      if (!(padded == pb.total))  // as Pad's inference sums
+      const Dim padded = pb.offset[k] + leaf.shape[at] + after;
+      if (!(padded == pb.total))  // as Pad's inference sums: in place order
         why = "piece " + std::to_string(k) + "'s pad of " + leaf.name + " (" + leaf.shape[at].str() + " + " +
               pb.offset[k].str() + " before + " + after.str() + " after) is not " + pb.total.str() + " as an expression";
     };
