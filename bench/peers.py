@@ -278,6 +278,18 @@ def mean_slice(x):
     return x[:, 1:].mean()
 
 
+def group_norm_silu(x, w, b):
+    return F.silu(F.group_norm(x, 32, w, b, 1e-5))
+
+
+def pad_exp(x):
+    return F.pad(x, (3, 5), value=-1.0).exp()
+
+
+def max_pool2(x):
+    return F.max_pool2d(x, 2)
+
+
 def build_fixed(fn, arity):
     def build(case, named):
         if len(named) != arity:
@@ -312,6 +324,10 @@ WORKLOADS = {
     "bcast_every_axis_bf16": build_fixed(bcast_every_axis, 5),
     "amax_slice_bf16": build_fixed(amax_slice, 1),
     "mean_slice_f32": build_fixed(mean_slice, 1),
+    # bench/programs/: what the torch frontend makes of a group norm + SiLU, a pad, a tiled pool
+    "group_norm_silu_f16": build_fixed(group_norm_silu, 3),
+    "pad_exp_bf16": build_fixed(pad_exp, 1),
+    "max_pool2_f16": build_fixed(max_pool2, 1),
 }
 for _hp in ("bf16", "f32"):
     for _lp in ("e4m3", "e5m2"):

@@ -23,5 +23,13 @@ for i in 1 2; do for b in cand prev; do
 done; done | tee $R/w4_ab.txt
 SOLDER_CACHE_DIR=/tmp/gc-cand timeout 120 /tmp/cand/build/solder bench $W4 --peers auto 2>&1 | tail -8 | tee $R/w4_peers.txt
 echo "w4 at ${SECONDS}s"
+# The torch lowerings' programs (group norm + SiLU in one kernel, a pad read as pieces, a tiled
+# max pool) beside torch eager and torch.compile: untimed so far.
+for a in "group_norm_silu_f16 --size N=8 --size H=64 --size W=64" "pad_exp_bf16 --size B=8192 --size H=4093" \
+         "max_pool2_f16 --size N=32 --size C=64"; do
+  set -- $a; p=$1; shift
+  SOLDER_CACHE_DIR=/tmp/gc-cand timeout 90 /tmp/cand/build/solder bench bench/programs/$p.fusion "$@" --peers auto 2>&1 | tail -4
+done | tee $R/torch_lowerings.txt
+echo "lowerings at ${SECONDS}s"
 SOLDER_CACHE_DIR=/tmp/gc-cand PYTHONPATH=/tmp/cand/build/python timeout 150 python3 bench/experiments/small_matmul.py | tee $R/small_matmul.md
 echo "done at ${SECONDS}s"
