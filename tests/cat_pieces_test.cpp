@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -130,37 +131,20 @@ TEST(CatPieces, UnequalPiecesAndBroadcastLeaves) {
 // Pieces that are views of a constant (F.pad's fills, as the torch frontend lowers a pad) take
 // the constant itself: not padded, and no kernel writes it to memory first.
 TEST(CatPieces, FillPiecesAreTheConstant) {
-  const Fusion f = parse_fusion(R"(fusion pad {
-  input x: f16[B, 1000]
-  c = constant(value=-1.5, dtype=f16)
-  l = expand(c, shape=[B, 3])
-  r = expand(c, shape=[B, 5])
-  k = cat(l, x, r, axis=1)
-  e = exp(k)
-  output e
-}
-)");
-  const SegmentedFusion sf = lower(f);
-  EXPECT_EQ(count_ops(sf.fusion, Op::Cat), 0);
-  EXPECT_EQ(count_ops(sf.fusion, Op::Pad), 1);  // x's alone
-  EXPECT_EQ(kernels(sf), 1) << describe_segments(sf);
-  expect_same_results(f, {{7, 1000}}, "fills");
-  // Around a piece of symbolic size: x's pad sums in place order, 3 + H + 5, which is the cat's
-  // 8+H (it summed to H+8, and the cat stayed three copies and a kernel).
-  const Fusion g = parse_fusion(R"(fusion pad_h {
-  input x: bf16[B, H]
-  c = constant(value=-1.0, dtype=bf16)
-  l = expand(c, shape=[B, 3])
-  r = expand(c, shape=[B, 5])
-  k = cat(l, x, r, axis=1)
-  e = exp(k)
-  output e
-}
-)");
-  const SegmentedFusion sg = lower(g);
-  EXPECT_EQ(count_ops(sg.fusion, Op::Cat), 0) << print_fusion(sg.fusion);
-  EXPECT_EQ(kernels(sg), 1) << describe_segments(sg);
-  expect_same_results(g, {{5, 37}}, "fills around a symbolic piece");
+  // Around a piece of constant size, and of symbolic size: x's pad sums in place order, 3 + H + 5,
+  // which is the cat's 8+H (it summed to H+8, and the cat stayed three copies and a kernel).
+  for (const auto& [t, width, sizes] : {std::tuple{"f16", "1000", std::vector<int64_t>{7, 1000}},
+                                        std::tuple{"bf16", "H", std::vector<int64_t>{5, 37}}}) {
+    const Fusion f = parse_fusion(std::string("fusion pad {\n  input x: ") + t + "[B, " + width +
+                                  "]\n  c = constant(value=-1.5, dtype=" + t +
+                                  ")\n  l = expand(c, shape=[B, 3])\n  r = expand(c, shape=[B, 5])\n"
+                                  "  k = cat(l, x, r, axis=1)\n  e = exp(k)\n  output e\n}\n");
+    const SegmentedFusion sf = lower(f);
+    EXPECT_EQ(count_ops(sf.fusion, Op::Cat), 0) << print_fusion(sf.fusion);
+    EXPECT_EQ(count_ops(sf.fusion, Op::Pad), 1) << "x's alone";
+    EXPECT_EQ(kernels(sf), 1) << describe_segments(sf);
+    expect_same_results(f, {sizes}, std::string("fills around x of ") + width);
+  }
 }
 
 // What stays a cat: pieces made by reductions (written by their kernel, then the cat copies

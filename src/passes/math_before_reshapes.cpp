@@ -166,8 +166,8 @@ Fusion math_before_reshapes(const Fusion& f) {
             a.shape = *s;
             id = rb.dst.add(Op::Reshape, std::vector<int>{rb.mapped(x)}, a)[0];
           } else if (p >= 0 && is_element_op(f.nodes()[p].op) && !kept.count(x) &&
-                     kept_shape(f.value(x).shape, out, *anchor) == f.value(x).shape) {
-            return rb.mapped(x);  // already at a shape that broadcasts there (a scalar's math)
+                     (f.value(x).shape.empty() || kept_shape(f.value(x).shape, out, *anchor) == f.value(x).shape)) {
+            return rb.mapped(x);  // a shape that broadcasts there as it is (a scalar's math)
           } else if (p >= 0 && is_element_op(f.nodes()[p].op) && !kept.count(x) && budget-- > 0) {
             std::vector<int> ops;
             for (int y : f.nodes()[p].in) {
