@@ -301,6 +301,21 @@ class CompiledMatchesEager(unittest.TestCase):
         self.check(lambda t: t.repeat(1, 9, 1) + 1, x)
         self.assertIn("Solder cats 1 to 8 copies", solder.compile_report())
 
+    def test_writes_into_slices_lower(self):
+        # Functionalized `z[:, a:b] = y`: copy (y broadcast into the slice) and slice_scatter
+        # (a cat of z's slices around it).
+        def f(x, y):
+            z = x * 2
+            z[:, 1:4] = y
+            z[:, 6:] = y[:, :2].sin()
+            z[-1:] = 0.25
+            return z.exp()
+
+        self.check(f, torch.randn(5, 8), torch.randn(5, 3))
+        eager = [op for g in report.graphs() for _, op, _ in g.eager]
+        self.assertIn("slice_scatter", solder.compile_report())
+        self.assertFalse({"copy", "slice_scatter"} & set(eager), solder.compile_report())
+
     def test_bit_operations_of_bools_are_logical(self):
         def f(x, m, n):
             return x.masked_fill(~m, 0.0), (m & n).float() + (m | n).float() * 2 + (m ^ n).float() * 4

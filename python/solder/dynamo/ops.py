@@ -192,6 +192,11 @@ def _convert(cx, x, dtype):
     return solder.cast(x, solder_dtype(dtype))
 
 
+def _copy(cx, dst, src, non_blocking=False):
+    # The functional copy: src broadcast to dst's shape in dst's dtype (the lowering's check casts).
+    return solder.expand(src, cx.shape_of(cx.node.args[0]))
+
+
 def _identity(cx, x, *args, **kwargs):
     return x
 
@@ -542,6 +547,20 @@ def _repeat(cx, x, repeats):
     return x
 
 
+def _slice_scatter(cx, x, src, dim=0, start=None, end=None, step=1):
+    """x with src in place of x[start:end] along dim (functionalized `x[:, a:b] = y`): a cat of
+    x's slices around src, which a kernel reads as pieces."""
+    n = cx.shape_of(cx.node.args[0])[dim]
+    if not isinstance(n, int) or _const_int(step, "slice_scatter step") != 1:
+        raise Unsupported("slice_scatter over a symbolic dim or with a step")
+    start = 0 if start is None else _const_int(start, "slice_scatter start")
+    end = n if end is None else _const_int(end, "slice_scatter end")
+    start, end = (min(max(b + n if b < 0 else b, 0), n) for b in (start, end))
+    pieces = ([solder.slice(x, dim, 0, start)] if start > 0 else []) + [src] + \
+             ([solder.slice(x, dim, end, n)] if end < n else [])
+    return pieces[0] if len(pieces) == 1 else solder.cat(pieces, dim)
+
+
 def _cat(cx, xs, dim=0):
     # torch lets an empty 1-D tensor join any cat; Solder wants equal ranks.
     xs = [t for t, n in zip(xs, cx.node.args[0]) if not (len(n.meta["val"].shape) == 1 and n.meta["val"].shape[0] == 0)]
@@ -590,7 +609,7 @@ POINTWISE = {
     aten.leaky_relu: _leaky_relu, aten.hardsigmoid: _hardsigmoid, aten.hardswish: _hardswish,
     aten.log1p: _unary(solder.log1p), aten.expm1: _unary(solder.expm1), aten.elu: _elu, aten.softplus: _softplus,
     aten.floor: _unary(solder.floor), aten.ceil: _unary(solder.ceil), aten.trunc: _unary(solder.trunc),
-    aten.round: _round, aten.sign: _sign,
+    aten.round: _round, aten.sign: _sign, aten.sgn: _sign, aten.copy: _copy,
     aten.isnan: lambda cx, x: solder.ne(x, x), aten.isinf: lambda cx, x: solder.eq(solder.abs(x), math.inf),
     aten.bitwise_not: _bool_only(solder.logical_not, "bitwise_not"),
     aten.bitwise_and: _bool_only(solder.logical_and, "bitwise_and"),
@@ -619,6 +638,7 @@ VIEWS = {
     aten.transpose: lambda cx, x, a, b: solder.transpose(x, a, b), aten.t: _t,
     aten.squeeze: _squeeze, aten.unsqueeze: lambda cx, x, d: solder.unsqueeze(x, d),
     aten.slice: _slice, aten.select: _select, aten.cat: _cat, aten.constant_pad_nd: _constant_pad_nd, aten.repeat: _repeat,
+    aten.slice_scatter: _slice_scatter,
     aten.split_with_sizes: _split_with_sizes, aten.split: _split, aten.unbind: _unbind,
     operator.getitem: _getitem,
 }
