@@ -14,6 +14,7 @@
 #include "solder/error.h"
 #include "solder/executor.h"
 #include "solder/reference.h"
+#include "support/lowered_graphs.h"
 #include "support/symbolic_cat_programs.h"
 
 using namespace solder;
@@ -25,30 +26,6 @@ int count_ops(const Fusion& f, Op op) {
   int n = 0;
   for (const auto& node : f.nodes()) n += node.op == op;
   return n;
-}
-
-int kernels(const SegmentedFusion& sf) {
-  int n = 0;
-  for (const auto& s : sf.segments) n += s.kind == SegmentKind::Kernel;
-  return n;
-}
-
-// The reference's results of `f` and of its lowered graph agree bit for bit.
-void expect_same_results(const Fusion& f, const std::vector<std::vector<int64_t>>& shapes, const std::string& what) {
-  const std::vector<HostTensor> in = make_random_inputs(f, shapes, 11);
-  const auto want = run_reference(f, in);
-  const auto got = run_reference(lower(f).fusion, in);
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < want.size(); ++i) {
-    ASSERT_EQ(got[i].numel(), want[i].numel()) << what;
-    for (int64_t e = 0; e < want[i].numel(); ++e) {
-      const double a = got[i].get(e), b = want[i].get(e);
-      if (!(a == b || (std::isnan(a) && std::isnan(b)))) {
-        ADD_FAILURE() << what << ": output " << i << " element " << e << ": " << a << " vs " << b;
-        return;
-      }
-    }
-  }
 }
 
 const char* kRope = R"(fusion rope {
@@ -75,7 +52,7 @@ TEST(CatPieces, RotateHalfIsOneKernel) {
   EXPECT_EQ(count_ops(sf.fusion, Op::Pad), 2);
   EXPECT_EQ(count_ops(sf.fusion, Op::Window), 1);
   EXPECT_EQ(kernels(sf), 1) << describe_segments(sf);
-  expect_same_results(f, {{3, 5, 128}, {5, 128}, {5, 128}}, "rope");
+  expect_same_results(f, {{3, 5, 128}, {5, 128}, {5, 128}}, 11, "rope");
   // Windows and pads print in the text format and read back to the same graph.
   EXPECT_EQ(parse_fusion(print_fusion(sf.fusion)).hash(), sf.fusion.hash()) << print_fusion(sf.fusion);
   // The kernel's vectors stay whole inside each piece (64 is a multiple of 8) and compile
@@ -109,7 +86,7 @@ TEST(CatPieces, UnequalPiecesAndBroadcastLeaves) {
   EXPECT_EQ(count_ops(sf.fusion, Op::Window), 2);
   EXPECT_EQ(count_ops(sf.fusion, Op::Pad), 3);  // x, y, z: r broadcasts along the axis
   EXPECT_EQ(kernels(sf), 1) << describe_segments(sf);
-  expect_same_results(last, {{7, 5}, {7, 16}, {7, 3}, {7, 1}}, "three pieces");
+  expect_same_results(last, {{7, 5}, {7, 16}, {7, 3}, {7, 1}}, 11, "three pieces");
   Executor ex(last);
   const std::string text = ex.explain({{1000, 5}, {1000, 16}, {1000, 3}, {1000, 1}});
   // Bounds 5 and 21: the pieces read at their own phase (one element at a time before).
@@ -125,7 +102,7 @@ TEST(CatPieces, UnequalPiecesAndBroadcastLeaves) {
 }
 )");
   EXPECT_EQ(count_ops(lower(lead).fusion, Op::Cat), 0);
-  expect_same_results(lead, {{3, 10}, {4, 10}}, "leading axis");
+  expect_same_results(lead, {{3, 10}, {4, 10}}, 11, "leading axis");
 }
 
 // Pieces that are views of a constant (F.pad's fills, as the torch frontend lowers a pad) take
@@ -143,7 +120,7 @@ TEST(CatPieces, FillPiecesAreTheConstant) {
     EXPECT_EQ(count_ops(sf.fusion, Op::Cat), 0) << print_fusion(sf.fusion);
     EXPECT_EQ(count_ops(sf.fusion, Op::Pad), 1) << "x's alone";
     EXPECT_EQ(kernels(sf), 1) << describe_segments(sf);
-    expect_same_results(f, {sizes}, std::string("fills around x of ") + width);
+    expect_same_results(f, {sizes}, 11, std::string("fills around x of ") + width);
   }
 }
 
@@ -219,7 +196,7 @@ TEST(CatPieces, SymbolicPiecesAreOneKernel) {
     const SegmentedFusion sf = lower(c.f);
     EXPECT_EQ(count_ops(sf.fusion, Op::Cat), 0) << print_fusion(sf.fusion);
     EXPECT_EQ(kernels(sf), 1) << describe_segments(sf);
-    for (const Shapes& sh : c.shapes) expect_same_results(c.f, sh, c.what);
+    for (const Shapes& sh : c.shapes) expect_same_results(c.f, sh, 11, c.what);
     EXPECT_EQ(parse_fusion(print_fusion(sf.fusion)).hash(), sf.fusion.hash()) << print_fusion(sf.fusion);
   }
 }
@@ -410,5 +387,5 @@ TEST(CatPieces, PiecesOfAMatmulsPermutedResult) {
   const SegmentedFusion sf = lower(f);
   EXPECT_EQ(count_ops(sf.fusion, Op::Cat), 0);
   EXPECT_EQ(kernels(sf), 1) << describe_segments(sf);
-  expect_same_results(f, {{10, 16}, {16, 16}, {5, 8}, {5, 8}}, "rope of a matmul");
+  expect_same_results(f, {{10, 16}, {16, 16}, {5, 8}, {5, 8}}, 11, "rope of a matmul");
 }

@@ -11,16 +11,12 @@
 #include "pipeline/pipeline.h"
 #include "programs/run_inputs.h"
 #include "solder/reference.h"
+#include "support/lowered_graphs.h"
 
 using namespace solder;
+using solder::testing::kernels;
 
 namespace {
-
-int kernels(const SegmentedFusion& sf) {
-  int n = 0;
-  for (const Segment& s : sf.segments) n += s.kind == SegmentKind::Kernel;
-  return n;
-}
 
 // One reduction `op` of x over `axes` (var_mean: its variance and mean both outputs).
 std::string program(const std::string& dtype, const std::string& shape, const std::string& op, const std::string& axes,
