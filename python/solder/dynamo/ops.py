@@ -305,11 +305,10 @@ def _normalized(y, w, b):
     return y if b is None else solder.add(y, b)
 
 
-def _batch_norm_eval(cx, x, w, b, mean, var, eps, *, saved=True):
+def _batch_norm_eval(cx, x, w, b, mean, var, eps):
     """y = (x - running_mean) * rsqrt(running_var + eps) * w + b over channel dim 1. Eager gives
-    its saved statistics empty in inference; `saved` names them items 1 and 2 (unread here)."""
-    if saved:
-        _unread_items(cx, (1, 2), "batch norm's saved statistics (empty in inference) are read")
+    its saved statistics (items 1 and 2) empty in inference: they must be unread."""
+    _unread_items(cx, (1, 2), "batch norm's saved statistics (empty in inference) are read")
     r = len(cx.shape_of(cx.node.args[0]))
     m, v = _channel_param(mean, r), _channel_param(var, r)
     y = solder.mul(solder.sub(_opmath(x), m), solder.rsqrt(solder.add(v, _scalar(eps, "eps"))))
@@ -351,7 +350,7 @@ def _batch_norm_legit(cx, x, w, b, *rest):
         *stats, training, momentum, eps = rest
     if not training:
         return _batch_norm_eval(cx, x, w, b, *stats, eps)
-    if stats[0] is not None and cx.node.target._overloadname != "no_stats":
+    if stats[0] is not None:
         # The mutating form updates its running statistics in place: functionalized graphs use
         # the _functional form, whose updates are outputs.
         raise Unsupported("batch norm updating its running statistics in place")
@@ -526,9 +525,7 @@ def _constant_pad_nd(cx, x, pad, value=0):
         if pieces:
             pieces.insert(1 if before > 0 else 0, x)
             x = solder.cat(pieces, d)
-            shape[d] = shape[d] + max(before, 0) + max(after, 0) if isinstance(shape[d], int) else None
-            if shape[d] is None:
-                shape[d] = cx.shape_of(cx.node)[d]
+            shape[d] = cx.shape_of(cx.node)[d]  # the pad's size along d (each dim is padded once)
     return x
 
 
