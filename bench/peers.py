@@ -286,6 +286,10 @@ def pad_exp(x):
     return F.pad(x, (3, 5), value=-1.0).exp()
 
 
+def pad_hw_add(x, y):
+    return F.pad(x, (1, 1, 1, 1)) + y
+
+
 def max_pool2(x):
     return F.max_pool2d(x, 2)
 
@@ -327,6 +331,7 @@ WORKLOADS = {
     # bench/programs/: what the torch frontend makes of a group norm + SiLU, a pad, a tiled pool
     "group_norm_silu_f16": build_fixed(group_norm_silu, 3),
     "pad_exp_bf16": build_fixed(pad_exp, 1),
+    "pad_hw_add_f16": build_fixed(pad_hw_add, 2),
     "max_pool2_f16": build_fixed(max_pool2, 1),
 }
 for _hp in ("bf16", "f32"):

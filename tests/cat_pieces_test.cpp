@@ -15,6 +15,7 @@
 #include "solder/executor.h"
 #include "solder/reference.h"
 #include "support/lowered_graphs.h"
+#include "support/pad_programs.h"
 #include "support/symbolic_cat_programs.h"
 
 using namespace solder;
@@ -121,6 +122,27 @@ TEST(CatPieces, FillPiecesAreTheConstant) {
     EXPECT_EQ(count_ops(sf.fusion, Op::Pad), 1) << "x's alone";
     EXPECT_EQ(kernels(sf), 1) << describe_segments(sf);
     expect_same_results(f, {sizes}, 11, std::string("fills around x of ") + width);
+  }
+}
+
+// Pads of several dims (tests/support/pad_programs.h: F.pad of H and W as the torch frontend
+// lowers it, a cat in a cat, pads by hand): one kernel that reads each input through a pad of a
+// pad, each dim masked. F.pad of H and W was a kernel for the inner cat, copies for the outer,
+// and a kernel for what reads it.
+TEST(CatPieces, PadsOfSeveralDimsAreOneKernel) {
+  for (const PadProgram& p : pad_programs()) {
+    const Fusion f = parse_fusion(p.text);
+    const SegmentedFusion sf = lower(f);
+    EXPECT_EQ(count_ops(sf.fusion, Op::Cat), 0) << p.name << "\n" << print_fusion(sf.fusion);
+    EXPECT_EQ(count_ops(sf.fusion, Op::Pad), p.pads) << p.name << "\n" << print_fusion(sf.fusion);
+    EXPECT_EQ(kernels(sf), 1) << p.name << "\n" << describe_segments(sf);
+    std::vector<std::vector<int64_t>> shapes;
+    for (int v : f.inputs()) {  // odd sizes, a size-1 dim: N=2 C=1 H=5 W=7, B=6
+      std::vector<int64_t> s;
+      for (const Dim& d : f.value(v).shape) s.push_back(d.eval({{"N", 2}, {"C", 1}, {"H", 5}, {"W", 7}, {"B", 6}}));
+      shapes.push_back(s);
+    }
+    expect_same_results(f, shapes, 5, p.name);
   }
 }
 

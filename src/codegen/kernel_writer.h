@@ -211,7 +211,13 @@ struct Writer {
   // `lane`: the element's offset from `col` inside a vector chunk (which never crosses an index
   // of the dims outside the innermost: the scheduler aligns vec), so the chunk's index is formed
   // once and each element adds its lane along the innermost dim.
+  // A pad of several dims (pad_chain): inside each.
   std::string window_of(int v, const std::string& row, const std::string& col, const std::string& lane = "") const {
+    std::string all;
+    for (int u : pad_chain(f, v)) all += (all.empty() ? "" : " && ") + one_window(u, row, col, lane);
+    return all;
+  }
+  std::string one_window(int v, const std::string& row, const std::string& col, const std::string& lane) const {
     std::string idx, lo, hi, wrap;
     if (!window_parts(v, row, col, lane, idx, lo, hi, &wrap)) return "";
     if (!wrap.empty())

@@ -32,7 +32,31 @@ int transposed_view(const Fusion& f, int v) {
   }
 }
 
-// Each piece's cone of element math, all read from memory; "" or why the cat stays a cat.
+// The value a chain of pads pads (v where no pad makes it).
+int unpadded(const Fusion& f, int v) {
+  while (f.value(v).producer >= 0 && f.nodes()[f.value(v).producer].op == Op::Pad) v = f.nodes()[f.value(v).producer].in[0];
+  return v;
+}
+
+// Value id (of rb.dst) padded along `axis` by `before` and `after`: a pad of a pad along the
+// same axis is one pad (a kernel masks each pad's dim once: pad_chain), of another axis two.
+int pad_along(Rebuilder& rb, int id, int64_t axis, const Dim& before, const Dim& after) {
+  Attrs a;
+  a.axis = axis;
+  a.bound_start = before;
+  a.bound_end = after;
+  const int p = rb.dst.value(id).producer;
+  if (p >= 0 && rb.dst.nodes()[p].op == Op::Pad && rb.dst.nodes()[p].attrs.axis == axis) {
+    const Node& inner = rb.dst.nodes()[p];
+    a.bound_start = before + inner.attrs.bound_start;  // in place order
+    a.bound_end = inner.attrs.bound_end + after;
+    id = inner.in[0];
+  }
+  return rb.dst.add(Op::Pad, std::vector<int>{id}, a)[0];
+}
+
+// Each piece's cone of element math, all read from memory (or pads of it, windows: a cat read
+// as pieces inside this one, F.pad of two dims); "" or why the cat stays a cat.
 std::string cone_problem(const Fusion& f, const Node& cat) {
   if (cat.in.size() < 2) return "one piece";
   if (cat.in.size() > kMaxPieces)
@@ -52,6 +76,8 @@ std::string cone_problem(const Fusion& f, const Node& cat) {
           if (!walk(x)) return false;
         return true;
       }
+      if (pr >= 0 && f.nodes()[pr].op == Op::Window) return true;  // an inner cat's, as pieces: computed
+      if (pr >= 0 && f.nodes()[pr].op == Op::Pad && memory_rooted(f, unpadded(f, v))) v = unpadded(f, v);  // likewise
       if (memory_rooted(f, v)) {
         if (const int t = transposed_view(f, v); t >= 0) {
           why = "piece " + std::to_string(k) + " reads " + f.value(v).name +
@@ -147,12 +173,19 @@ std::optional<int> rewrite(Rebuilder& rb, const Fusion& f, const Node& cat) {
         id = rb.mapped(v);
         const Value& leaf = f.value(v);
         const int at = axis - (rank - leaf.rank());
-        if (at >= 0 && !leaf.shape[at].is_one()) {  // broadcast along the axis: the same everywhere
-          Attrs a;
-          a.axis = at;
-          a.bound_start = pb.offset[k];
-          a.bound_end = pb.after[k];
-          id = rb.dst.add(Op::Pad, std::vector<int>{id}, a)[0];
+        const bool spans = at >= 0 && !leaf.shape[at].is_one();  // else broadcast along the axis: the same everywhere
+        if (spans && pr >= 0 && f.nodes()[pr].op == Op::Window) {
+          // An inner cat's window: over the cat's span; along its own axis where the piece lies.
+          Attrs a = f.nodes()[pr].attrs;
+          a.shape[at] = out.shape[axis];
+          if (a.axis == at) {
+            a.start = a.end = 0;  // the bounds below say them
+            a.bound_start = pb.offset[k] + a.bound_start;
+            a.bound_end = pb.offset[k] + a.bound_end;
+          }
+          id = rb.dst.add(Op::Window, std::vector<int>{}, a)[0];
+        } else if (spans) {
+          id = pad_along(rb, id, at, pb.offset[k], pb.after[k]);
         }
       }
       return made[v] = id;
@@ -211,18 +244,39 @@ std::string cat_stays_why(const Fusion& f, const Node& cat) {
   return symbolic_cat_gain(f, cat);
 }
 
-Fusion cat_pieces_in_kernels(const Fusion& f) {
+namespace {
+// One round: the cats read as pieces whose pieces are not cats themselves; `rewrote` says
+// whether any was.
+Fusion pieces_round(const Fusion& f, bool& rewrote) {
   Rebuilder rb(f);
   for (const Node& n : f.nodes()) {
+    if (n.op == Op::Pad) {
+      rb.remap[n.out[0]] = pad_along(rb, rb.mapped(n.in[0]), n.attrs.axis, n.attrs.bound_start, n.attrs.bound_end);
+      continue;
+    }
     if (n.op == Op::Cat)
       if (const auto v = rewrite(rb, f, n)) {
         rb.remap[n.out[0]] = *v;
+        rewrote = true;
         continue;
       }
     const auto outs = rb.emit(n);
     for (size_t k = 0; k < outs.size(); ++k) rb.remap[n.out[k]] = outs[k];
   }
   return rb.finish();
+}
+}  // namespace
+
+Fusion cat_pieces_in_kernels(const Fusion& f) {
+  // A cat whose piece is a cat (F.pad of two dims) is read as pieces once that one is: rounds
+  // until none is, at most one a cat.
+  bool rewrote = false;
+  Fusion out = pieces_round(f, rewrote);
+  while (rewrote) {
+    rewrote = false;
+    out = pieces_round(out, rewrote);
+  }
+  return out;
 }
 
 }  // namespace solder

@@ -14,7 +14,8 @@ namespace solder {
 // symbolic sizes (H, K+-1*min(K, 256): the bounds are then size expressions, which kernels take
 // as runtime scalars) where that saves traffic (the cat is read, or a piece would be copied);
 // few pieces of small cones (each element computes every piece); other cats stay cats (pieces
-// written in place where they are made).
+// written in place where they are made). A cat of such cats (F.pad of two dims) is read as
+// pieces too: its leaves are pads of pads, one pad a dim (two along one axis are one pad).
 Fusion cat_pieces_in_kernels(const Fusion& f);
 
 // Why `cat` (a node of f) is not read as pieces in one kernel, or "" where it is.

@@ -189,6 +189,7 @@ bool shift_windows_allow(const ScheduleContext& cx, const KernelPlan& plan, int 
     for (int v : cx.fusion.nodes()[ni].in) {
       const Node* n = pad_or_window(cx.fusion, v);
       if (!n) continue;
+      if (pad_chain(cx.fusion, v).size() > 1) return false;  // shifted loads mask one dim (Writer::shifted_load)
       const int kd = window_dim(cx.fusion, cx.shape, v);
       if (kd < split) continue;
       bool full_input = n->op == Op::Window;  // a mask computed per lane

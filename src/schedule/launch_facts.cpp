@@ -341,16 +341,16 @@ void add_window_facts(const Fusion& f, const Segment& s, const KernelShape& ks, 
   const std::vector<Dim> symbolic = symbolic_bounds(f, s);
   const int rank = static_cast<int>(ks.dim_order.size());
   for (int ni : s.nodes)  // pads are read by the nodes, windows computed inline for them
-    for (int v : f.nodes()[ni].in) {
-      const Node* n = pad_or_window(f, v);
-      if (!n) continue;
-      facts.windowed = true;
-      if (rank == 0 || facts.dims.empty() || window_dim(f, ks, v) != rank - 1) continue;
-      const int64_t lo = bound_value(symbolic, facts, n->attrs.bound_start),
-                    end = bound_value(symbolic, facts, n->attrs.bound_end);
-      facts.window_cuts.push_back(lo);
-      facts.window_cuts.push_back(n->op == Op::Window ? end : facts.dims[rank - 1] - end);
-    }
+    for (int v : f.nodes()[ni].in)
+      for (int u : pad_chain(f, v)) {  // a pad of several dims: each
+        const Node* n = pad_or_window(f, u);
+        facts.windowed = true;
+        if (rank == 0 || facts.dims.empty() || window_dim(f, ks, u) != rank - 1) continue;
+        const int64_t lo = bound_value(symbolic, facts, n->attrs.bound_start),
+                      end = bound_value(symbolic, facts, n->attrs.bound_end);
+        facts.window_cuts.push_back(lo);
+        facts.window_cuts.push_back(n->op == Op::Window ? end : facts.dims[rank - 1] - end);
+      }
 }
 
 }  // namespace solder

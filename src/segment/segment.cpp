@@ -387,12 +387,16 @@ SegmentedFusion segment_fusion(Fusion f) {
   auto is_pad = [&](int v) { const Node* n = pad_or_window(f, v); return n && n->op == Op::Pad; };
   for (int v : f.outputs())
     if (is_pad(v)) throw Error("pad: " + f.value(v).name + " is an output; a pad is only read by element math in a kernel (not yet an output)");
+  // A pad of a pad (several dims) is read as one: kernels mask each dim (pad_chain).
+  auto pads_only = [&](const Segment& s) {
+    return std::all_of(s.nodes.begin(), s.nodes.end(), [&](int ni) { return f.nodes()[ni].op == Op::Pad; });
+  };
   for (const Segment& s : b.segs)
-    if (s.kind != SegmentKind::Kernel)
+    if (s.kind != SegmentKind::Kernel && !(s.kind == SegmentKind::View && pads_only(s)))
       for (int x : s.inputs)
         if (is_pad(x))
           throw Error("pad: " + f.value(x).name + " is read by a " + segment_kind_name(s.kind) +
-                      "; a pad is only read by element math in a kernel (not yet by views, cats or matmuls)");
+                      "; a pad is only read by element math in a kernel or padded again (not yet by other views, cats or matmuls)");
   SegmentedFusion out{std::move(f), std::move(b.segs), {}, {}};
   group_independent_segments(out);
   verify_segments(out);
@@ -402,6 +406,15 @@ SegmentedFusion segment_fusion(Fusion f) {
 const Node* pad_or_window(const Fusion& f, int v) {
   const int p = f.value(v).producer;
   return p >= 0 && (f.nodes()[p].op == Op::Window || f.nodes()[p].op == Op::Pad) ? &f.nodes()[p] : nullptr;
+}
+
+std::vector<int> pad_chain(const Fusion& f, int v) {
+  std::vector<int> out;
+  for (const Node* n = pad_or_window(f, v); n; n = n->op == Op::Pad ? pad_or_window(f, n->in[0]) : nullptr) {
+    if (n->op == Op::Window && !out.empty()) break;  // a pad's input is memory, never a window
+    out.push_back(n->out[0]);
+  }
+  return out;
 }
 
 bool reads_pads_or_windows(const Fusion& f, const Segment& s) {

@@ -69,6 +69,10 @@ const char* segment_kind_name(SegmentKind k);
 bool reads_pads_or_windows(const Fusion& f, const Segment& s);
 // The pad or window node that makes value v, or nullptr for any other value.
 const Node* pad_or_window(const Fusion& f, int v);
+// The values whose windows mask a kernel's read of v: v itself where a pad or window makes it,
+// then the pads that pad (a pad of several dims, one pad a dim: passes/cat_pieces.cpp merges
+// pads along one axis); empty for any other value. A read is inside all of them.
+std::vector<int> pad_chain(const Fusion& f, int v);
 const char* kernel_category_name(KernelCategory c);
 // One line per segment: kind, category, domain, nodes' ops, inputs -> outputs.
 std::string describe_segments(const SegmentedFusion& s);

@@ -18,6 +18,7 @@
 #include "reference/parallel.h"
 #include "solder/error.h"
 #include "solder/reference.h"
+#include "support/pad_programs.h"
 #include "support/reshape_math_programs.h"
 #include "support/small_matmul_programs.h"
 
@@ -568,6 +569,21 @@ TEST(GpuExecutor, MathAfterReshapesInOneKernel) {
     const bool gn = p.name.rfind("group_norm", 0) == 0;
     for (const Bindings& b : gn ? std::vector<Bindings>{{{"N", 3}, {"H", 17}, {"W", 19}}, {{"N", 2}, {"H", 64}, {"W", 64}}}
                                 : std::vector<Bindings>{{{"B", 7}, {"C", 33}}, {{"B", 64}, {"C", 1000}}})
+      for (Layout l : {Layout::Contiguous, Layout::Transposed, Layout::Misaligned}) {
+        const std::string launches = check(f, resolve_input_shapes(f, no_shapes, b), l, p.name);
+        if (l == Layout::Contiguous) EXPECT_EQ(std::count(launches.begin(), launches.end(), ';'), 1) << p.name << ": " << launches;
+      }
+  }
+}
+
+// Pads of several dims read through a pad of a pad (tests/support/pad_programs.h): F.pad of H and
+// W, with a residual, a cat in a cat, pads by hand. Odd sizes and conv-like ones, inputs
+// transposed and misaligned; one kernel each.
+TEST(GpuExecutor, PadsOfSeveralDimsInOneKernel) {
+  SKIP_WITHOUT_GPU();
+  for (const solder::testing::PadProgram& p : solder::testing::pad_programs()) {
+    const Fusion f = parse_fusion(p.text);
+    for (const Bindings& b : {Bindings{{"N", 2}, {"C", 3}, {"H", 5}, {"W", 7}, {"B", 6}}, Bindings{{"N", 4}, {"C", 64}, {"H", 56}, {"W", 56}, {"B", 1000}}})
       for (Layout l : {Layout::Contiguous, Layout::Transposed, Layout::Misaligned}) {
         const std::string launches = check(f, resolve_input_shapes(f, no_shapes, b), l, p.name);
         if (l == Layout::Contiguous) EXPECT_EQ(std::count(launches.begin(), launches.end(), ';'), 1) << p.name << ": " << launches;

@@ -500,7 +500,7 @@ def _t(cx, x):
 def _constant_pad_nd(cx, x, pad, value=0):
     """F.pad's constant mode: negative pads slice; positive ones cat fills of `value` on either
     side, which the cat pass reads as pieces in one kernel (a fill is the constant itself there).
-    Pads of several dims nest those cats: a kernel per padded dim."""
+    Pads of several dims nest those cats, read as pieces in one kernel too."""
     shape = list(cx.shape_of(cx.node.args[0]))
     pads = [_const_int(p, "pad") for p in pad]
     if len(pads) % 2 or len(pads) // 2 > len(shape):
