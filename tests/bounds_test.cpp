@@ -180,14 +180,19 @@ TEST(DimBounds, MinAndCeildivPrintParseAndEvaluate) {
 }
 
 // Like terms of a sum combine: a cat of x[..., h:] and x[..., :h] spans x's dim again, so one
-// kernel covers the cat and its consumers (a RoPE over a symbolic head dim); sums without like
-// terms print as written.
+// kernel covers the cat and its consumers (a RoPE over a symbolic head dim); terms and factors
+// take one order, so sums that mean the same are equal (2+W is W+2).
 TEST(DimBounds, LikeTermsCombine) {
   Dim k = Dim::sym("K"), b = Dim::sym("B");
   Dim tail = k + Dim(-1) * Dim::min(k, 256);
   EXPECT_EQ(tail.str(), "K+-1*min(K, 256)");
   EXPECT_EQ(tail + Dim::min(k, 256), k);
-  EXPECT_EQ(((k + 2) + (b + -2)).str(), "K+B");
+  EXPECT_EQ(((k + 2) + (b + -2)).str(), "B+K");
+  EXPECT_EQ(k + 2, Dim(1) + k + 1);
+  EXPECT_EQ((Dim(2) + k).str(), "K+2");
+  EXPECT_EQ(parse_dim("W+H+2"), parse_dim("2+H+W"));
+  EXPECT_EQ(parse_dim("-1*min(B, 2)+3+min(B, 6)").str(), "min(B, 6)+-1*min(B, 2)+3");
+  EXPECT_EQ((k + 2) * b, (Dim(2) + k) * b);  // a sum's factor, in its own order
   EXPECT_EQ((k * b + Dim(3) * (b * k)).str(), "4*B*K");
   EXPECT_EQ((k + Dim(-1) * k).const_value(), 0);
   EXPECT_EQ((b + k).str(), "B+K");

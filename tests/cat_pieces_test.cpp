@@ -109,8 +109,8 @@ TEST(CatPieces, UnequalPiecesAndBroadcastLeaves) {
 // Pieces that are views of a constant (F.pad's fills, as the torch frontend lowers a pad) take
 // the constant itself: not padded, and no kernel writes it to memory first.
 TEST(CatPieces, FillPiecesAreTheConstant) {
-  // Around a piece of constant size, and of symbolic size: x's pad sums in place order, 3 + H + 5,
-  // which is the cat's 8+H (it summed to H+8, and the cat stayed three copies and a kernel).
+  // Around a piece of constant size, and of symbolic size: x's pad, 3 + H + 5, is the cat's H+8
+  // (sums of one meaning print alike; this one once did not, and the cat stayed copies).
   for (const auto& [t, width, sizes] : {std::tuple{"f16", "1000", std::vector<int64_t>{7, 1000}},
                                         std::tuple{"bf16", "H", std::vector<int64_t>{5, 37}}}) {
     const Fusion f = parse_fusion(std::string("fusion pad {\n  input x: ") + t + "[B, " + width +

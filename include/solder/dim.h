@@ -3,7 +3,8 @@
 // (bound at run time from the inputs' shapes), a sum/product of Dims, or min(a, b) and
 // ceildiv(a, b) (what a slice past the end of a symbolic dim leaves: torch clamps). Kernels never see
 // Dims: they receive the evaluated sizes as arguments, which is what lets one compiled kernel
-// serve every size ("symbolic shapes").
+// serve every size ("symbolic shapes"). Sums are kept in one form (like terms combined, terms in
+// one order, the constant last), so sums that mean the same are equal: 2+W and W+1+1 are W+2.
 //
 //   Dim b = Dim::sym("B"), h = Dim::sym("H");
 //   Dim n = b * h;                    // prints "B*H"

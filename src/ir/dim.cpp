@@ -152,8 +152,9 @@ void sum_terms(const NodePtr& n, std::vector<NodePtr>& out) {
 
 // Like terms combine (c1*t + c2*t = (c1+c2)*t, constants add), so that the pieces of a cat of
 // slices of a symbolic dim sum back to that dim: K+-1*min(K, 256)+min(K, 256) is K, and a kernel
-// over the cat spans the same dims as one over its input. Sums without like terms keep their
-// written order and form.
+// over the cat spans the same dims as one over its input. Terms are then in one order, so sums
+// that mean the same print the same: 2+W and 1+W+1 are both W+2, W+H is H+W (a pad of a cat's
+// piece spans the cat's dim however the program wrote either). Products keep their order.
 Dim operator+(const Dim& a, const Dim& b) {
   if (a.is_const() && b.is_const()) return Dim(checked_add(*a.const_value(), *b.const_value(), "size expression"));
   if (b.const_value() == 0) return a;
@@ -167,7 +168,6 @@ Dim operator+(const Dim& a, const Dim& b) {
   sum_terms(a.node_, nodes);
   sum_terms(b.node_, nodes);
   std::vector<Term> terms;
-  bool combined = false;
   for (const NodePtr& n : nodes) {
     Term t;
     if (!Dim(n).as_product(t.c, t.factors)) t = Term{Dim(n).str(), 1, {Dim(n)}};
@@ -180,9 +180,11 @@ Dim operator+(const Dim& a, const Dim& b) {
     int64_t sum = 0;
     if (__builtin_add_overflow(same->c, t.c, &sum)) return Dim(make(Dim::Node::Add, a.node_, b.node_));
     same->c = sum;
-    combined = true;
   }
-  if (!combined) return Dim(make(Dim::Node::Add, a.node_, b.node_));
+  // Added terms by their text, then subtracted ones, then the constant: H+W+-1*min(W, 2)+3.
+  auto rank = [](const Term& t) { return t.factors.empty() ? 2 : t.c < 0 ? 1 : 0; };
+  std::stable_sort(terms.begin(), terms.end(),
+                   [&](const Term& x, const Term& y) { return std::pair(rank(x), x.key) < std::pair(rank(y), y.key); });
   std::optional<Dim> out;
   for (const Term& t : terms) {
     if (t.c == 0) continue;

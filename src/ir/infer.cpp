@@ -300,10 +300,7 @@ std::vector<Inferred> infer(const Fusion& f, Op op, const std::vector<int>& in, 
           if (attrs.start < 0 || attrs.end < 0 || attrs.start > kMaxPad || attrs.end > kMaxPad)
             fail(f, op, in, "pad sizes must be in [0, " + std::to_string(kMaxPad) + "]");
           Shape out = x.shape;
-          // Symbolic sizes are checked (>= 0) when sizes are bound. Pads sum in place order
-          // (before, x, after), so a cat's piece padded by the pieces before and after it spans
-          // the cat's dim as the cat's inference wrote it: H+W, not W+H; 8+H for a symbolic piece
-          // between constant ones of 3 and 5 (F.pad's), not H+8.
+          // Symbolic sizes are checked (>= 0) when sizes are bound.
           out[attrs.axis] = attrs.bound_start + x.shape[attrs.axis] + attrs.bound_end;
           return {{x.dtype, out}};
         }

@@ -48,7 +48,7 @@ int pad_along(Rebuilder& rb, int id, int64_t axis, const Dim& before, const Dim&
   const int p = rb.dst.value(id).producer;
   if (p >= 0 && rb.dst.nodes()[p].op == Op::Pad && rb.dst.nodes()[p].attrs.axis == axis) {
     const Node& inner = rb.dst.nodes()[p];
-    a.bound_start = before + inner.attrs.bound_start;  // in place order
+    a.bound_start = before + inner.attrs.bound_start;
     a.bound_end = inner.attrs.bound_end + after;
     id = inner.in[0];
   }
@@ -134,7 +134,7 @@ std::string piece_bounds(const Fusion& f, const Node& cat, PieceBounds& pb) {
       const int at = axis - (rank - leaf.rank());
       if (at < 0 || leaf.shape[at].is_one() || constant_root(f, v) >= 0) return;
       const Dim padded = pb.offset[k] + leaf.shape[at] + after;
-      if (!(padded == pb.total))  // as Pad's inference sums: in place order
+      if (!(padded == pb.total))
         why = "piece " + std::to_string(k) + "'s pad of " + leaf.name + " (" + leaf.shape[at].str() + " + " +
               pb.offset[k].str() + " before + " + after.str() + " after) is not " + pb.total.str() + " as an expression";
     };
