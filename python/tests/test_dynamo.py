@@ -271,14 +271,18 @@ class CompiledMatchesEager(unittest.TestCase):
                 self.assertEqual(len(g.partitions), 1, solder.compile_report())
                 self.assertNotIn("constant_pad_nd", [op for _, op, _ in g.eager])
 
-    def test_a_pad_of_two_dims_is_one_kernel(self):
-        # A conv's padding of H and W, then the residual: the nested cats are one kernel.
+    def test_pads_and_repeats_of_two_dims_are_one_kernel(self):
+        # A conv's padding of H and W then a residual, and repeats of two dims: the nested cats
+        # the frontend makes are one kernel.
         x, y = torch.randn(2, 3, 5, 7), torch.randn(2, 3, 7, 9)
-        report.clear()
-        self.check(lambda t, r: F.pad(t, (1, 1, 1, 1)) + r, x, y)
-        self.assert_all_lowered()
-        plan = report.graphs()[0].partitions[0].kernel.ex.explain([list(x.shape), list(y.shape)])
-        self.assertEqual(len(re.findall(r"^segment \d+: kernel", plan, re.M)), 1, plan)
+        for i, (f, args) in enumerate([(lambda t, r: F.pad(t, (1, 1, 1, 1)) + r, (x, y)),
+                                       (lambda t: t.repeat(1, 1, 2, 3).exp(), (x,))]):
+            report.clear()
+            with self.subTest(case=i):
+                self.check(f, *args)
+                self.assert_all_lowered()
+                plan = report.graphs()[0].partitions[0].kernel.ex.explain([list(a.shape) for a in args])
+                self.assertEqual(len(re.findall(r"^segment \d+: kernel", plan, re.M)), 1, plan)
 
     def test_pools_whose_windows_tile_the_image_lower(self):
         x = torch.randn(2, 3, 8, 12)

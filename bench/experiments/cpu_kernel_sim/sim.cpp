@@ -19,7 +19,7 @@
 // inputs). `smm_` cases: small matmuls as reduction kernels (tests/support/small_matmul_programs.h),
 // as laid out and with operands transposed and misaligned. `mbr_` cases: math after a reshape of
 // a computed value in that value's kernel (tests/support/reshape_math_programs.h). `pads_` cases: pads of several dims read through a pad of a pad
-// (tests/support/pad_programs.h). `full_` cases: full reductions (sum, amax, var_mean, an epilogue) over every dim of
+// (tests/support/pad_programs.h), inputs also stored dims reversed. `full_` cases: full reductions (sum, amax, var_mean, an epilogue) over every dim of
 // x * y with x permuted, through the transpose template's reducing tiles where both tile dims
 // reach 16 and the flat template elsewhere (grid combine: atomics as plain adds, the blocks run
 // in turn). Warp shuffles trade through per-warp barriers, shared memory at
@@ -1310,14 +1310,21 @@ int main(int argc, char** argv) {
     run("mbr_" + p.name, f, b, plain, std::vector<Layout>{Layout{}}, 1 << 30, "");
     run("mbr_" + p.name + "_mis", f, b, mis, std::vector<Layout>{Layout{}}, 1 << 30, "");
   }
-  // Pads of several dims (tests/support/pad_programs.h): as laid out, misaligned, and with the
-  // innermost storage dim padded.
+  // Pads of several dims (tests/support/pad_programs.h): as laid out, misaligned, with the
+  // innermost storage dim padded, and every input's dims stored in reverse (read per element).
   for (const solder::testing::PadProgram& p : solder::testing::pad_programs()) {
     const Fusion f = parse_fusion(p.text);
-    for (const auto& [ln, l] : {std::pair{"", Layout{}}, std::pair{"_mis", Layout{{}, 0, 1}}, std::pair{"_pad3", Layout{{}, 3, 0}}})
+    std::vector<Layout> reversed;
+    for (int v : f.inputs()) {
+      Layout l;
+      for (int d = f.value(v).rank() - 1; d >= 0; --d) l.order.push_back(d);
+      reversed.push_back(l);
+    }
+    for (const auto& [ln, ls] : {std::pair{"", std::vector<Layout>(f.inputs().size())},
+                                 std::pair{"_mis", std::vector<Layout>(f.inputs().size(), Layout{{}, 0, 1})},
+                                 std::pair{"_pad3", std::vector<Layout>(f.inputs().size(), Layout{{}, 3, 0})}, std::pair{"_T", reversed}})
       for (const Bindings& b : {Bindings{{"N", 2}, {"C", 3}, {"H", 5}, {"W", 7}, {"B", 6}}, Bindings{{"N", 1}, {"C", 2}, {"H", 9}, {"W", 64}, {"B", 33}}})
-        run("pads_" + p.name + ln + "_W" + std::to_string(b.at("W")), f, b, std::vector<Layout>(f.inputs().size(), l),
-            std::vector<Layout>{Layout{}}, 1 << 30, "");
+        run("pads_" + p.name + ln + "_W" + std::to_string(b.at("W")), f, b, ls, std::vector<Layout>{Layout{}}, 1 << 30, "");
   }
   const Layout T2m{{1, 0}}, Cm{};
   run("mixed_staged_in", mixed(), Bindings{{"A", 100}, {"B", 130}}, std::vector<Layout>{T2m, T2m, T2m}, std::vector<Layout>{Cm, Cm}, 1 << 30, "transpose");
