@@ -77,8 +77,8 @@ std::string cone_problem(const Fusion& f, const Node& cat) {
         return true;
       }
       if (pr >= 0 && f.nodes()[pr].op == Op::Window) return true;  // an inner cat's, as pieces: computed
-      if (pr >= 0 && f.nodes()[pr].op == Op::Pad && memory_rooted(f, unpadded(f, v))) v = unpadded(f, v);  // likewise
-      if (memory_rooted(f, v)) {
+      if (memory_rooted(f, unpadded(f, v))) {  // or pads of it (likewise)
+        v = unpadded(f, v);
         if (const int t = transposed_view(f, v); t >= 0) {
           why = "piece " + std::to_string(k) + " reads " + f.value(v).name +
                 (t == v ? std::string() : " through " + f.value(t).name) +

@@ -163,8 +163,8 @@ std::vector<Dim> symbolic_bounds(const Fusion& f, const Segment& s) {
   for (int ni : s.nodes)
     for (int v : f.nodes()[ni].in)
       for (int u : pad_chain(f, v))
-        for (const Dim* d : {&pad_or_window(f, u)->attrs.bound_start, &pad_or_window(f, u)->attrs.bound_end})
-          if (!d->is_const() && bound_slot(out, *d) < 0) out.push_back(*d);
+        for (const Dim& d : {pad_or_window(f, u)->attrs.bound_start, pad_or_window(f, u)->attrs.bound_end})
+          if (!d.is_const() && bound_slot(out, d) < 0) out.push_back(d);
   return out;
 }
 
